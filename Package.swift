@@ -1,0 +1,48 @@
+// swift-tools-version: 6.1
+// RuleKit: a Launch-style rules engine and XDM data-element processor for event-hub hosts.
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "RuleKit",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "RuleKitCore", targets: ["RuleKitCore"]),
+        .library(name: "RuleKitYAML", targets: ["RuleKitYAML"]),
+        .executable(name: "rulekit", targets: ["rulekit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // The only C in the package: libyaml, reached through one module map.
+        .systemLibrary(
+            name: "CYAML",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]
+        ),
+        .target(name: "RuleKitCore", swiftSettings: strict),
+        .target(name: "RuleKitYAML", dependencies: ["RuleKitCore", "CYAML"], swiftSettings: strict),
+        .executableTarget(
+            name: "rulekit",
+            dependencies: [
+                "RuleKitCore", "RuleKitYAML",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(name: "RuleKitTestSupport", path: "Tests/Support", swiftSettings: strict),
+        .testTarget(name: "RuleKitCoreTests", dependencies: ["RuleKitCore", "RuleKitTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "RuleKitYAMLTests", dependencies: ["RuleKitYAML", "RuleKitCore", "RuleKitTestSupport"],
+            exclude: ["yaml-test-suite-expected-failures.tsv"], swiftSettings: strict),
+        .testTarget(
+            name: "RulekitCLITests", dependencies: ["RuleKitCore", "RuleKitTestSupport", "rulekit"],
+            swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

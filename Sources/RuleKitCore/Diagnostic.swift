@@ -1,0 +1,142 @@
+/// A position in a source file, 1-based.
+public struct SourceLocation: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+    public var column: Int
+
+    public init(file: String, line: Int, column: Int) {
+        self.file = file
+        self.line = line
+        self.column = column
+    }
+
+    public static func < (a: SourceLocation, b: SourceLocation) -> Bool {
+        (a.file, a.line, a.column) < (b.file, b.line, b.column)
+    }
+
+    /// `file:line:column`.
+    public var description: String { "\(file):\(line):\(column)" }
+}
+
+/// How bad a finding is.
+public enum Severity: String, Sendable, Hashable, Comparable, Codable {
+    case error, warning, note
+
+    private var rank: Int {
+        switch self {
+        case .error: 0
+        case .warning: 1
+        case .note: 2
+        }
+    }
+
+    public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
+}
+
+/// A stable identifier for a kind of finding (`yaml.syntax`, `rules.unknown-matcher`, ...).
+///
+/// An extensible struct rather than an enum, so modules add codes without breaking callers.
+public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible,
+    ExpressibleByStringLiteral
+{
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { self.rawValue = value }
+    public var description: String { rawValue }
+
+    public static let jsonSyntax: DiagnosticCode = "json.syntax"
+    public static let yamlSyntax: DiagnosticCode = "yaml.syntax"
+    public static let yamlDuplicateKey: DiagnosticCode = "yaml.duplicate-key"
+    public static let yamlUnsupported: DiagnosticCode = "yaml.unsupported"
+    public static let yamlBadTag: DiagnosticCode = "yaml.bad-tag"
+    public static let yaml11Boolean: DiagnosticCode = "yaml.yaml11-boolean"
+    public static let limitExceeded: DiagnosticCode = "input.limit-exceeded"
+    public static let unreadable: DiagnosticCode = "input.unreadable"
+}
+
+/// One problem found in an input, with where it is.
+public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
+    public var severity: Severity
+    public var code: DiagnosticCode
+    public var message: String
+    public var location: SourceLocation?
+    /// The JSON pointer of the value concerned, when known (`/rules/3/condition`).
+    public var pointer: String?
+
+    public init(
+        _ severity: Severity, _ code: DiagnosticCode, _ message: String,
+        at location: SourceLocation? = nil, pointer: String? = nil
+    ) {
+        self.severity = severity
+        self.code = code
+        self.message = message
+        self.location = location
+        self.pointer = pointer
+    }
+
+    public static func error(
+        _ code: DiagnosticCode, _ message: String, at location: SourceLocation? = nil, pointer: String? = nil
+    ) -> Diagnostic {
+        Diagnostic(.error, code, message, at: location, pointer: pointer)
+    }
+
+    public static func warning(
+        _ code: DiagnosticCode, _ message: String, at location: SourceLocation? = nil, pointer: String? = nil
+    ) -> Diagnostic {
+        Diagnostic(.warning, code, message, at: location, pointer: pointer)
+    }
+
+    /// The one-line form: `path:line:column: error: message` (without the source excerpt).
+    public var description: String {
+        var s = ""
+        if let l = location { s += "\(l): " }
+        s += "\(severity.rawValue): \(message)"
+        if let p = pointer, location == nil || !p.isEmpty { s += " [at \(p.isEmpty ? "/" : p)]" }
+        s += " [\(code)]"
+        return s
+    }
+}
+
+/// A bag of diagnostics that a load or check fills: capped, and sorted when read.
+public struct Diagnostics: Sendable {
+    public private(set) var items: [Diagnostic] = []
+    /// How many were dropped past the cap.
+    public private(set) var dropped = 0
+    public let cap: Int
+
+    public init(cap: Int = 200) { self.cap = cap }
+
+    public mutating func append(_ d: Diagnostic) {
+        if items.count < cap { items.append(d) } else { dropped += 1 }
+    }
+
+    public mutating func append(contentsOf ds: some Sequence<Diagnostic>) {
+        for d in ds { append(d) }
+    }
+
+    public var hasErrors: Bool { items.contains { $0.severity == .error } }
+    public var errorCount: Int { items.count { $0.severity == .error } }
+    public var isEmpty: Bool { items.isEmpty }
+
+    /// Sorted by file, line, column; those without a location last, in the order found.
+    public var sorted: [Diagnostic] {
+        items.enumerated().sorted { a, b in
+            switch (a.element.location, b.element.location) {
+            case (let x?, let y?): return x == y ? a.offset < b.offset : x < y
+            case (.some, nil): return true
+            case (nil, .some): return false
+            case (nil, nil): return a.offset < b.offset
+            }
+        }.map(\.element)
+    }
+}
+
+/// Thrown by readers and loaders: every problem they found, errors first in location order.
+public struct DiagnosticError: Error, Sendable, CustomStringConvertible {
+    public var diagnostics: [Diagnostic]
+
+    public init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
+    public init(_ diagnostic: Diagnostic) { self.diagnostics = [diagnostic] }
+
+    public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
+}

@@ -1,0 +1,368 @@
+internal import Foundation
+
+/// A strict RFC 8259 JSON reader producing `Value`.
+///
+/// Rejects trailing commas, bad escapes, lone surrogates, leading zeros, `NaN`/`Infinity`, control
+/// characters in strings and invalid UTF-8, each with `line:column`. Integers written without a
+/// fraction or exponent that fit in 64 bits are `.int`; everything else numeric is `.double`, so `22.0`
+/// stays a double. A later duplicate key replaces the earlier value (RFC 8259 leaves this open).
+///
+/// ```swift
+/// let doc = try JSONReader.read(Array(#"{"a": [1, 2.0]}"#.utf8), file: "x.json")
+/// doc.value["a"]   // [.int(1), .double(2.0)]
+/// ```
+public enum JSONReader {
+    /// Reads one JSON text.
+    ///
+    /// - Parameters:
+    ///   - keepSourceMap: record each node's position (for loaders that point diagnostics at nodes).
+    /// - Throws: `DiagnosticError` with one `json.syntax` or `input.limit-exceeded` diagnostic.
+    public static func read(
+        _ bytes: [UInt8], file: String = "<input>", limits: ReaderLimits = .default, keepSourceMap: Bool = false
+    ) throws(DiagnosticError) -> Document {
+        let result: Result<Document, DiagnosticError> = bytes.withUnsafeBufferPointer { buf in
+            Result { () throws(DiagnosticError) in
+                try read(buffer: buf, file: file, limits: limits, keepSourceMap: keepSourceMap, lineOffset: 0)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Reads one JSON text from a string.
+    public static func read(
+        _ text: String, file: String = "<input>", limits: ReaderLimits = .default, keepSourceMap: Bool = false
+    ) throws(DiagnosticError) -> Document {
+        try read(Array(text.utf8), file: file, limits: limits, keepSourceMap: keepSourceMap)
+    }
+
+    /// Just the value of one JSON text.
+    public static func value(_ text: String, limits: ReaderLimits = .default) throws(DiagnosticError) -> Value {
+        try read(text, limits: limits).value
+    }
+
+    /// Reads a sequence of JSON texts separated only by whitespace (`1 {"a":2} [3]`), as some test
+    /// suites store multi-document expectations.
+    public static func readSequence(
+        _ bytes: [UInt8], file: String = "<input>", limits: ReaderLimits = .default
+    ) throws(DiagnosticError) -> [Value] {
+        let result: Result<[Value], DiagnosticError> = bytes.withUnsafeBufferPointer { buf in
+            Result { () throws(DiagnosticError) -> [Value] in
+                var p = JSONParser(buf: buf, file: file, limits: limits, keepMap: false, lineOffset: 0)
+                var out: [Value] = []
+                p.skipWhitespace()
+                while p.pos < buf.count {
+                    out.append(try p.parseValue(depth: 0))
+                    p.skipWhitespace()
+                }
+                return out
+            }
+        }
+        return try result.get()
+    }
+
+    /// Reads from raw memory; `lineOffset` shifts reported lines (for JSON lines).
+    public static func read(
+        buffer: UnsafeBufferPointer<UInt8>, file: String, limits: ReaderLimits = .default,
+        keepSourceMap: Bool = false, lineOffset: Int = 0
+    ) throws(DiagnosticError) -> Document {
+        guard buffer.count <= limits.maxDocumentBytes else {
+            throw DiagnosticError(.error(.limitExceeded,
+                "document is \(buffer.count) bytes, over the limit of \(limits.maxDocumentBytes)",
+                at: SourceLocation(file: file, line: 1 + lineOffset, column: 1)))
+        }
+        var p = JSONParser(buf: buffer, file: file, limits: limits, keepMap: keepSourceMap, lineOffset: lineOffset)
+        do {
+            // A UTF-8 byte order mark is not JSON (RFC 8259 §8.1 says MUST NOT add; we reject it).
+            p.skipWhitespace()
+            let v = try p.parseValue(depth: 0)
+            p.skipWhitespace()
+            if p.pos < buffer.count { throw p.error("unexpected text after the JSON value") }
+            let map = keepSourceMap ? SourceMap(file: file, entries: p.entries) : nil
+            return Document(value: v, sourceMap: map)
+        } catch let e as DiagnosticError {
+            throw e
+        } catch {
+            throw DiagnosticError(.error(.jsonSyntax, "\(error)"))
+        }
+    }
+}
+
+/// The recursive-descent core. Positions are byte offsets; lines are tracked in whitespace (the only
+/// place a JSON text may hold a newline), columns computed when needed.
+struct JSONParser {
+    let buf: UnsafeBufferPointer<UInt8>
+    let file: String
+    let limits: ReaderLimits
+    let keepMap: Bool
+    let lineOffset: Int
+    var pos = 0
+    var line = 1
+    var lineStart = 0
+    var nodes = 0
+    var entries: [SourceMap.Entry] = []
+    var pendingKey: (UInt32, UInt32) = (0, 0)
+
+    init(buf: UnsafeBufferPointer<UInt8>, file: String, limits: ReaderLimits, keepMap: Bool, lineOffset: Int) {
+        self.buf = buf
+        self.file = file
+        self.limits = limits
+        self.keepMap = keepMap
+        self.lineOffset = lineOffset
+    }
+
+    func column(at offset: Int) -> Int {
+        var col = 1
+        var i = lineStart
+        while i < offset && i < buf.count {
+            if buf[i] & 0xC0 != 0x80 { col += 1 }
+            i += 1
+        }
+        return col
+    }
+
+    func location(at offset: Int) -> SourceLocation {
+        // Errors may sit past a newline inside a string; recount from the start for exactness.
+        var l = 1
+        var start = 0
+        var i = 0
+        let end = min(offset, buf.count)
+        while i < end {
+            if buf[i] == 0x0A { l += 1; start = i + 1 }
+            i += 1
+        }
+        var col = 1
+        i = start
+        while i < end {
+            if buf[i] & 0xC0 != 0x80 { col += 1 }
+            i += 1
+        }
+        return SourceLocation(file: file, line: l + lineOffset, column: col)
+    }
+
+    func error(_ message: String, at offset: Int? = nil, code: DiagnosticCode = .jsonSyntax) -> DiagnosticError {
+        DiagnosticError(.error(code, message, at: location(at: offset ?? pos)))
+    }
+
+    mutating func skipWhitespace() {
+        while pos < buf.count {
+            switch buf[pos] {
+            case 0x20, 0x09, 0x0D: pos += 1
+            case 0x0A:
+                pos += 1
+                line += 1
+                lineStart = pos
+            default: return
+            }
+        }
+    }
+
+    func describe(_ b: UInt8) -> String {
+        if b >= 0x21 && b < 0x7F { return "'\(Character(UnicodeScalar(b)))'" }
+        return String(format: "byte 0x%02X", b)
+    }
+
+    mutating func beginEntry() -> Int {
+        guard keepMap else { return 0 }
+        let e = SourceMap.Entry(line: UInt32(line + lineOffset), column: UInt32(column(at: pos)),
+                                keyLine: pendingKey.0, keyColumn: pendingKey.1)
+        pendingKey = (0, 0)
+        entries.append(e)
+        return entries.count - 1
+    }
+
+    mutating func endEntry(_ i: Int) {
+        guard keepMap else { return }
+        entries[i].span = UInt32(entries.count - i)
+    }
+
+    mutating func parseValue(depth: Int) throws(DiagnosticError) -> Value {
+        guard pos < buf.count else { throw error("unexpected end of input, expected a value") }
+        nodes += 1
+        if nodes > limits.maxNodes {
+            throw error("more than \(limits.maxNodes) values", code: .limitExceeded)
+        }
+        let entry = beginEntry()
+        let b = buf[pos]
+        let v: Value
+        switch b {
+        case UInt8(ascii: "{"): v = try parseObject(depth: depth + 1)
+        case UInt8(ascii: "["): v = try parseArray(depth: depth + 1)
+        case UInt8(ascii: "\""): v = .string(try parseString())
+        case UInt8(ascii: "t"): try literal("true"); v = .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); v = .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); v = .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): v = try parseNumber()
+        default:
+            if b == UInt8(ascii: "N") || b == UInt8(ascii: "I") {
+                throw error("NaN and Infinity are not JSON numbers")
+            }
+            if b == 0xEF && pos + 2 < buf.count && buf[pos + 1] == 0xBB && buf[pos + 2] == 0xBF {
+                throw error("a byte order mark is not allowed in JSON")
+            }
+            throw error("unexpected \(describe(b)), expected a value")
+        }
+        endEntry(entry)
+        return v
+    }
+
+    mutating func literal(_ word: StaticString) throws(DiagnosticError) {
+        let n = word.utf8CodeUnitCount
+        let start = pos
+        guard pos + n <= buf.count else { throw error("invalid literal", at: start) }
+        let w = word.utf8Start
+        for i in 0..<n where buf[pos + i] != w[i] {
+            throw error("invalid literal", at: start)
+        }
+        pos += n
+    }
+
+    mutating func parseArray(depth: Int) throws(DiagnosticError) -> Value {
+        if depth > limits.maxDepth {
+            throw error("nesting deeper than \(limits.maxDepth) levels", code: .limitExceeded)
+        }
+        pos += 1
+        var items: [Value] = []
+        skipWhitespace()
+        if pos < buf.count && buf[pos] == UInt8(ascii: "]") {
+            pos += 1
+            return .array(items)
+        }
+        while true {
+            skipWhitespace()
+            items.append(try parseValue(depth: depth))
+            skipWhitespace()
+            guard pos < buf.count else { throw error("unexpected end of input inside an array") }
+            let c = buf[pos]
+            pos += 1
+            if c == UInt8(ascii: ",") {
+                skipWhitespace()
+                if pos < buf.count && buf[pos] == UInt8(ascii: "]") {
+                    throw error("trailing comma before ']'", at: pos)
+                }
+                continue
+            }
+            if c == UInt8(ascii: "]") { return .array(items) }
+            throw error("unexpected \(describe(c)) in an array, expected ',' or ']'", at: pos - 1)
+        }
+    }
+
+    mutating func parseObject(depth: Int) throws(DiagnosticError) -> Value {
+        if depth > limits.maxDepth {
+            throw error("nesting deeper than \(limits.maxDepth) levels", code: .limitExceeded)
+        }
+        pos += 1
+        var obj = ValueObject()
+        var starts: [Int] = []
+        skipWhitespace()
+        if pos < buf.count && buf[pos] == UInt8(ascii: "}") {
+            pos += 1
+            return .object(obj)
+        }
+        while true {
+            skipWhitespace()
+            guard pos < buf.count else { throw error("unexpected end of input inside an object") }
+            guard buf[pos] == UInt8(ascii: "\"") else {
+                if buf[pos] == UInt8(ascii: "}") { throw error("trailing comma before '}'") }
+                throw error("unexpected \(describe(buf[pos])), expected a string key")
+            }
+            let keyLine = UInt32(line + lineOffset)
+            let keyCol = keepMap ? UInt32(column(at: pos)) : 0
+            let key = try parseString()
+            skipWhitespace()
+            guard pos < buf.count, buf[pos] == UInt8(ascii: ":") else {
+                throw error("expected ':' after an object key")
+            }
+            pos += 1
+            skipWhitespace()
+            if keepMap { pendingKey = (keyLine, keyCol) }
+            let valueStart = entries.count
+            let value = try parseValue(depth: depth)
+            if let i = obj.index(forKey: key) {
+                obj.setValue(value, at: i)
+                if keepMap {
+                    let oldSpan = Int(entries[starts[i]].span)
+                    let newSpan = entries.count - valueStart
+                    replaceEntries(ofMemberStartingAt: starts[i], withRunFrom: valueStart)
+                    for j in (i + 1)..<starts.count { starts[j] += newSpan - oldSpan }
+                }
+            } else {
+                obj.appendNew(key: key, value: value)
+                if keepMap { starts.append(valueStart) }
+            }
+            skipWhitespace()
+            guard pos < buf.count else { throw error("unexpected end of input inside an object") }
+            let c = buf[pos]
+            pos += 1
+            if c == UInt8(ascii: ",") { continue }
+            if c == UInt8(ascii: "}") { return .object(obj) }
+            throw error("unexpected \(describe(c)) in an object, expected ',' or '}'", at: pos - 1)
+        }
+    }
+
+    /// Keeps the source map aligned with the object when a duplicate key replaced an earlier member:
+    /// the new value's entries (the last run) move into the old member's place.
+    mutating func replaceEntries(ofMemberStartingAt old: Int, withRunFrom new: Int) {
+        let oldEnd = old + Int(entries[old].span)
+        let run = Array(entries[new...])
+        entries.removeSubrange(new...)
+        entries.replaceSubrange(old..<oldEnd, with: run)
+    }
+
+    mutating func parseNumber() throws(DiagnosticError) -> Value {
+        let start = pos
+        var isInt = true
+        if buf[pos] == UInt8(ascii: "-") { pos += 1 }
+        guard pos < buf.count, isDigit(buf[pos]) else { throw error("a number needs digits", at: start) }
+        if buf[pos] == UInt8(ascii: "0") {
+            pos += 1
+            if pos < buf.count && isDigit(buf[pos]) { throw error("leading zeros are not allowed", at: start) }
+        } else {
+            while pos < buf.count && isDigit(buf[pos]) { pos += 1 }
+        }
+        if pos < buf.count && buf[pos] == UInt8(ascii: ".") {
+            isInt = false
+            pos += 1
+            guard pos < buf.count, isDigit(buf[pos]) else { throw error("a fraction needs digits after '.'") }
+            while pos < buf.count && isDigit(buf[pos]) { pos += 1 }
+        }
+        if pos < buf.count && (buf[pos] == UInt8(ascii: "e") || buf[pos] == UInt8(ascii: "E")) {
+            isInt = false
+            pos += 1
+            if pos < buf.count && (buf[pos] == UInt8(ascii: "+") || buf[pos] == UInt8(ascii: "-")) { pos += 1 }
+            guard pos < buf.count, isDigit(buf[pos]) else { throw error("an exponent needs digits") }
+            while pos < buf.count && isDigit(buf[pos]) { pos += 1 }
+        }
+        let slice = UnsafeBufferPointer(rebasing: buf[start..<pos])
+        if isInt, let i = parseInt64(slice) { return .int(i) }
+        return .double(parseDouble(slice))
+    }
+
+    @inline(__always) func isDigit(_ b: UInt8) -> Bool { b &- 0x30 < 10 }
+}
+
+/// Decimal digits with an optional leading '-' to Int64; nil on overflow.
+func parseInt64(_ s: UnsafeBufferPointer<UInt8>) -> Int64? {
+    var i = 0
+    var neg = false
+    if s.first == UInt8(ascii: "-") { neg = true; i = 1 }
+    guard i < s.count else { return nil }
+    var acc: Int64 = 0
+    while i < s.count {
+        let d = Int64(s[i] &- 0x30)
+        let (m, o1) = acc.multipliedReportingOverflow(by: 10)
+        let (r, o2) = neg ? m.subtractingReportingOverflow(d) : m.addingReportingOverflow(d)
+        if o1 || o2 { return nil }
+        acc = r
+        i += 1
+    }
+    return acc
+}
+
+/// Correctly rounded text → Double through the C library (the input is already validated).
+func parseDouble(_ s: UnsafeBufferPointer<UInt8>) -> Double {
+    withUnsafeTemporaryAllocation(of: CChar.self, capacity: s.count + 1) { tmp in
+        for i in 0..<s.count { tmp[i] = CChar(bitPattern: s[i]) }
+        tmp[s.count] = 0
+        return strtod(tmp.baseAddress!, nil)
+    }
+}

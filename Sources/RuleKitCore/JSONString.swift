@@ -1,0 +1,133 @@
+extension JSONParser {
+    /// Parses a string token at `pos` (which holds the opening quote).
+    ///
+    /// The fast path (no escapes) validates and copies the bytes once; escapes go through a scratch
+    /// buffer. Surrogate pairs must be complete.
+    mutating func parseString() throws(DiagnosticError) -> String {
+        let open = pos
+        pos += 1
+        let start = pos
+        while pos < buf.count {
+            let c = buf[pos]
+            if c == UInt8(ascii: "\"") {
+                let s = try makeString(UnsafeBufferPointer(rebasing: buf[start..<pos]), at: start)
+                pos += 1
+                return s
+            }
+            if c == UInt8(ascii: "\\") { return try parseEscapedString(start: start, open: open) }
+            if c < 0x20 { throw error("control character \(describe(c)) must be escaped in a string") }
+            pos += 1
+        }
+        throw error("unterminated string", at: open)
+    }
+
+    func makeString(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) throws(DiagnosticError) -> String {
+        guard bytes.count <= limits.maxScalarBytes else {
+            throw error("string of \(bytes.count) bytes is over the limit of \(limits.maxScalarBytes)",
+                        at: offset, code: .limitExceeded)
+        }
+        guard let s = String(validating: bytes, as: UTF8.self) else {
+            throw error("invalid UTF-8 in a string", at: offset)
+        }
+        return s
+    }
+
+    mutating func parseEscapedString(start: Int, open: Int) throws(DiagnosticError) -> String {
+        var out: [UInt8] = Array(UnsafeBufferPointer(rebasing: buf[start..<pos]))
+        while pos < buf.count {
+            let c = buf[pos]
+            if c == UInt8(ascii: "\"") {
+                pos += 1
+                return try out.withUnsafeBufferPointer { (b) throws(DiagnosticError) -> String in
+                    try makeString(b, at: start)
+                }
+            }
+            if c < 0x20 { throw error("control character \(describe(c)) must be escaped in a string") }
+            if c != UInt8(ascii: "\\") {
+                out.append(c)
+                pos += 1
+                continue
+            }
+            let escAt = pos
+            pos += 1
+            guard pos < buf.count else { break }
+            let e = buf[pos]
+            pos += 1
+            switch e {
+            case UInt8(ascii: "\""): out.append(0x22)
+            case UInt8(ascii: "\\"): out.append(0x5C)
+            case UInt8(ascii: "/"): out.append(0x2F)
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = try hex4(at: escAt)
+                if (0xD800...0xDBFF).contains(scalar) {
+                    guard pos + 1 < buf.count, buf[pos] == UInt8(ascii: "\\"), buf[pos + 1] == UInt8(ascii: "u") else {
+                        throw error("lone high surrogate \\u\(hexText(scalar)) in a string", at: escAt)
+                    }
+                    let lowAt = pos
+                    pos += 2
+                    let low = try hex4(at: lowAt)
+                    guard (0xDC00...0xDFFF).contains(low) else {
+                        throw error("high surrogate \\u\(hexText(scalar)) not followed by a low surrogate", at: escAt)
+                    }
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                } else if (0xDC00...0xDFFF).contains(scalar) {
+                    throw error("lone low surrogate \\u\(hexText(scalar)) in a string", at: escAt)
+                }
+                appendUTF8(scalar, to: &out)
+            default:
+                throw error("invalid escape '\\\(Character(UnicodeScalar(e)))' in a string", at: escAt)
+            }
+            if out.count > limits.maxScalarBytes {
+                throw error("string is over the limit of \(limits.maxScalarBytes) bytes", at: open, code: .limitExceeded)
+            }
+        }
+        throw error("unterminated string", at: open)
+    }
+
+    func hexText(_ v: UInt32) -> String {
+        let s = String(v, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 4 - s.count)) + s
+    }
+
+    mutating func hex4(at escAt: Int) throws(DiagnosticError) -> UInt32 {
+        guard pos + 4 <= buf.count else { throw error("\\u needs four hex digits", at: escAt) }
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            let b = buf[pos]
+            let d: UInt8
+            switch b {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = b - 0x30
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = b - 0x61 + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = b - 0x41 + 10
+            default: throw error("\\u needs four hex digits", at: escAt)
+            }
+            v = v << 4 | UInt32(d)
+            pos += 1
+        }
+        return v
+    }
+}
+
+/// Appends the UTF-8 encoding of a scalar value (already checked to be a valid scalar).
+func appendUTF8(_ v: UInt32, to out: inout [UInt8]) {
+    switch v {
+    case 0..<0x80: out.append(UInt8(v))
+    case 0x80..<0x800:
+        out.append(UInt8(0xC0 | (v >> 6)))
+        out.append(UInt8(0x80 | (v & 0x3F)))
+    case 0x800..<0x10000:
+        out.append(UInt8(0xE0 | (v >> 12)))
+        out.append(UInt8(0x80 | ((v >> 6) & 0x3F)))
+        out.append(UInt8(0x80 | (v & 0x3F)))
+    default:
+        out.append(UInt8(0xF0 | (v >> 18)))
+        out.append(UInt8(0x80 | ((v >> 12) & 0x3F)))
+        out.append(UInt8(0x80 | ((v >> 6) & 0x3F)))
+        out.append(UInt8(0x80 | (v & 0x3F)))
+    }
+}

@@ -1,0 +1,282 @@
+internal import CYAML
+internal import RuleKitCore
+
+/// The only code that calls libyaml: pulls parser events and builds values on a frame stack.
+///
+/// Every `yaml_parser_initialize` is paired with `yaml_parser_delete` and every parsed event with
+/// `yaml_event_delete`, right where they are made.
+struct LibYAMLParser {
+    let file: String
+    let limits: ReaderLimits
+
+    struct Frame {
+        var isMapping: Bool
+        var items: [Value] = []
+        var object = ValueObject()
+        /// The pending key of a mapping (nil: the next node is a key).
+        var key: String?
+        var keyMark: (UInt32, UInt32) = (0, 0)
+        var keyIsMerge = false
+        var merges: [(ValueObject, (UInt32, UInt32))] = []
+        var entry: Int
+        var anchor: String?
+        var nodesAtStart: Int
+        var mark: SourceLocation
+    }
+
+    struct Anchor {
+        var value: Value
+        var nodes: Int
+    }
+
+    var stack: [Frame] = []
+    var anchors: [String: Anchor] = [:]
+    var entries: [SourceMap.Entry] = []
+    var nodes = 0
+    var warnings: [Diagnostic] = []
+    var documents: [Document] = []
+    var root: Value?
+
+    init(file: String, limits: ReaderLimits) {
+        self.file = file
+        self.limits = limits
+    }
+
+    static func parse(_ bytes: [UInt8], file: String, limits: ReaderLimits) throws(DiagnosticError) -> [Document] {
+        var builder = LibYAMLParser(file: file, limits: limits)
+        var parser = yaml_parser_t()
+        guard yaml_parser_initialize(&parser) == 1 else {
+            throw DiagnosticError(.error(.yamlSyntax, "libyaml could not allocate a parser"))
+        }
+        defer { yaml_parser_delete(&parser) }
+        let result: Result<Void, DiagnosticError> = bytes.withUnsafeBufferPointer { buf in
+            yaml_parser_set_input_string(&parser, buf.baseAddress, buf.count)
+            var event = yaml_event_t()
+            while true {
+                guard yaml_parser_parse(&parser, &event) == 1 else {
+                    return .failure(builder.syntaxError(parser))
+                }
+                let done = event.type == YAML_STREAM_END_EVENT
+                let step = Result { () throws(DiagnosticError) in try builder.handle(&event) }
+                yaml_event_delete(&event)
+                if case .failure(let e) = step { return .failure(e) }
+                if done { return .success(()) }
+            }
+        }
+        try result.get()
+        return builder.documents
+    }
+
+    func syntaxError(_ parser: yaml_parser_t) -> DiagnosticError {
+        var msg = parser.problem.map { String(cString: $0) } ?? "invalid YAML"
+        if let ctx = parser.context {
+            msg += " (\(String(cString: ctx)) at line \(parser.context_mark.line + 1), column \(parser.context_mark.column + 1))"
+        }
+        let m = parser.problem_mark
+        return DiagnosticError(.error(.yamlSyntax, msg,
+            at: SourceLocation(file: file, line: Int(m.line) + 1, column: Int(m.column) + 1)))
+    }
+
+    func location(_ m: yaml_mark_t) -> SourceLocation {
+        SourceLocation(file: file, line: Int(m.line) + 1, column: Int(m.column) + 1)
+    }
+
+    func fail(_ code: DiagnosticCode, _ message: String, _ m: yaml_mark_t) -> DiagnosticError {
+        DiagnosticError(.error(code, message, at: location(m)))
+    }
+
+    mutating func handle(_ event: inout yaml_event_t) throws(DiagnosticError) {
+        switch event.type {
+        case YAML_DOCUMENT_START_EVENT:
+            stack.removeAll(keepingCapacity: true)
+            anchors.removeAll(keepingCapacity: true)
+            entries = []
+            root = nil
+            nodes = 0
+        case YAML_DOCUMENT_END_EVENT:
+            documents.append(Document(value: root ?? .null, sourceMap: SourceMap(file: file, entries: entries),
+                                      warnings: warnings))
+            warnings = []
+        case YAML_SCALAR_EVENT:
+            try scalar(&event)
+        case YAML_ALIAS_EVENT:
+            try alias(&event)
+        case YAML_SEQUENCE_START_EVENT:
+            let anchor = event.data.sequence_start.anchor.map { String(cString: $0) }
+            try open(mapping: false, anchor: anchor, mark: event.start_mark)
+        case YAML_MAPPING_START_EVENT:
+            let anchor = event.data.mapping_start.anchor.map { String(cString: $0) }
+            try open(mapping: true, anchor: anchor, mark: event.start_mark)
+        case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+            try close(event.start_mark)
+        default:
+            break
+        }
+    }
+
+    /// Whether the next node completes a mapping key rather than a value.
+    var expectingKey: Bool {
+        guard let top = stack.last else { return false }
+        return top.isMapping && top.key == nil
+    }
+
+    mutating func countNodes(_ n: Int, _ m: yaml_mark_t) throws(DiagnosticError) {
+        nodes += n
+        if nodes > limits.maxNodes {
+            throw fail(.limitExceeded,
+                "document expands to more than \(limits.maxNodes) nodes (alias expansion limit)", m)
+        }
+    }
+
+    /// Appends the source entry of a value node, taking the key position from the enclosing mapping.
+    mutating func newEntry(_ m: yaml_mark_t) -> Int {
+        let keyMark = stack.last.map { $0.isMapping ? $0.keyMark : (0, 0) } ?? (0, 0)
+        entries.append(SourceMap.Entry(line: UInt32(m.line + 1), column: UInt32(m.column + 1),
+                                       keyLine: keyMark.0, keyColumn: keyMark.1))
+        return entries.count - 1
+    }
+
+    mutating func scalar(_ event: inout yaml_event_t) throws(DiagnosticError) {
+        let sc = event.data.scalar
+        let m = event.start_mark
+        try countNodes(1, m)
+        guard sc.length <= limits.maxScalarBytes else {
+            throw fail(.limitExceeded, "scalar of \(sc.length) bytes is over the limit of \(limits.maxScalarBytes)", m)
+        }
+        let bytes = UnsafeBufferPointer(start: sc.value, count: sc.length)
+        let tag = sc.tag.map { String(cString: $0) }
+        let plain = sc.style == YAML_PLAIN_SCALAR_STYLE
+        let anchor = sc.anchor.map { String(cString: $0) }
+
+        if expectingKey {
+            try setKey(bytes: bytes, plain: plain, tag: tag, mark: m, anchor: anchor)
+            return
+        }
+        let value: Value
+        if let tag, tag != "!" {
+            switch ScalarResolver.resolveTagged(bytes, tag: tag) {
+            case .success(let v): value = v
+            case .failure(let e): throw fail(.yamlBadTag, e.message, m)
+            }
+        } else if plain && tag == nil {
+            value = ScalarResolver.resolvePlain(bytes)
+            if case .string = value, ScalarResolver.isYAML11Boolean(bytes) {
+                let text = String(decoding: bytes, as: UTF8.self)
+                warnings.append(.warning(.yaml11Boolean,
+                    "'\(text)' is the string \"\(text)\" in YAML 1.2, not a boolean; write true or false, or quote it",
+                    at: location(m)))
+            }
+        } else {
+            value = .string(String(decoding: bytes, as: UTF8.self))
+        }
+        if let anchor { anchors[anchor] = Anchor(value: value, nodes: 1) }
+        let entry = newEntry(m)
+        try deliver(value, entry: entry, mark: m)
+    }
+
+    mutating func setKey(bytes: UnsafeBufferPointer<UInt8>, plain: Bool, tag: String?, mark m: yaml_mark_t,
+                         anchor: String?) throws(DiagnosticError)
+    {
+        let text = String(decoding: bytes, as: UTF8.self)
+        if let anchor { anchors[anchor] = Anchor(value: .string(text), nodes: 1) }
+        let top = stack.count - 1
+        stack[top].key = text
+        stack[top].keyMark = (UInt32(m.line + 1), UInt32(m.column + 1))
+        stack[top].keyIsMerge = plain && tag == nil && text == "<<"
+    }
+
+    mutating func alias(_ event: inout yaml_event_t) throws(DiagnosticError) {
+        let name = String(cString: event.data.alias.anchor)
+        let m = event.start_mark
+        guard let a = anchors[name] else {
+            throw fail(.yamlSyntax, "alias '*\(name)' refers to no anchor defined before it", m)
+        }
+        try countNodes(a.nodes, m)
+        if expectingKey {
+            let key: String
+            switch a.value {
+            case .string(let s): key = s
+            case .array, .object: throw fail(.yamlUnsupported, "a mapping key must be a scalar, not a collection", m)
+            default: key = JSONWriter.string(a.value)
+            }
+            let top = stack.count - 1
+            stack[top].key = key
+            stack[top].keyMark = (UInt32(m.line + 1), UInt32(m.column + 1))
+            stack[top].keyIsMerge = false
+            return
+        }
+        let entry = newEntry(m)
+        try deliver(a.value, entry: entry, mark: m)
+    }
+
+    mutating func open(mapping: Bool, anchor: String?, mark m: yaml_mark_t) throws(DiagnosticError) {
+        if expectingKey {
+            throw fail(.yamlUnsupported, "a mapping key must be a scalar; complex keys are not supported", m)
+        }
+        try countNodes(1, m)
+        if stack.count >= limits.maxDepth {
+            throw fail(.limitExceeded, "nesting deeper than \(limits.maxDepth) levels", m)
+        }
+        let entry = newEntry(m)
+        stack.append(Frame(isMapping: mapping, entry: entry, anchor: anchor, nodesAtStart: nodes - 1,
+                           mark: location(m)))
+    }
+
+    mutating func close(_ m: yaml_mark_t) throws(DiagnosticError) {
+        var frame = stack.removeLast()
+        let value: Value
+        if frame.isMapping {
+            for (source, mergeMark) in frame.merges {
+                for (k, v) in source where frame.object.index(forKey: k) == nil {
+                    frame.object.appendNew(key: k, value: v)
+                    entries.append(SourceMap.Entry(line: mergeMark.0, column: mergeMark.1,
+                                                   keyLine: mergeMark.0, keyColumn: mergeMark.1))
+                }
+            }
+            value = .object(frame.object)
+        } else {
+            value = .array(frame.items)
+        }
+        entries[frame.entry].span = UInt32(entries.count - frame.entry)
+        if let anchor = frame.anchor { anchors[anchor] = Anchor(value: value, nodes: nodes - frame.nodesAtStart) }
+        try deliver(value, entry: frame.entry, mark: m)
+    }
+
+    /// Hands a finished value to its parent (or makes it the document root).
+    mutating func deliver(_ value: Value, entry: Int, mark m: yaml_mark_t) throws(DiagnosticError) {
+        guard !stack.isEmpty else {
+            root = value
+            return
+        }
+        let top = stack.count - 1
+        if !stack[top].isMapping {
+            stack[top].items.append(value)
+            return
+        }
+        let key = stack[top].key!
+        let keyMark = stack[top].keyMark
+        stack[top].key = nil
+        if stack[top].keyIsMerge {
+            // The merge node's own entries are not members: drop them; merged keys get entries at close.
+            entries.removeSubrange(entry...)
+            switch value {
+            case .object(let o): stack[top].merges.append((o, keyMark))
+            case .array(let a):
+                for element in a {
+                    guard case .object(let o) = element else {
+                        throw fail(.yamlUnsupported, "a merge key '<<' takes a mapping or a list of mappings", m)
+                    }
+                    stack[top].merges.append((o, keyMark))
+                }
+            default:
+                throw fail(.yamlUnsupported, "a merge key '<<' takes a mapping or a list of mappings", m)
+            }
+            return
+        }
+        if stack[top].object.index(forKey: key) != nil {
+            throw DiagnosticError(.error(.yamlDuplicateKey, "duplicate key '\(key)' in a mapping",
+                at: SourceLocation(file: file, line: Int(keyMark.0), column: Int(keyMark.1))))
+        }
+        stack[top].object.appendNew(key: key, value: value)
+    }
+}

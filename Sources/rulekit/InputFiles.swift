@@ -1,0 +1,50 @@
+import Foundation
+import RuleKitCore
+import RuleKitYAML
+
+/// How an input file is read: by its extension, or as asked.
+enum InputFormat: String, CaseIterable {
+    case yaml, json
+
+    static func guess(_ path: String) -> InputFormat {
+        let lower = path.lowercased()
+        return lower.hasSuffix(".json") || lower.hasSuffix(".jsonl") ? .json : .yaml
+    }
+}
+
+/// Why an input could not be used.
+enum InputError: Error {
+    /// The file could not be read at all (exit 2).
+    case unreadable(String)
+    /// The file was read but has errors (exit 1); the source text is kept for rendering.
+    case invalid(DiagnosticError, source: String)
+}
+
+enum InputFiles {
+    /// The bytes of `path` (`-` for standard input).
+    static func bytes(_ path: String) throws(InputError) -> [UInt8] {
+        if path == "-" { return [UInt8](FileHandle.standardInput.readDataToEndOfFile()) }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
+                throw .unreadable(isDir.boolValue ? "'\(path)' is a directory" : "cannot read '\(path)'")
+            }
+            throw .unreadable("no such file '\(path)'")
+        }
+        return [UInt8](data)
+    }
+
+    /// Every document of a YAML or JSON file.
+    static func documents(_ path: String, format: InputFormat? = nil) throws(InputError) -> [Document] {
+        let raw = try bytes(path)
+        let name = path == "-" ? "<stdin>" : path
+        do {
+            switch format ?? (path == "-" ? .yaml : InputFormat.guess(path)) {
+            case .json: return [try JSONReader.read(raw, file: name, keepSourceMap: true)]
+            case .yaml: return try YAMLReader.readAll(raw, file: name)
+            }
+        } catch {
+            throw .invalid(error, source: String(decoding: raw, as: UTF8.self))
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Testing
+
+@testable import RuleKitCore
+
+/// RFC 8259 acceptance table, in the spirit of JSONTestSuite's y_/n_ cases.
+@Suite struct JSONReaderTests {
+    static let valid: [(String, Value)] = [
+        ("null", .null), ("true", true), ("false", false), ("0", 0), ("-0", 0), ("123", 123),
+        ("-9223372036854775808", .int(Int64.min)), ("9223372036854775808", .double(9223372036854775808)),
+        ("1.5", 1.5), ("22.0", .double(22)), ("1e2", .double(100)), ("1E+2", .double(100)), ("-1.25e-2", -0.0125),
+        (#""""#, ""), (#""a\"b\\c\/d""#, "a\"b\\c/d"), (#""\b\f\n\r\t""#, "\u{8}\u{c}\n\r\t"),
+        (#""\u00e9\u4e2d""#, "é中"), (#""\ud83d\ude00""#, "😀"), (#""é""#, "é"),
+        ("[]", []), ("{}", [:]), (" [1, [2, {\"a\": []}]] ", [1, [2, ["a": []]]]),
+        (#"{"b":1,"a":2}"#, ["b": 1, "a": 2]), (#"{"a":1,"a":2}"#, ["a": 2]),
+        ("\t\r\n 7 \n", 7),
+    ]
+
+    @Test(arguments: valid)
+    func validDocumentsRead(_ text: String, _ expected: Value) throws {
+        let v = try JSONReader.value(text)
+        #expect(v == expected)
+        #expect(v.kind == expected.kind)
+    }
+
+    static let invalid: [(String, String)] = [
+        ("[1,]", "trailing comma"), (#"{"a":1,}"#, "trailing comma"), ("[1 2]", "expected ',' or ']'"),
+        ("01", "leading zeros"), ("-01", "leading zeros"), ("1.", "fraction needs digits"), (".5", "expected a value"),
+        ("1e", "exponent needs digits"), ("+1", "expected a value"), ("NaN", "NaN"), ("Infinity", "NaN and Infinity"),
+        ("-Infinity", "needs digits"), (#""\x""#, "invalid escape"), (#""\u12""#, "four hex digits"),
+        (#""\ud800""#, "lone high surrogate"), (#""\udc00""#, "lone low surrogate"),
+        (#""\ud800\u0041""#, "not followed by a low surrogate"), ("\"a\u{1}b\"", "control character"),
+        ("\"a\nb\"", "control character"), ("'a'", "expected a value"), ("[1", "end of input"), ("{\"a\" 1}", "expected ':'"),
+        ("{a:1}", "expected a string key"), ("tru", "invalid literal"), ("nul", "invalid literal"), ("1 2", "after the JSON value"),
+        ("", "end of input"), ("\u{FEFF}1", "byte order mark"), ("[1,,2]", "expected a value"), ("{\"a\":1 \"b\":2}", "expected ',' or '}'"),
+    ]
+
+    @Test(arguments: invalid)
+    func invalidDocumentsAreRejectedWithAReason(_ text: String, _ reason: String) {
+        do {
+            _ = try JSONReader.value(text)
+            Issue.record("accepted \(text)")
+        } catch {
+            let d = error.diagnostics[0]
+            #expect(d.message.contains(reason), "\(text): \(d.message)")
+            #expect(d.location != nil)
+        }
+    }
+
+    @Test func invalidUTF8IsRejected() {
+        #expect(throws: DiagnosticError.self) { try JSONReader.read([0x22, 0xC3, 0x28, 0x22]) }
+        #expect(throws: DiagnosticError.self) { try JSONReader.read([0x22, 0xED, 0xA0, 0x80, 0x22]) }
+    }
+
+    @Test func errorsCarryLineAndColumn() {
+        do {
+            _ = try JSONReader.read("{\n  \"a\": 1,\n  \"b\": tru\n}", file: "x.json")
+        } catch {
+            #expect(error.diagnostics[0].location == SourceLocation(file: "x.json", line: 3, column: 8))
+        }
+    }
+
+    @Test func columnsCountCharactersNotBytes() {
+        do {
+            _ = try JSONReader.read("[\"é\", x]", file: "x.json")
+        } catch {
+            #expect(error.diagnostics[0].location?.column == 7)
+        }
+    }
+
+    @Test func limitsBoundHostileInput() {
+        let deep = String(repeating: "[", count: 100_000)
+        #expect(throws: DiagnosticError.self) { try JSONReader.value(deep) }
+        do {
+            _ = try JSONReader.value(String(repeating: "[", count: 300) + String(repeating: "]", count: 300))
+        } catch {
+            #expect(error.diagnostics[0].code == .limitExceeded)
+        }
+        #expect(throws: DiagnosticError.self) {
+            try JSONReader.read("\"\(String(repeating: "x", count: 100))\"", limits: ReaderLimits(maxScalarBytes: 10))
+        }
+        #expect(throws: DiagnosticError.self) {
+            try JSONReader.read("[1,2,3,4,5]", limits: ReaderLimits(maxNodes: 3))
+        }
+        #expect(throws: DiagnosticError.self) {
+            try JSONReader.read("[1,2,3,4,5]", limits: ReaderLimits(maxDocumentBytes: 4))
+        }
+    }
+
+    @Test func sourceMapPointsAtNodesAndKeys() throws {
+        let doc = try JSONReader.read("{\n  \"rules\": [\n    {\"id\": \"r1\", \"x\": [true]}\n  ]\n}", file: "r.json",
+                                      keepSourceMap: true)
+        let rule = try #require(doc.root["rules"]?[0])
+        #expect(rule.location == SourceLocation(file: "r.json", line: 3, column: 5))
+        #expect(rule["x"]?[0]?.location == SourceLocation(file: "r.json", line: 3, column: 24))
+        #expect(rule["x"]?.keyLocation == SourceLocation(file: "r.json", line: 3, column: 18))
+        #expect(rule["x"]?.pointer == "/rules/0/x")
+    }
+
+    @Test func sourceMapStaysAlignedAfterADuplicateKey() throws {
+        let doc = try JSONReader.read(#"{"a": [1, 2], "b": 3, "a": {"c": 4}}"#, keepSourceMap: true)
+        #expect(doc.value == ["a": ["c": 4], "b": 3])
+        #expect(doc.root["b"]?.location?.column == 20)
+        #expect(doc.root["a"]?["c"]?.location?.column == 34)
+    }
+
+    @Test func sequencesOfTextsRead() throws {
+        #expect(try JSONReader.readSequence(Array("1 {\"a\":2}\n[3]".utf8)) == [1, ["a": 2], [3]])
+        #expect(try JSONReader.readSequence([]) == [])
+    }
+}

@@ -1,0 +1,73 @@
+import RuleKitCore
+import Testing
+
+@testable import RuleKitYAML
+
+/// Hostile documents stop with a bounded, located error: never a crash, hang or unbounded memory.
+@Suite struct YAMLLimitTests {
+    static func billionLaughs(levels: Int) -> String {
+        var s = "a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+        for i in 1..<levels {
+            let refs = Array(repeating: "*a\(i - 1)", count: 10).joined(separator: ", ")
+            s += "a\(i): &a\(i) [\(refs)]\n"
+        }
+        return s
+    }
+
+    @Test func billionLaughsHitsTheAliasExpansionBudget() {
+        let limits = ReaderLimits(maxNodes: 1_000_000)
+        let clock = ContinuousClock()
+        let elapsed = clock.measure {
+            do {
+                _ = try YAMLReader.read(Self.billionLaughs(levels: 10), limits: limits)
+                Issue.record("an alias bomb was accepted")
+            } catch let error as DiagnosticError {
+                #expect(error.diagnostics[0].code == .limitExceeded)
+                #expect(error.diagnostics[0].message.contains("alias expansion"))
+                #expect(error.diagnostics[0].location != nil)
+            } catch {
+                Issue.record("unexpected \(error)")
+            }
+        }
+        #expect(elapsed < .seconds(5))
+    }
+
+    @Test func modestAliasUseIsFine() throws {
+        let v = try YAMLReader.read(Self.billionLaughs(levels: 3)).value
+        #expect(v["a2"]?.arrayValue?.count == 10)
+    }
+
+    @Test func deepNestingIsRefused() {
+        let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+        do {
+            _ = try YAMLReader.read(deep, limits: ReaderLimits(maxDepth: 200))
+            Issue.record("accepted")
+        } catch {
+            #expect(error.diagnostics[0].code == .limitExceeded)
+            #expect(error.diagnostics[0].message.contains("nesting"))
+        }
+    }
+
+    @Test func deepBlockNestingIsRefusedToo() {
+        var s = ""
+        for i in 0..<300 { s += String(repeating: " ", count: i) + "k:\n" }
+        #expect(throws: DiagnosticError.self) { try YAMLReader.read(s, limits: ReaderLimits(maxDepth: 100)) }
+    }
+
+    @Test func oversizedScalarIsRefused() {
+        let big = "v: " + String(repeating: "x", count: 10_000)
+        do {
+            _ = try YAMLReader.read(big, limits: ReaderLimits(maxScalarBytes: 1_000))
+            Issue.record("accepted")
+        } catch {
+            #expect(error.diagnostics[0].code == .limitExceeded)
+        }
+    }
+
+    @Test func oversizedDocumentIsRefusedBeforeParsing() {
+        let doc = String(repeating: "a: 1\n", count: 1)
+        #expect(throws: DiagnosticError.self) {
+            try YAMLReader.read(doc + String(repeating: "#\n", count: 100), limits: ReaderLimits(maxDocumentBytes: 50))
+        }
+    }
+}

@@ -1,0 +1,44 @@
+// Helpers shared by RuleKit's test targets: locating the external corpora in `../shared` (which a
+// user's clone does not have) and reading fixture files. Not part of any product.
+public import Foundation
+
+/// Where the external conformance corpora live, if present.
+///
+/// Looks at `$RULEKIT_SHARED`, then `../shared` beside the repository. Tests that need it skip with a
+/// clear message when it is absent.
+public enum SharedCorpus {
+    /// The repository root (found from this file's path).
+    public static let repositoryRoot: URL = {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+    }()
+
+    public static let root: URL? = {
+        if let env = ProcessInfo.processInfo.environment["RULEKIT_SHARED"], !env.isEmpty {
+            return URL(fileURLWithPath: env)
+        }
+        let candidate = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared")
+        return FileManager.default.fileExists(atPath: candidate.path) ? candidate : nil
+    }()
+
+    /// The folder `shared/<relative>`, or nil (and a printed reason) when it is not there.
+    public static func folder(_ relative: String) -> URL? {
+        guard let root else {
+            print("skipping: ../shared is absent (set RULEKIT_SHARED to run the \(relative) corpus)")
+            return nil
+        }
+        let url = root.appendingPathComponent(relative)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            print("skipping: \(url.path) is absent")
+            return nil
+        }
+        return url
+    }
+
+    /// Whether the corpora are present (for `.enabled(if:)` traits).
+    public static var isPresent: Bool { root != nil }
+
+    public static func bytes(_ url: URL) -> [UInt8]? {
+        FileManager.default.contents(atPath: url.path).map { [UInt8]($0) }
+    }
+}
