@@ -42,7 +42,7 @@ let package = Package(
             exclude: ["yaml-test-suite-expected-failures.tsv"], swiftSettings: strict),
         .testTarget(
             name: "RulekitCLITests", dependencies: ["RuleKitCore", "RuleKitTestSupport", "rulekit"],
-            swiftSettings: strict),
+            exclude: ["Fixtures", "Golden"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

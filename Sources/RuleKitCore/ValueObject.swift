@@ -1,27 +1,56 @@
 /// An object of `Value`s that keeps its keys in insertion order.
 ///
-/// Small objects (the common case in event data) are searched linearly, which beats hashing below a
-/// couple of dozen keys; larger ones keep a hash index beside the ordered storage.
+/// Members live in one contiguous array (one allocation per object). Small objects, the common case in
+/// event data, are searched linearly, which beats hashing below a couple of dozen keys; larger ones keep
+/// a hash index beside the members. The struct is two words, which keeps `Value` at 24 bytes a slot.
 ///
 /// - Complexity: lookup O(n) for small objects, O(1) expected once the index exists; append O(1).
 public struct ValueObject: Sendable {
-    @usableFromInline var _keys: [String]
-    @usableFromInline var _values: [Value]
-    @usableFromInline var _index: [String: Int]?
+    /// One key and its value.
+    public struct Member: Sendable {
+        public var key: String
+        public var value: Value
+
+        public init(key: String, value: Value) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    /// A hash index from key to position, shared copy-on-write between copies of an object.
+    final class Index: @unchecked Sendable {
+        // Mutated only while uniquely referenced (see `mutableIndex`), so sharing it is safe.
+        var positions: [String: Int]
+        init(_ positions: [String: Int]) { self.positions = positions }
+    }
+
+    @usableFromInline var _members: [Member]
+    var _index: Index?
 
     /// The key count from which a hash index is kept.
-    @usableFromInline static var indexThreshold: Int { 24 }
+    static var indexThreshold: Int { 24 }
 
     public init() {
-        _keys = []
-        _values = []
+        _members = []
         _index = nil
     }
 
     public init(minimumCapacity: Int) {
         self.init()
-        _keys.reserveCapacity(minimumCapacity)
-        _values.reserveCapacity(minimumCapacity)
+        _members.reserveCapacity(minimumCapacity)
+    }
+
+    /// Builds an object from members whose keys the caller knows are distinct.
+    public init(members: [Member]) {
+        _members = members
+        _index = nil
+        if members.count >= Self.indexThreshold { rebuildIndex() }
+    }
+
+    /// Builds an object from parallel key and value arrays whose keys the caller knows are distinct.
+    public init(keys: [String], values: [Value]) {
+        precondition(keys.count == values.count, "keys and values differ in count")
+        self.init(members: zip(keys, values).map { Member(key: $0, value: $1) })
     }
 
     /// Builds an object from pairs; a later duplicate key replaces the earlier value in place.
@@ -30,28 +59,28 @@ public struct ValueObject: Sendable {
         for (k, v) in pairs { self[k] = v }
     }
 
-    public var count: Int { _keys.count }
-    public var isEmpty: Bool { _keys.isEmpty }
-    public var keys: [String] { _keys }
-    public var values: [Value] { _values }
+    public var count: Int { _members.count }
+    public var isEmpty: Bool { _members.isEmpty }
+    public var keys: [String] { _members.map(\.key) }
+    public var values: [Value] { _members.map(\.value) }
+    public var members: [Member] { _members }
 
     /// The position of `key`, if present.
-    @inlinable
     public func index(forKey key: String) -> Int? {
-        if let idx = _index { return idx[key] }
-        for i in _keys.indices where _keys[i] == key { return i }
+        if let idx = _index { return idx.positions[key] }
+        for i in _members.indices where _members[i].key == key { return i }
         return nil
     }
 
     public subscript(key: String) -> Value? {
         get {
             guard let i = index(forKey: key) else { return nil }
-            return _values[i]
+            return _members[i].value
         }
         set {
             if let i = index(forKey: key) {
                 if let v = newValue {
-                    _values[i] = v
+                    _members[i].value = v
                 } else {
                     remove(at: i)
                 }
@@ -63,59 +92,59 @@ public struct ValueObject: Sendable {
 
     /// Appends a key the caller knows is absent (readers check duplicates themselves).
     public mutating func appendNew(key: String, value: Value) {
-        _keys.append(key)
-        _values.append(value)
+        _members.append(Member(key: key, value: value))
         if _index != nil {
-            _index![key] = _keys.count - 1
-        } else if _keys.count >= Self.indexThreshold {
+            mutableIndex().positions[key] = _members.count - 1
+        } else if _members.count >= Self.indexThreshold {
             rebuildIndex()
         }
     }
 
     /// Removes the member at `position`, keeping the order of the others.
     public mutating func remove(at position: Int) {
-        _keys.remove(at: position)
-        _values.remove(at: position)
+        _members.remove(at: position)
         if _index != nil { rebuildIndex() }
     }
 
     @discardableResult
     public mutating func removeValue(forKey key: String) -> Value? {
         guard let i = index(forKey: key) else { return nil }
-        let v = _values[i]
+        let v = _members[i].value
         remove(at: i)
         return v
     }
 
-    public func key(at position: Int) -> String { _keys[position] }
-    public func value(at position: Int) -> Value { _values[position] }
+    public func key(at position: Int) -> String { _members[position].key }
+    public func value(at position: Int) -> Value { _members[position].value }
 
     /// Updates the value at a known position.
-    public mutating func setValue(_ value: Value, at position: Int) { _values[position] = value }
+    public mutating func setValue(_ value: Value, at position: Int) { _members[position].value = value }
+
+    private mutating func mutableIndex() -> Index {
+        if !isKnownUniquelyReferenced(&_index!) { _index = Index(_index!.positions) }
+        return _index!
+    }
 
     private mutating func rebuildIndex() {
-        if _keys.count < Self.indexThreshold {
+        if _members.count < Self.indexThreshold {
             _index = nil
             return
         }
-        var idx = [String: Int](minimumCapacity: _keys.count)
-        for (i, k) in _keys.enumerated() { idx[k] = i }
-        _index = idx
+        var idx = [String: Int](minimumCapacity: _members.count)
+        for (i, m) in _members.enumerated() { idx[m.key] = i }
+        _index = Index(idx)
     }
 }
 
 extension ValueObject: Sequence {
     public struct Iterator: IteratorProtocol {
-        let object: ValueObject
-        var position = 0
+        var base: IndexingIterator<[Member]>
         public mutating func next() -> (key: String, value: Value)? {
-            guard position < object._keys.count else { return nil }
-            defer { position += 1 }
-            return (object._keys[position], object._values[position])
+            base.next().map { ($0.key, $0.value) }
         }
     }
 
-    public func makeIterator() -> Iterator { Iterator(object: self) }
+    public func makeIterator() -> Iterator { Iterator(base: _members.makeIterator()) }
     public var underestimatedCount: Int { count }
 }
 
@@ -123,7 +152,15 @@ extension ValueObject: Equatable {
     /// Equal when both hold the same keys with equal values, in any order.
     public static func == (lhs: ValueObject, rhs: ValueObject) -> Bool {
         guard lhs.count == rhs.count else { return false }
-        if lhs._keys == rhs._keys { return lhs._values == rhs._values }
+        var sameOrder = true
+        for i in lhs._members.indices where lhs._members[i].key != rhs._members[i].key {
+            sameOrder = false
+            break
+        }
+        if sameOrder {
+            for i in lhs._members.indices where lhs._members[i].value != rhs._members[i].value { return false }
+            return true
+        }
         for (k, v) in lhs {
             guard let w = rhs[k], w == v else { return false }
         }

@@ -9,10 +9,13 @@ struct LibYAMLParser {
     let file: String
     let limits: ReaderLimits
 
+    /// An open collection. Its children sit on the shared scratch stacks from `start` on, so each
+    /// finished collection is allocated once at its exact size.
     struct Frame {
         var isMapping: Bool
-        var items: [Value] = []
-        var object = ValueObject()
+        var start: Int
+        /// Keys seen so far, kept only once a mapping grows past a few keys (duplicate check).
+        var keySet: Set<String>?
         /// The pending key of a mapping (nil: the next node is a key).
         var key: String?
         var keyMark: (UInt32, UInt32) = (0, 0)
@@ -30,12 +33,17 @@ struct LibYAMLParser {
     }
 
     var stack: [Frame] = []
+    var scratchValues: [Value] = []
+    var scratchMembers: [ValueObject.Member] = []
     var anchors: [String: Anchor] = [:]
     var entries: [SourceMap.Entry] = []
     var nodes = 0
     var warnings: [Diagnostic] = []
     var documents: [Document] = []
     var root: Value?
+    var interner = StringInterner()
+    /// Input size, to size the entry table once instead of regrowing it (about one node per 14 bytes).
+    var inputSize = 0
 
     init(file: String, limits: ReaderLimits) {
         self.file = file
@@ -44,6 +52,7 @@ struct LibYAMLParser {
 
     static func parse(_ bytes: [UInt8], file: String, limits: ReaderLimits) throws(DiagnosticError) -> [Document] {
         var builder = LibYAMLParser(file: file, limits: limits)
+        builder.inputSize = bytes.count
         var parser = yaml_parser_t()
         guard yaml_parser_initialize(&parser) == 1 else {
             throw DiagnosticError(.error(.yamlSyntax, "libyaml could not allocate a parser"))
@@ -91,6 +100,7 @@ struct LibYAMLParser {
             stack.removeAll(keepingCapacity: true)
             anchors.removeAll(keepingCapacity: true)
             entries = []
+            entries.reserveCapacity(inputSize / 14)
             root = nil
             nodes = 0
         case YAML_DOCUMENT_END_EVENT:
@@ -116,8 +126,9 @@ struct LibYAMLParser {
 
     /// Whether the next node completes a mapping key rather than a value.
     var expectingKey: Bool {
-        guard let top = stack.last else { return false }
-        return top.isMapping && top.key == nil
+        guard !stack.isEmpty else { return false }
+        let top = stack.count - 1
+        return stack[top].isMapping && stack[top].key == nil
     }
 
     mutating func countNodes(_ n: Int, _ m: yaml_mark_t) throws(DiagnosticError) {
@@ -130,7 +141,8 @@ struct LibYAMLParser {
 
     /// Appends the source entry of a value node, taking the key position from the enclosing mapping.
     mutating func newEntry(_ m: yaml_mark_t) -> Int {
-        let keyMark = stack.last.map { $0.isMapping ? $0.keyMark : (0, 0) } ?? (0, 0)
+        var keyMark: (UInt32, UInt32) = (0, 0)
+        if !stack.isEmpty && stack[stack.count - 1].isMapping { keyMark = stack[stack.count - 1].keyMark }
         entries.append(SourceMap.Entry(line: UInt32(m.line + 1), column: UInt32(m.column + 1),
                                        keyLine: keyMark.0, keyColumn: keyMark.1))
         return entries.count - 1
@@ -159,7 +171,7 @@ struct LibYAMLParser {
             case .failure(let e): throw fail(.yamlBadTag, e.message, m)
             }
         } else if plain && tag == nil {
-            value = ScalarResolver.resolvePlain(bytes)
+            value = ScalarResolver.resolvePlain(bytes, interner: &interner)
             if case .string = value, ScalarResolver.isYAML11Boolean(bytes) {
                 let text = String(decoding: bytes, as: UTF8.self)
                 warnings.append(.warning(.yaml11Boolean,
@@ -167,7 +179,7 @@ struct LibYAMLParser {
                     at: location(m)))
             }
         } else {
-            value = .string(String(decoding: bytes, as: UTF8.self))
+            value = .string(interner.string(bytes))
         }
         if let anchor { anchors[anchor] = Anchor(value: value, nodes: 1) }
         let entry = newEntry(m)
@@ -177,7 +189,7 @@ struct LibYAMLParser {
     mutating func setKey(bytes: UnsafeBufferPointer<UInt8>, plain: Bool, tag: String?, mark m: yaml_mark_t,
                          anchor: String?) throws(DiagnosticError)
     {
-        let text = String(decoding: bytes, as: UTF8.self)
+        let text = interner.string(bytes)
         if let anchor { anchors[anchor] = Anchor(value: .string(text), nodes: 1) }
         let top = stack.count - 1
         stack[top].key = text
@@ -218,24 +230,27 @@ struct LibYAMLParser {
             throw fail(.limitExceeded, "nesting deeper than \(limits.maxDepth) levels", m)
         }
         let entry = newEntry(m)
-        stack.append(Frame(isMapping: mapping, entry: entry, anchor: anchor, nodesAtStart: nodes - 1,
-                           mark: location(m)))
+        stack.append(Frame(isMapping: mapping, start: mapping ? scratchMembers.count : scratchValues.count,
+                           entry: entry, anchor: anchor, nodesAtStart: nodes - 1, mark: location(m)))
     }
 
     mutating func close(_ m: yaml_mark_t) throws(DiagnosticError) {
-        var frame = stack.removeLast()
+        let frame = stack.removeLast()
         let value: Value
         if frame.isMapping {
+            var object = ValueObject(members: Array(scratchMembers[frame.start...]))
+            scratchMembers.removeSubrange(frame.start...)
             for (source, mergeMark) in frame.merges {
-                for (k, v) in source where frame.object.index(forKey: k) == nil {
-                    frame.object.appendNew(key: k, value: v)
+                for (k, v) in source where object.index(forKey: k) == nil {
+                    object.appendNew(key: k, value: v)
                     entries.append(SourceMap.Entry(line: mergeMark.0, column: mergeMark.1,
                                                    keyLine: mergeMark.0, keyColumn: mergeMark.1))
                 }
             }
-            value = .object(frame.object)
+            value = .object(object)
         } else {
-            value = .array(frame.items)
+            value = .array(Array(scratchValues[frame.start...]))
+            scratchValues.removeSubrange(frame.start...)
         }
         entries[frame.entry].span = UInt32(entries.count - frame.entry)
         if let anchor = frame.anchor { anchors[anchor] = Anchor(value: value, nodes: nodes - frame.nodesAtStart) }
@@ -250,7 +265,7 @@ struct LibYAMLParser {
         }
         let top = stack.count - 1
         if !stack[top].isMapping {
-            stack[top].items.append(value)
+            scratchValues.append(value)
             return
         }
         let key = stack[top].key!
@@ -273,10 +288,45 @@ struct LibYAMLParser {
             }
             return
         }
-        if stack[top].object.index(forKey: key) != nil {
+        if isDuplicate(key, in: top) {
             throw DiagnosticError(.error(.yamlDuplicateKey, "duplicate key '\(key)' in a mapping",
                 at: SourceLocation(file: file, line: Int(keyMark.0), column: Int(keyMark.1))))
         }
-        stack[top].object.appendNew(key: key, value: value)
+        scratchMembers.append(ValueObject.Member(key: key, value: value))
+    }
+
+    /// Linear for small mappings, a set once a mapping has many keys.
+    mutating func isDuplicate(_ key: String, in top: Int) -> Bool {
+        let start = stack[top].start
+        let count = scratchMembers.count - start
+        if stack[top].keySet == nil {
+            for i in start..<scratchMembers.count where scratchMembers[i].key == key { return true }
+            if count >= 16 { stack[top].keySet = Set(scratchMembers[start...].map(\.key)) }
+            stack[top].keySet?.insert(key)
+            return false
+        }
+        return !stack[top].keySet!.insert(key).inserted
+    }
+}
+
+extension YAMLReader {
+    /// Pulls every libyaml event of `bytes` and discards it: the floor any YAML loader is measured
+    /// against (benchmarks only). Returns the event count, or nil on a syntax error.
+    public static func bareEventPull(_ bytes: [UInt8]) -> Int? {
+        var parser = yaml_parser_t()
+        guard yaml_parser_initialize(&parser) == 1 else { return nil }
+        defer { yaml_parser_delete(&parser) }
+        return bytes.withUnsafeBufferPointer { buf -> Int? in
+            yaml_parser_set_input_string(&parser, buf.baseAddress, buf.count)
+            var event = yaml_event_t()
+            var count = 0
+            while true {
+                guard yaml_parser_parse(&parser, &event) == 1 else { return nil }
+                let done = event.type == YAML_STREAM_END_EVENT
+                yaml_event_delete(&event)
+                count += 1
+                if done { return count }
+            }
+        }
     }
 }

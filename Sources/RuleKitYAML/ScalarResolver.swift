@@ -4,7 +4,7 @@ internal import RuleKitCore
 /// YAML 1.2 core-schema resolution of plain scalars, and the explicit-tag conversions.
 enum ScalarResolver {
     /// The value of an untagged plain scalar.
-    static func resolvePlain(_ s: UnsafeBufferPointer<UInt8>) -> Value {
+    static func resolvePlain(_ s: UnsafeBufferPointer<UInt8>, interner: inout StringInterner) -> Value {
         guard let first = s.first else { return .null }
         switch first {
         case UInt8(ascii: "~"):
@@ -20,7 +20,7 @@ enum ScalarResolver {
         default:
             break
         }
-        return .string(String(decoding: s, as: UTF8.self))
+        return .string(interner.string(s))
     }
 
     /// Whether a plain scalar is one of YAML 1.1's boolean spellings (a string in YAML 1.2).

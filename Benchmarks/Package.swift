@@ -1,0 +1,27 @@
+// swift-tools-version: 6.3
+// RuleKit's benchmarks, kept apart so the root package builds without benchmark dependencies.
+// Run: cd Benchmarks && swift package --allow-writing-to-directory .benchmarkBaselines benchmark
+import PackageDescription
+
+let package = Package(
+    name: "RuleKitBenchmarks",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(name: "RuleKit", path: ".."),
+        .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.0",
+                 traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "Readers",
+            dependencies: [
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "RuleKitCore", package: "RuleKit"),
+                .product(name: "RuleKitYAML", package: "RuleKit"),
+            ],
+            path: "Benchmarks/Readers",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

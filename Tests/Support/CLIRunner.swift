@@ -1,0 +1,73 @@
+public import Foundation
+
+/// Runs the built `rulekit` executable and pins its output against golden files.
+public enum CLIRunner {
+    public struct Output: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+
+        /// The golden-file form: exit code, then both streams.
+        public var transcript: String {
+            "exit: \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)"
+        }
+    }
+
+    /// The `rulekit` binary next to the test bundle.
+    public static var executable: URL? {
+        var candidates: [URL] = []
+        let bundle = Bundle.main.bundleURL
+        candidates.append(bundle.appendingPathComponent("rulekit"))
+        candidates.append(bundle.deletingLastPathComponent().appendingPathComponent("rulekit"))
+        let argv0 = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        candidates.append(argv0.appendingPathComponent("rulekit"))
+        candidates.append(argv0.deletingLastPathComponent().appendingPathComponent("rulekit"))
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    /// Runs `rulekit args...` in `directory` (the repository root by default) with `stdin`.
+    public static func run(_ args: [String], stdin: String? = nil, in directory: URL? = nil) throws -> Output {
+        guard let exe = executable else {
+            throw NSError(domain: "CLIRunner", code: 1, userInfo: [NSLocalizedDescriptionKey: "rulekit binary not found"])
+        }
+        let p = Process()
+        p.executableURL = exe
+        p.arguments = args
+        p.currentDirectoryURL = directory ?? SharedCorpus.repositoryRoot
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = input
+        try p.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        // Read both pipes concurrently so neither fills up and blocks the child.
+        nonisolated(unsafe) var errData = Data()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async {
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        p.waitUntilExit()
+        return Output(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Compares `output` with `Golden/<name>.txt` beside `testFile`; with `RULEKIT_UPDATE_GOLDEN=1`
+    /// writes it instead. Returns a description of the difference, or nil when equal.
+    public static func compare(_ output: Output, golden name: String, testFile: String = #filePath) -> String? {
+        let url = URL(fileURLWithPath: testFile).deletingLastPathComponent()
+            .appendingPathComponent("Golden").appendingPathComponent(name + ".txt")
+        if ProcessInfo.processInfo.environment["RULEKIT_UPDATE_GOLDEN"] == "1" {
+            try? output.transcript.write(to: url, atomically: true, encoding: .utf8)
+            return nil
+        }
+        guard let expected = try? String(contentsOf: url, encoding: .utf8) else {
+            return "missing golden file \(url.path); run with RULEKIT_UPDATE_GOLDEN=1 to create it"
+        }
+        return expected == output.transcript ? nil : "golden \(name) differs:\n--- expected\n\(expected)\n--- got\n\(output.transcript)"
+    }
+}
