@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .library(name: "RuleKitCore", targets: ["RuleKitCore"]),
         .library(name: "RuleKitYAML", targets: ["RuleKitYAML"]),
+        .library(name: "RuleKitRules", targets: ["RuleKitRules"]),
         .executable(name: "rulekit", targets: ["rulekit"]),
     ],
     dependencies: [
@@ -27,6 +28,7 @@ let package = Package(
         ),
         .target(name: "RuleKitCore", swiftSettings: strict),
         .target(name: "RuleKitYAML", dependencies: ["RuleKitCore", "CYAML"], swiftSettings: strict),
+        .target(name: "RuleKitRules", dependencies: ["RuleKitCore"], swiftSettings: strict),
         .executableTarget(
             name: "rulekit",
             dependencies: [
@@ -40,6 +42,9 @@ let package = Package(
         .testTarget(
             name: "RuleKitYAMLTests", dependencies: ["RuleKitYAML", "RuleKitCore", "RuleKitTestSupport"],
             exclude: ["yaml-test-suite-expected-failures.tsv"], swiftSettings: strict),
+        .testTarget(
+            name: "RuleKitRulesTests", dependencies: ["RuleKitRules", "RuleKitCore", "RuleKitTestSupport"],
+            exclude: ["aep-rules-expected-failures.tsv"], swiftSettings: strict),
         .testTarget(
             name: "RulekitCLITests", dependencies: ["RuleKitCore", "RuleKitTestSupport", "rulekit"],
             exclude: ["Fixtures", "Golden"], swiftSettings: strict),

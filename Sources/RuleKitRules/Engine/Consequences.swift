@@ -1,0 +1,75 @@
+internal import Foundation
+public import RuleKitCore
+
+/// What each consequence type does to the event being processed, as in the reference.
+enum Consequences {
+    /// Runs one consequence on `current` (the progressively processed event) and returns the new current
+    /// event. Tokens resolve against the original trigger; produced events go to `out`.
+    static func run(_ c: PlannedConsequence, on current: EngineEvent, trigger: EngineEvent, resolver r: inout Resolver,
+                    chain: Int, chainCounts: inout [UUID: Int], runtime: any RulesRuntime,
+                    out: inout [EngineEvent]) -> EngineEvent
+    {
+        let rendered = Evaluator.render(c, &r)
+        let detail = rendered.detail
+        switch c.kind {
+        case .add, .mod:
+            guard case .object(let eventdata)? = detail["eventdata"], let data = current.data else { return current }
+            return current.withData(EventDataMerge.merge(to: data, from: eventdata, overwrite: c.kind == .mod))
+        case .dispatch:
+            guard chain < RulesEngine.maxChainedConsequenceCount else { return current }
+            guard case .string(let type)? = detail["type"], case .string(let source)? = detail["source"],
+                  case .string(let action)? = detail["eventdataaction"] else { return current }
+            let data: ValueObject?
+            switch action {
+            case "copy": data = current.data
+            case "new":
+                if case .object(var o)? = detail["eventdata"] {
+                    for k in o.keys where o[k] == .null { o[k] = nil }
+                    data = o
+                } else {
+                    data = nil
+                }
+            default: return current
+            }
+            let e = trigger.chained(name: RulesEventNames.dispatchEventName, type: type, source: source, data: data)
+            chainCounts[e.id] = chain + 1
+            out.append(e)
+            return current
+        case .schema:
+            guard case .string(let schema)? = detail["schema"], case .object(let schemaData)? = detail["data"],
+                  case .string = detail["id"] else { return current }
+            if schema == RulesEventNames.historySchema {
+                history(rendered, schemaData: schemaData, trigger: trigger, runtime: runtime, out: &out)
+            } else {
+                out.append(consequenceEvent(rendered, trigger: trigger))
+            }
+            return current
+        case .other:
+            out.append(consequenceEvent(rendered, trigger: trigger))
+            return current
+        }
+    }
+
+    /// The generic rules-consequence event.
+    static func consequenceEvent(_ c: Consequence, trigger: EngineEvent) -> EngineEvent {
+        trigger.chained(name: RulesEventNames.consequenceEventName, type: RulesEventNames.rulesEngineType,
+                        source: RulesEventNames.responseContent, data: ["triggeredconsequence": c.value])
+    }
+
+    /// The event-history operation of a `schema` consequence.
+    static func history(_ c: Consequence, schemaData: ValueObject, trigger: EngineEvent, runtime: any RulesRuntime,
+                        out: inout [EngineEvent]) {
+        guard case .string(let operation)? = schemaData["operation"],
+              operation == "insert" || operation == "insertIfNotExists",
+              case .object(let content)? = schemaData["content"], !content.isEmpty else { return }
+        let historyEvent = trigger.chained(name: RulesEventNames.dispatchEventName, type: RulesEventNames.rulesEngineType,
+                                           source: RulesEventNames.responseContent, data: content)
+        if operation == "insertIfNotExists" {
+            let request = HistoryRequest(mask: Flatten.object(content, arrays: true))
+            let results = runtime.queryHistory([request], enforceOrder: false)
+            guard let first = results.first, first.count == 0 else { return }
+        }
+        guard runtime.recordHistory(historyEvent) else { return }
+        out.append(consequenceEvent(c, trigger: trigger))
+    }
+}

@@ -1,0 +1,65 @@
+public import Foundation
+public import RuleKitCore
+
+/// One event-history search: the flattened mask content, within an optional time window.
+public struct HistoryRequest: Sendable, Hashable {
+    /// Flattened key → value pairs the recorded event must have.
+    public var mask: ValueObject
+    public var from: Date?
+    public var to: Date?
+
+    public init(mask: ValueObject, from: Date? = nil, to: Date? = nil) {
+        self.mask = mask
+        self.from = from
+        self.to = to
+    }
+}
+
+/// The answer to one history request: how many matched, and when (count -1: a database error).
+public struct HistoryResult: Sendable, Hashable {
+    public var count: Int
+    public var oldest: Date?
+    public var newest: Date?
+
+    public init(count: Int, oldest: Date? = nil, newest: Date? = nil) {
+        self.count = count
+        self.oldest = oldest
+        self.newest = newest
+    }
+
+    public static let databaseError = HistoryResult(count: -1)
+}
+
+/// What the engine needs from its host: state lookups, event history, the clock, and a way out for the
+/// events consequences produce. The event hub implements it; tests use a mock.
+public protocol RulesRuntime: Sendable {
+    /// The data of `extensionName`'s standard shared state at `event`'s version, or nil when there is none.
+    func sharedState(_ extensionName: String, at event: EngineEvent) -> ValueObject?
+    /// The data of its XDM shared state (`~xdm.`), or nil.
+    func xdmSharedState(_ extensionName: String, at event: EngineEvent) -> ValueObject?
+    /// Runs history searches, one result per request (with `enforceOrder`, each search starts after the
+    /// previous match).
+    func queryHistory(_ requests: [HistoryRequest], enforceOrder: Bool) -> [HistoryResult]
+    /// Records `event` in history; false when recording failed.
+    func recordHistory(_ event: EngineEvent) -> Bool
+    /// Hands an event the engine produced to the host (it comes back through `process`).
+    func dispatch(_ event: EngineEvent)
+    /// The evaluation clock (`~timestamp*` read it once per evaluation).
+    func now() -> Date
+    /// What `~sdkver` returns.
+    var sdkVersion: String { get }
+}
+
+extension RulesRuntime {
+    public func xdmSharedState(_ extensionName: String, at event: EngineEvent) -> ValueObject? { nil }
+    public func queryHistory(_ requests: [HistoryRequest], enforceOrder: Bool) -> [HistoryResult] {
+        requests.map { _ in .databaseError }
+    }
+    public func recordHistory(_ event: EngineEvent) -> Bool { false }
+    public func now() -> Date { Date() }
+    public var sdkVersion: String { RuleKitVersion.current }
+}
+
+public enum RuleKitVersion {
+    public static let current = "0.1.0"
+}

@@ -1,0 +1,134 @@
+public import RuleKitCore
+
+/// Why a comparison came out as it did: "no match" and "error" stay apart, even though the Launch
+/// semantics make an error behave as false.
+public enum ComparisonOutcome: Sendable, Hashable {
+    case match
+    case noMatch
+    /// The left side could not be converted to the operand's type.
+    case conversionFailed(String)
+    /// The operation does not exist for the operand's type (e.g. `gt` on a string).
+    case unsupported(String)
+
+    public var isMatch: Bool { self == .match }
+}
+
+enum Compare {
+    /// The reference's comparison: the operand's type picks the conversion of the left side; a missing
+    /// left side is "" first.
+    @inline(__always)
+    static func evaluate(_ lhs: Value?, _ op: Operation, _ operand: Operand) -> Bool {
+        outcome(lhs, op, operand) == .match
+    }
+
+    static func outcome(_ lhsRaw: Value?, _ op: Operation, _ operand: Operand) -> ComparisonOutcome {
+        let lhs = lhsRaw ?? .string("")
+        switch operand {
+        case .string(_, let r):
+            let l: String
+            if case .string(let s) = lhs { l = s } else { l = Conversion.string(lhs) }
+            switch op {
+            case .equals: return CaseInsensitive.equals(l, r) ? .match : .noMatch
+            case .notEquals: return CaseInsensitive.equals(l, r) ? .noMatch : .match
+            case .contains: return CaseInsensitive.contains(l, r) ? .match : .noMatch
+            case .notContains: return CaseInsensitive.contains(l, r) ? .noMatch : .match
+            case .startsWith: return CaseInsensitive.hasPrefix(l, r) ? .match : .noMatch
+            case .endsWith: return CaseInsensitive.hasSuffix(l, r) ? .match : .noMatch
+            default: return .unsupported("'\(op.rawValue)' does not compare strings")
+            }
+        case .int(let r):
+            guard let l = Conversion.int(lhs) else {
+                return .conversionFailed("\(SwiftDescription.debugDescribe(lhs)) is not an integer")
+            }
+            return ordered(l, r, op)
+        case .double(let r):
+            guard let l = Conversion.double(lhs) else {
+                return .conversionFailed("\(SwiftDescription.debugDescribe(lhs)) is not a number")
+            }
+            return ordered(l, r, op)
+        case .bool(let r):
+            let l = Conversion.bool(lhs)
+            switch op {
+            case .equals: return l == r ? .match : .noMatch
+            case .notEquals: return l != r ? .match : .noMatch
+            default: return .unsupported("'\(op.rawValue)' does not compare booleans")
+            }
+        }
+    }
+
+    @inline(__always)
+    static func ordered<T: Comparable>(_ l: T, _ r: T, _ op: Operation) -> ComparisonOutcome {
+        let m: Bool
+        switch op {
+        case .equals: m = l == r
+        case .notEquals: m = l != r
+        case .greaterThan: m = l > r
+        case .greaterEqual: m = l >= r
+        case .lessThan: m = l < r
+        case .lessEqual: m = l <= r
+        default: return .unsupported("'\(op.rawValue)' does not compare numbers")
+        }
+        return m ? .match : .noMatch
+    }
+}
+
+/// The case-insensitive string operators (`lowercased()` on both sides), with an allocation-free path
+/// for ASCII text. The right side arrives already lowercased.
+enum CaseInsensitive {
+    @inline(__always) static func lower(_ b: UInt8) -> UInt8 { b &- 0x41 < 26 ? b | 0x20 : b }
+
+    static func isASCII(_ s: String) -> Bool { s.utf8.allSatisfy { $0 < 0x80 } }
+
+    static func equals(_ l: String, _ lowered: String) -> Bool {
+        var l = l, r = lowered
+        let fast = l.withUTF8 { lb in
+            r.withUTF8 { rb -> Bool? in
+                if lb.count != rb.count {
+                    if lb.allSatisfy({ $0 < 0x80 }) && rb.allSatisfy({ $0 < 0x80 }) { return false }
+                    return nil
+                }
+                for i in 0..<lb.count {
+                    let a = lb[i], b = rb[i]
+                    if a >= 0x80 || b >= 0x80 { return nil }
+                    if lower(a) != b { return false }
+                }
+                return true
+            }
+        }
+        if let fast { return fast }
+        return l.lowercased() == lowered
+    }
+
+    static func contains(_ l: String, _ lowered: String) -> Bool {
+        // Decision (reference ambiguous): every string contains "".
+        if lowered.isEmpty { return true }
+        if isASCII(l) && isASCII(lowered) {
+            let lb = Array(l.utf8), rb = Array(lowered.utf8)
+            guard rb.count <= lb.count else { return false }
+            outer: for start in 0...(lb.count - rb.count) {
+                for j in 0..<rb.count where lower(lb[start + j]) != rb[j] { continue outer }
+                return true
+            }
+            return false
+        }
+        return l.lowercased().contains(lowered)
+    }
+
+    static func hasPrefix(_ l: String, _ lowered: String) -> Bool {
+        if isASCII(l) && isASCII(lowered) {
+            let lu = l.utf8, ru = lowered.utf8
+            guard ru.count <= lu.count else { return false }
+            return zip(lu, ru).allSatisfy { lower($0) == $1 }
+        }
+        return l.lowercased().hasPrefix(lowered)
+    }
+
+    static func hasSuffix(_ l: String, _ lowered: String) -> Bool {
+        if isASCII(l) && isASCII(lowered) {
+            let lu = Array(l.utf8), ru = Array(lowered.utf8)
+            guard ru.count <= lu.count else { return false }
+            return zip(lu[(lu.count - ru.count)...], ru).allSatisfy { lower($0) == $1 }
+        }
+        return l.lowercased().hasSuffix(lowered)
+    }
+}

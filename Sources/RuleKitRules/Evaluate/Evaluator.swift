@@ -1,0 +1,161 @@
+internal import Foundation
+public import RuleKitCore
+
+/// Evaluates planned conditions and renders consequences against one event.
+///
+/// Stateless apart from the per-pass `Resolver`; the stateful parts of the reference (dispatch chains,
+/// the waiting-events cache, reevaluation) live in `RulesEngine`.
+public enum Evaluator {
+    /// Whether `condition` holds for the resolver's event.
+    public static func matches(_ condition: PlannedCondition, _ r: inout Resolver) -> Bool {
+        switch condition {
+        case .and(let cs):
+            for c in cs where !matches(c, &r) { return false }
+            return true
+        case .or(let cs):
+            for c in cs where matches(c, &r) { return true }
+            return false
+        case .unknownLogic:
+            return false
+        case .comparison(let key, let op, let operand):
+            return Compare.evaluate(r.resolve(key), op, operand)
+        case .existence(let key, let negated):
+            return (r.resolve(key) != nil) != negated
+        case .historical(let h):
+            return Compare.evaluate(.int(Int64(historyOperand(h, &r))), h.operation, .int(h.value))
+        }
+    }
+
+    /// The rules of `set` whose condition holds for `event`, in order.
+    public static func matchingRules(_ set: CompiledRuleSet, _ r: inout Resolver) -> [PlannedRule] {
+        var out: [PlannedRule] = []
+        for i in set.index.candidates(type: r.event.type, source: r.event.source) {
+            let rule = set.rules[i]
+            if matches(rule.condition, &r) { out.append(rule) }
+        }
+        return out
+    }
+
+    /// How many rules of `set` match (no allocation for the matches themselves).
+    public static func matchCount(_ set: CompiledRuleSet, _ r: inout Resolver) -> Int {
+        var n = 0
+        for i in set.index.candidates(type: r.event.type, source: r.event.source)
+        where matches(set.rules[i].condition, &r) {
+            n += 1
+        }
+        return n
+    }
+
+    // MARK: history
+
+    static func historyOperand(_ h: PlannedCondition.Historical, _ r: inout Resolver) -> Int {
+        let requests = h.masks.map { mask in
+            HistoryRequest(mask: Flatten.object(mask, arrays: true),
+                           from: h.from.map { Date(timeIntervalSince1970: Double($0) / 1000) },
+                           to: h.to.map { Date(timeIntervalSince1970: Double($0) / 1000) })
+        }
+        let results = r.runtime.queryHistory(requests, enforceOrder: h.searchType == .ordered)
+        switch h.searchType {
+        case .mostRecent: return HistoryOperand.mostRecent(results)
+        default: return HistoryOperand.count(results, searchType: h.searchType)
+        }
+    }
+
+    // MARK: rendering
+
+    /// A consequence with its tokens replaced, as `{"id","type","detail"}` parts.
+    public static func render(_ c: PlannedConsequence, _ r: inout Resolver) -> Consequence {
+        guard case .object(let detail) = render(c.detail, &r) else {
+            return Consequence(id: c.id, type: c.type, detail: [:], location: c.source.location)
+        }
+        return Consequence(id: c.id, type: c.type, detail: detail, location: c.source.location)
+    }
+
+    static func render(_ t: TemplateValue, _ r: inout Resolver) -> Value {
+        switch t {
+        case .literal(let v): return v
+        case .template(let tpl): return .string(render(tpl, &r))
+        case .array(let a): return .array(a.map { render($0, &r) })
+        case .object(let members):
+            var o = ValueObject(minimumCapacity: members.count)
+            for (k, v) in members { o.appendNew(key: k, value: render(v, &r)) }
+            return .object(o)
+        }
+    }
+
+    /// Renders a template: missing values render "", every value renders as its Swift description.
+    public static func render(_ t: Template, _ r: inout Resolver) -> String {
+        if t.unclosed { return "" }
+        var out = ""
+        for s in t.segments {
+            switch s {
+            case .text(let text): out += text
+            case .token(let tok):
+                if tok.isEmpty { continue }
+                var v = r.resolve(tok.key)
+                if let f = tok.function { v = Conversion.apply(f, to: v ?? .string("")) }
+                if let v { out += SwiftDescription.describe(v) }
+            }
+        }
+        return out
+    }
+}
+
+/// The historical-condition operand functions.
+public enum HistoryOperand {
+    /// `any`: the sum of counts; `ordered`: 1 when every search found something, else 0; -1 on a
+    /// database error; -1 for `mostRecent` (which has its own function).
+    public static func count(_ results: [HistoryResult], searchType: SearchType) -> Int {
+        if results.contains(where: { $0.count < 0 }) { return -1 }
+        switch searchType {
+        case .any: return results.reduce(0) { $0 + $1.count }
+        case .ordered: return results.allSatisfy { $0.count > 0 } ? 1 : 0
+        case .mostRecent: return -1
+        }
+    }
+
+    /// The index of the search whose newest occurrence is latest (ties: the first); -1 when none has a
+    /// date or on error.
+    public static func mostRecent(_ results: [HistoryResult]) -> Int {
+        if results.contains(where: { $0.count < 0 }) { return -1 }
+        var best: (Int, Date)?
+        for (i, r) in results.enumerated() {
+            guard let d = r.newest else { continue }
+            if best == nil || d > best!.1 { best = (i, d) }
+        }
+        return best?.0 ?? -1
+    }
+}
+
+/// The reference's flattening (`a.b.0.c` keys), for history masks, `~all_url` and test suites.
+public enum Flatten {
+    /// Flattens an object; arrays become numeric segments when `arrays` is true, else stay values.
+    /// Empty objects and arrays vanish; a later key wins on a collision.
+    public static func object(_ o: ValueObject, arrays: Bool) -> ValueObject {
+        var out = ValueObject()
+        add(.object(o), prefix: nil, arrays: arrays, into: &out)
+        return out
+    }
+
+    /// Flattens an array root: its elements become `0`, `1`, ... keys.
+    public static func array(_ a: [Value], arrays: Bool) -> ValueObject {
+        var out = ValueObject()
+        add(.array(a), prefix: nil, arrays: true, into: &out, nestedArrays: arrays)
+        return out
+    }
+
+    static func add(_ v: Value, prefix: String?, arrays: Bool, into out: inout ValueObject, nestedArrays: Bool? = nil) {
+        switch v {
+        case .object(let o):
+            for (k, x) in o {
+                add(x, prefix: prefix.map { $0 + "." + k } ?? k, arrays: nestedArrays ?? arrays, into: &out)
+            }
+        case .array(let a) where arrays:
+            for (i, x) in a.enumerated() {
+                add(x, prefix: prefix.map { $0 + "." + String(i) } ?? String(i), arrays: nestedArrays ?? arrays, into: &out)
+            }
+        default:
+            if let p = prefix { out[p] = v }
+        }
+    }
+}

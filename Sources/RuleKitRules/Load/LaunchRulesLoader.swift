@@ -1,0 +1,224 @@
+public import RuleKitCore
+
+/// Reads the Adobe Launch `rules.json` structure (from JSON or from YAML syntax) into a `RuleSet`.
+///
+/// Structure follows the reference decoder: a wrong type anywhere in the root, a rule, a condition or a
+/// typed definition field makes the whole file unusable (every such problem is reported, located); a
+/// consequence without a string `id`, a string `type` and an object `detail` is dropped with a warning
+/// and its rule kept. Unknown keys are ignored, and reported as warnings.
+///
+/// ```swift
+/// let doc = try JSONReader.read(bytes, file: "rules.json", keepSourceMap: true)
+/// let set = try LaunchRulesLoader.load(doc).get()
+/// ```
+public enum LaunchRulesLoader {
+    static let rootKeys: Set<String> = ["version", "rules"]
+    static let ruleKeys: Set<String> = ["condition", "consequences", "meta"]
+    static let conditionKeys: Set<String> = ["type", "definition"]
+    static let definitionKeys: Set<String> = ["logic", "conditions", "key", "matcher", "values", "events", "value",
+                                              "from", "to", "searchType"]
+    static let consequenceKeys: Set<String> = ["id", "type", "detail"]
+
+    public static func load(_ document: Document) -> RulesLoadResult {
+        var ctx = LoaderContext()
+        let set = load(root: document.root, ctx: &ctx)
+        let diags = ctx.diagnostics.sorted
+        return RulesLoadResult(ruleSet: ctx.diagnostics.hasErrors ? nil : set, diagnostics: diags)
+    }
+
+    static func load(root: ValueCursor, ctx: inout LoaderContext) -> RuleSet? {
+        guard case .object = root.value else {
+            ctx.error(.rulesStructure, "a rules file must be an object with 'version' and 'rules'", root)
+            return nil
+        }
+        ctx.unknownKeys(root, known: rootKeys, what: "the rules root")
+        var version: Int64 = 0
+        if let v = root["version"] {
+            if let i = LoaderContext.integer(v.value) { version = i } else {
+                ctx.error(.rulesStructure, "'version' must be an integer, not \(v.value.kind)", v)
+            }
+        } else {
+            ctx.error(.rulesStructure, "missing 'version' (an integer)", root)
+        }
+        var rules: [Rule] = []
+        if let r = root["rules"] {
+            if case .array = r.value {
+                for (i, ruleCursor) in r.elements.enumerated() {
+                    if let rule = loadRule(ruleCursor, index: i, ctx: &ctx) { rules.append(rule) }
+                }
+            } else {
+                ctx.error(.rulesStructure, "'rules' must be an array, not \(r.value.kind)", r)
+            }
+        } else {
+            ctx.error(.rulesStructure, "missing 'rules' (an array)", root)
+        }
+        return RuleSet(version: version, rules: rules)
+    }
+
+    static func loadRule(_ c: ValueCursor, index: Int, ctx: inout LoaderContext) -> Rule? {
+        guard case .object = c.value else {
+            ctx.error(.rulesStructure, "rule #\(index) must be an object, not \(c.value.kind)", c)
+            return nil
+        }
+        ctx.unknownKeys(c, known: ruleKeys, what: "a rule")
+        var meta: ValueObject?
+        if let m = c["meta"] {
+            switch m.value {
+            case .object(var o):
+                // The reference drops null entries of meta.
+                for k in o.keys where o[k] == .null { o[k] = nil }
+                meta = o
+            case .null: meta = nil
+            default: ctx.error(.rulesStructure, "'meta' must be an object, not \(m.value.kind)", m)
+            }
+        }
+        var condition: Condition?
+        if let cc = c["condition"] {
+            condition = loadCondition(cc, ctx: &ctx)
+        } else {
+            ctx.error(.rulesStructure, "rule #\(index) has no 'condition'", c)
+        }
+        var consequences: [Consequence] = []
+        if let cs = c["consequences"] {
+            if case .array = cs.value {
+                for e in cs.elements {
+                    if let q = loadConsequence(e, ctx: &ctx) { consequences.append(q) }
+                }
+            } else {
+                ctx.error(.rulesStructure, "'consequences' must be an array, not \(cs.value.kind)", cs)
+            }
+        } else {
+            ctx.error(.rulesStructure, "rule #\(index) has no 'consequences'", c)
+        }
+        guard let condition else { return nil }
+        var rule = Rule(meta: meta, condition: condition, consequences: consequences, location: c.location)
+        // RuleKit's own fields travel in meta when a YAML rule set is exported to Launch JSON.
+        if var m = rule.meta {
+            if case .string(let id)? = m["id"] { rule.id = id; m["id"] = nil }
+            if case .string(let n)? = m["name"] { rule.name = n; m["name"] = nil }
+            if case .string(let d)? = m["description"] { rule.description = d; m["description"] = nil }
+            rule.meta = m.isEmpty && c["meta"]?.value.objectValue?.isEmpty == false ? nil : m
+        }
+        return rule
+    }
+
+    static func loadCondition(_ c: ValueCursor, ctx: inout LoaderContext) -> Condition? {
+        guard case .object = c.value else {
+            ctx.error(.rulesStructure, "a condition must be an object, not \(c.value.kind)", c)
+            return nil
+        }
+        ctx.unknownKeys(c, known: conditionKeys, what: "a condition")
+        var kind: Condition.Kind?
+        if let t = c["type"] {
+            if case .string(let s) = t.value, let k = Condition.Kind(rawValue: s) {
+                kind = k
+            } else {
+                let hint = t.value.stringValue.flatMap { closest($0, in: Condition.Kind.allCases.map(\.rawValue)) }
+                ctx.error(.rulesStructure,
+                          "condition 'type' must be group, matcher or historical, not \(describe(t.value))"
+                              + (hint.map { " (did you mean '\($0)'?)" } ?? ""), t)
+            }
+        } else {
+            ctx.error(.rulesStructure, "a condition needs a 'type' (group, matcher or historical)", c)
+        }
+        guard let d = c["definition"] else {
+            ctx.error(.rulesStructure, "a condition needs a 'definition'", c)
+            return nil
+        }
+        guard let definition = loadDefinition(d, ctx: &ctx), let kind else { return nil }
+        return Condition(kind: kind, definition: definition, location: c.location)
+    }
+
+    static func describe(_ v: Value) -> String {
+        if case .string(let s) = v { return "'\(s)'" }
+        return v.kind.rawValue
+    }
+
+    static func loadDefinition(_ d: ValueCursor, ctx: inout LoaderContext) -> Condition.Definition? {
+        guard case .object = d.value else {
+            ctx.error(.rulesStructure, "'definition' must be an object, not \(d.value.kind)", d)
+            return nil
+        }
+        ctx.unknownKeys(d, known: definitionKeys, what: "a condition definition")
+        var def = Condition.Definition()
+        var ok = true
+        func string(_ key: String, _ ctx: inout LoaderContext) -> String? {
+            guard let c = d[key], !c.value.isNull else { return nil }
+            if case .string(let s) = c.value { return s }
+            ctx.error(.rulesStructure, "'\(key)' must be a string, not \(c.value.kind)", c)
+            ok = false
+            return nil
+        }
+        func int(_ key: String, _ ctx: inout LoaderContext) -> Int64? {
+            guard let c = d[key], !c.value.isNull else { return nil }
+            if let i = LoaderContext.integer(c.value) { return i }
+            ctx.error(.rulesStructure, "'\(key)' must be an integer, not \(c.value.kind)", c)
+            ok = false
+            return nil
+        }
+        def.logic = string("logic", &ctx)
+        def.key = string("key", &ctx)
+        def.matcher = string("matcher", &ctx)
+        def.searchType = string("searchType", &ctx)
+        def.from = int("from", &ctx)
+        def.to = int("to", &ctx)
+        if let v = d["value"], !v.value.isNull { def.value = v.value }
+        if let vs = d["values"], !vs.value.isNull {
+            if case .array(let a) = vs.value { def.values = a } else {
+                ctx.error(.rulesStructure, "'values' must be an array, not \(vs.value.kind)", vs)
+                ok = false
+            }
+        }
+        if let es = d["events"], !es.value.isNull {
+            if case .array = es.value {
+                var events: [ValueObject] = []
+                for e in es.elements {
+                    if case .object(let o) = e.value { events.append(o) } else {
+                        ctx.error(.rulesStructure, "each of 'events' must be an object, not \(e.value.kind)", e)
+                        ok = false
+                    }
+                }
+                def.events = events
+            } else {
+                ctx.error(.rulesStructure, "'events' must be an array of objects, not \(es.value.kind)", es)
+                ok = false
+            }
+        }
+        if let cs = d["conditions"], !cs.value.isNull {
+            if case .array = cs.value {
+                var conditions: [Condition] = []
+                for e in cs.elements {
+                    if let c = loadCondition(e, ctx: &ctx) { conditions.append(c) } else { ok = false }
+                }
+                def.conditions = conditions
+            } else {
+                ctx.error(.rulesStructure, "'conditions' must be an array, not \(cs.value.kind)", cs)
+                ok = false
+            }
+        }
+        return ok ? def : nil
+    }
+
+    static func loadConsequence(_ c: ValueCursor, ctx: inout LoaderContext) -> Consequence? {
+        guard case .object = c.value else {
+            ctx.error(.rulesStructure, "a consequence must be an object, not \(c.value.kind)", c)
+            return nil
+        }
+        ctx.unknownKeys(c, known: consequenceKeys, what: "a consequence")
+        guard case .string(let id)? = c["id"]?.value else {
+            ctx.warning(.rulesDroppedConsequence, "consequence dropped: 'id' must be a string (the reference skips it)", c)
+            return nil
+        }
+        guard case .string(let type)? = c["type"]?.value else {
+            ctx.warning(.rulesDroppedConsequence,
+                        "consequence '\(id)' dropped: 'type' must be a string (the reference skips it)", c)
+            return nil
+        }
+        guard case .object(let detail)? = c["detail"]?.value else {
+            ctx.warning(.rulesDroppedConsequence,
+                        "consequence '\(id)' dropped: 'detail' must be an object (the reference skips it)", c)
+            return nil
+        }
+        return Consequence(id: id, type: type, detail: detail, location: c.location)
+    }
+}

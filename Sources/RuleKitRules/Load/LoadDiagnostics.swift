@@ -1,0 +1,96 @@
+public import RuleKitCore
+
+extension DiagnosticCode {
+    public static let rulesStructure: DiagnosticCode = "rules.structure"
+    public static let rulesUnknownKey: DiagnosticCode = "rules.unknown-key"
+    public static let rulesDroppedConsequence: DiagnosticCode = "rules.dropped-consequence"
+    public static let rulesUnknownMatcher: DiagnosticCode = "rules.unknown-matcher"
+    public static let rulesUnknownLogic: DiagnosticCode = "rules.unknown-logic"
+    public static let rulesDroppedCondition: DiagnosticCode = "rules.dropped-condition"
+    public static let rulesDroppedRule: DiagnosticCode = "rules.dropped-rule"
+    public static let rulesBadValue: DiagnosticCode = "rules.bad-value"
+    public static let rulesBadToken: DiagnosticCode = "rules.bad-token"
+    public static let rulesUnknownDataElement: DiagnosticCode = "rules.unknown-data-element"
+    public static let rulesUnknownConsequence: DiagnosticCode = "rules.unknown-consequence"
+    public static let rulesDuplicateID: DiagnosticCode = "rules.duplicate-id"
+}
+
+/// What a loader produced: the rule set (nil when any error makes the whole source unusable, as the
+/// reference refuses a structurally broken `rules.json`) and everything it noticed, sorted.
+public struct RulesLoadResult: Sendable {
+    public var ruleSet: RuleSet?
+    public var diagnostics: [Diagnostic]
+
+    public init(ruleSet: RuleSet?, diagnostics: [Diagnostic]) {
+        self.ruleSet = ruleSet
+        self.diagnostics = diagnostics
+    }
+
+    public var errors: [Diagnostic] { diagnostics.filter { $0.severity == .error } }
+
+    /// The rule set, or a `DiagnosticError` with the errors.
+    public func get() throws(DiagnosticError) -> RuleSet {
+        guard let ruleSet else { throw DiagnosticError(errors.isEmpty ? diagnostics : errors) }
+        return ruleSet
+    }
+}
+
+/// Shared helpers of the loaders: typed reads from a cursor, each failure becoming a located diagnostic.
+struct LoaderContext {
+    var diagnostics = Diagnostics(cap: 500)
+
+    mutating func error(_ code: DiagnosticCode, _ message: String, _ at: ValueCursor) {
+        diagnostics.append(.error(code, message, at: at.location, pointer: at.pointer))
+    }
+
+    mutating func warning(_ code: DiagnosticCode, _ message: String, _ at: ValueCursor) {
+        diagnostics.append(.warning(code, message, at: at.location, pointer: at.pointer))
+    }
+
+    mutating func warnKey(_ code: DiagnosticCode, _ message: String, _ at: ValueCursor) {
+        diagnostics.append(.warning(code, message, at: at.keyLocation, pointer: at.pointer))
+    }
+
+    /// Reports keys of `object` outside `known` as warnings (the reference ignores them).
+    mutating func unknownKeys(_ object: ValueCursor, known: Set<String>, what: String) {
+        for (k, v) in object.members where !known.contains(k) {
+            let hint = closest(k, in: known).map { " (did you mean '\($0)'?)" } ?? ""
+            warnKey(.rulesUnknownKey, "unknown key '\(k)' in \(what) is ignored\(hint)", v)
+        }
+    }
+
+    /// An integer, accepting integral doubles as the reference's decoder does.
+    static func integer(_ v: Value) -> Int64? {
+        switch v {
+        case .int(let i): return i
+        case .double(let d) where d.rounded() == d && abs(d) < 9.2e18: return Int64(d)
+        default: return nil
+        }
+    }
+}
+
+/// The closest candidate by edit distance, if close enough to be a likely typo.
+func closest(_ word: String, in candidates: some Sequence<String>) -> String? {
+    var best: (String, Int)?
+    for c in candidates {
+        let d = editDistance(word.lowercased(), c.lowercased())
+        if d <= max(1, min(word.count, c.count) / 3), best == nil || d < best!.1 { best = (c, d) }
+    }
+    return best?.0
+}
+
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var prev = Array(0...b.count)
+    var cur = [Int](repeating: 0, count: b.count + 1)
+    for i in 1...a.count {
+        cur[0] = i
+        for j in 1...b.count {
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        swap(&prev, &cur)
+    }
+    return prev[b.count]
+}

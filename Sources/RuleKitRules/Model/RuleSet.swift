@@ -1,0 +1,159 @@
+// RuleKitRules is RuleKit's rules engine: the Launch rule model, the loaders that build it from Launch
+// `rules.json` or RuleKit's YAML format (both given as parsed `Document`s — this module never parses
+// text), the planner that compiles a rule set once into an immutable `CompiledRuleSet`, and the
+// evaluator and stateful engine that apply it to events with the exact semantics of the Launch rules
+// engine (`docs/rules-semantics.md` lists every decision). It depends only on RuleKitCore: events,
+// shared states, history and the clock come in through the `RulesRuntime` protocol.
+public import RuleKitCore
+
+/// A set of rules as written: the common model of Launch `rules.json` and RuleKit's YAML format.
+///
+/// It keeps everything the source said, valid or not (an unknown matcher stays a string), so a rule set
+/// converts between the formats without loss; the planner decides what the engine does with it.
+public struct RuleSet: Sendable, Hashable {
+    public var version: Int64
+    public var rules: [Rule]
+    /// Named references to paths (`%orderTotal%`), declared once per rule set (RuleKit extension).
+    public var dataElements: [DataElement]
+
+    public init(version: Int64 = 1, rules: [Rule] = [], dataElements: [DataElement] = []) {
+        self.version = version
+        self.rules = rules
+        self.dataElements = dataElements
+    }
+}
+
+/// One rule: a condition and the consequences that run when it holds.
+public struct Rule: Sendable, Hashable {
+    /// RuleKit's identifier (Launch rules have none; exported as `meta.id`).
+    public var id: String?
+    public var name: String?
+    public var description: String?
+    /// A disabled rule is kept in the set but never planned.
+    public var enabled: Bool
+    /// Launch `meta` (its only key with meaning is `reEvaluate`).
+    public var meta: ValueObject?
+    public var condition: Condition
+    public var consequences: [Consequence]
+    /// Where the rule starts in its source.
+    public var location: SourceLocation?
+
+    public init(id: String? = nil, name: String? = nil, description: String? = nil, enabled: Bool = true,
+                meta: ValueObject? = nil, condition: Condition, consequences: [Consequence] = [],
+                location: SourceLocation? = nil) {
+        self.id = id
+        self.name = name
+        self.description = description
+        self.enabled = enabled
+        self.meta = meta
+        self.condition = condition
+        self.consequences = consequences
+        self.location = location
+    }
+
+    /// `meta.reEvaluate == true`.
+    public var reEvaluate: Bool { meta?["reEvaluate"] == .bool(true) }
+
+    /// A name for messages: the id, else the position.
+    public func label(index: Int) -> String { id ?? "#\(index)" }
+}
+
+/// A condition node exactly as Launch defines it: a type and a definition whose fields are all optional.
+public struct Condition: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        case group, matcher, historical
+    }
+
+    public var kind: Kind
+    public var definition: Definition
+    public var location: SourceLocation?
+
+    public init(kind: Kind, definition: Definition, location: SourceLocation? = nil) {
+        self.kind = kind
+        self.definition = definition
+        self.location = location
+    }
+
+    /// The Launch `definition` object.
+    public struct Definition: Sendable, Hashable {
+        public var logic: String?
+        public var conditions: [Condition]?
+        public var key: String?
+        public var matcher: String?
+        public var values: [Value]?
+        public var events: [ValueObject]?
+        public var value: Value?
+        public var from: Int64?
+        public var to: Int64?
+        public var searchType: String?
+
+        public init(logic: String? = nil, conditions: [Condition]? = nil, key: String? = nil, matcher: String? = nil,
+                    values: [Value]? = nil, events: [ValueObject]? = nil, value: Value? = nil, from: Int64? = nil,
+                    to: Int64? = nil, searchType: String? = nil) {
+            self.logic = logic
+            self.conditions = conditions
+            self.key = key
+            self.matcher = matcher
+            self.values = values
+            self.events = events
+            self.value = value
+            self.from = from
+            self.to = to
+            self.searchType = searchType
+        }
+    }
+
+    public static func group(_ logic: String, _ conditions: [Condition], at location: SourceLocation? = nil) -> Condition {
+        Condition(kind: .group, definition: Definition(logic: logic, conditions: conditions), location: location)
+    }
+
+    public static func matcher(_ key: String, _ matcher: String, _ values: [Value], at location: SourceLocation? = nil)
+        -> Condition
+    {
+        Condition(kind: .matcher, definition: Definition(key: key, matcher: matcher, values: values), location: location)
+    }
+}
+
+/// One consequence: `id`, `type` and a `detail` object, as in Launch.
+public struct Consequence: Sendable, Hashable {
+    public var id: String
+    public var type: String
+    public var detail: ValueObject
+    public var location: SourceLocation?
+
+    public init(id: String, type: String, detail: ValueObject, location: SourceLocation? = nil) {
+        self.id = id
+        self.type = type
+        self.detail = detail
+        self.location = location
+    }
+
+    /// The JSON form `{"id","type","detail"}` (what rules-consequence events carry).
+    public var value: Value {
+        .object(ValueObject(members: [.init(key: "id", value: .string(id)), .init(key: "type", value: .string(type)),
+                                      .init(key: "detail", value: .object(detail))]))
+    }
+}
+
+/// A named, typed reference to a key path (RuleKit extension): `%orderTotal%` in matcher keys and tokens.
+public struct DataElement: Sendable, Hashable {
+    public enum ValueType: String, Sendable, Hashable, CaseIterable {
+        case string, int, double, bool, any
+    }
+
+    public var name: String
+    /// A Launch key path: `commerce.order.priceTotal`, `~state.ext/path`, `~xdm.ext/path`, `~type`, ...
+    public var path: String
+    public var type: ValueType
+    public var description: String?
+    public var location: SourceLocation?
+
+    public init(name: String, path: String, type: ValueType = .any, description: String? = nil,
+                location: SourceLocation? = nil) {
+        self.name = name
+        self.path = path
+        self.type = type
+        self.description = description
+        self.location = location
+    }
+}

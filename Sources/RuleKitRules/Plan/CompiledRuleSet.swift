@@ -1,0 +1,170 @@
+public import RuleKitCore
+
+/// Matcher operations of the engine, one per Launch matcher code.
+public enum Operation: String, Sendable, Hashable, CaseIterable {
+    case equals, notEquals, greaterThan, greaterEqual, lessThan, lessEqual
+    case contains, notContains, startsWith, endsWith, exists, notExist
+
+    /// The Launch code → operation table.
+    public init?(code: String) {
+        switch code {
+        case "eq": self = .equals
+        case "ne": self = .notEquals
+        case "gt": self = .greaterThan
+        case "ge": self = .greaterEqual
+        case "lt": self = .lessThan
+        case "le": self = .lessEqual
+        case "co": self = .contains
+        case "nc": self = .notContains
+        case "sw": self = .startsWith
+        case "ew": self = .endsWith
+        case "ex": self = .exists
+        case "nx": self = .notExist
+        default: return nil
+        }
+    }
+
+    public static let codes = ["eq", "ne", "gt", "ge", "lt", "le", "co", "nc", "sw", "ew", "ex", "nx"]
+
+    /// `ne` and `nc` combine several values with AND, the others with OR.
+    var combinesWithAnd: Bool { self == .notEquals || self == .notContains }
+}
+
+/// The right side of a comparison; its type picks the conversion applied to the left side.
+public enum Operand: Sendable, Hashable {
+    /// A string, with its lowercased form for the case-insensitive operators.
+    case string(String, lowered: String)
+    case int(Int64)
+    case double(Double)
+    case bool(Bool)
+
+    public var typeName: String {
+        switch self {
+        case .string: "string"
+        case .int: "int"
+        case .double: "double"
+        case .bool: "bool"
+        }
+    }
+
+    public var value: Value {
+        switch self {
+        case .string(let s, _): .string(s)
+        case .int(let i): .int(i)
+        case .double(let d): .double(d)
+        case .bool(let b): .bool(b)
+        }
+    }
+}
+
+/// The search types of historical conditions.
+public enum SearchType: String, Sendable, Hashable {
+    case any, ordered, mostRecent
+}
+
+/// A planned condition tree: what the evaluator walks, nothing left to parse.
+public indirect enum PlannedCondition: Sendable, Hashable {
+    case and([PlannedCondition])
+    case or([PlannedCondition])
+    /// A group with a logic other than `and`/`or`: always false (children kept for explain).
+    case unknownLogic(String, [PlannedCondition])
+    case comparison(key: KeyRef, operation: Operation, operand: Operand)
+    /// `ex` (`negated` false) or `nx` (true) on the raw value.
+    case existence(key: KeyRef, negated: Bool)
+    case historical(Historical)
+
+    /// A planned historical condition.
+    public struct Historical: Sendable, Hashable {
+        public var masks: [ValueObject]
+        public var operation: Operation
+        public var value: Int64
+        public var from: Int64?
+        public var to: Int64?
+        public var searchType: SearchType
+    }
+}
+
+/// A consequence with its detail's strings parsed into templates.
+public struct PlannedConsequence: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
+        case add, mod, dispatch, schema, other
+    }
+
+    public var id: String
+    public var type: String
+    public var kind: Kind
+    public var detail: TemplateValue
+    public var source: Consequence
+}
+
+/// A JSON value whose strings may hold tokens.
+public indirect enum TemplateValue: Sendable, Hashable {
+    case literal(Value)
+    case template(Template)
+    case array([TemplateValue])
+    case object([(String, TemplateValue)])
+
+    public static func == (a: TemplateValue, b: TemplateValue) -> Bool {
+        switch (a, b) {
+        case (.literal(let x), .literal(let y)): x == y
+        case (.template(let x), .template(let y)): x == y
+        case (.array(let x), .array(let y)): x == y
+        case (.object(let x), .object(let y)): x.count == y.count && zip(x, y).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        default: false
+        }
+    }
+
+    public func hash(into h: inout Hasher) {
+        switch self {
+        case .literal(let v): h.combine(v)
+        case .template(let t): h.combine(t)
+        case .array(let a): h.combine(a)
+        case .object(let o): for (k, v) in o { h.combine(k); h.combine(v) }
+        }
+    }
+}
+
+/// One planned rule.
+public struct PlannedRule: Sendable {
+    /// Position in the planned set (evaluation order).
+    public var index: Int
+    public var rule: Rule
+    public var condition: PlannedCondition
+    public var consequences: [PlannedConsequence]
+    /// `meta.reEvaluate == true`.
+    public var reEvaluate: Bool
+    /// Whether it has a `schema` consequence (what reevaluation holds back).
+    public var hasSchemaConsequence: Bool { consequences.contains { $0.kind == .schema } }
+    public var label: String { rule.id ?? "#\(index)" }
+}
+
+/// A rule set compiled once: immutable and `Sendable`, so any number of threads evaluate it at once.
+public struct CompiledRuleSet: Sendable {
+    public let rules: [PlannedRule]
+    let index: RuleIndex
+    /// What planning noticed (dropped conditions and rules, unknown matchers...), located.
+    public let diagnostics: [Diagnostic]
+
+    init(rules: [PlannedRule], diagnostics: [Diagnostic], indexed: Bool = true) {
+        self.rules = rules
+        self.index = indexed ? RuleIndex(rules) : RuleIndex(unindexed: rules.count)
+        self.diagnostics = diagnostics
+    }
+
+    public static let empty = CompiledRuleSet(rules: [], diagnostics: [])
+
+    /// The same rules without the type/source index (for measuring what the index gains).
+    public func withoutIndex() -> CompiledRuleSet {
+        CompiledRuleSet(rules: rules, diagnostics: diagnostics, indexed: false)
+    }
+
+    /// This set followed by `other` (the engine's `addRules`).
+    public func appending(_ other: CompiledRuleSet) -> CompiledRuleSet {
+        var all = rules
+        for var r in other.rules {
+            r.index = all.count
+            all.append(r)
+        }
+        return CompiledRuleSet(rules: all, diagnostics: diagnostics + other.diagnostics)
+    }
+}

@@ -1,0 +1,244 @@
+public import RuleKitCore
+
+/// Compiles a `RuleSet` into a `CompiledRuleSet`, deciding once what every condition means.
+///
+/// Launch semantics decide what survives: a matcher with a non-string key or an unknown code, a value
+/// that cannot be compared (null, array, object) or a broken historical condition "converts to
+/// nothing" and is removed from its group; a group left empty disappears; a rule whose root condition
+/// disappears is dropped. Each such drop is a warning here (the reference is silent).
+public struct Planner: Sendable {
+    public struct Options: Sendable {
+        /// Build historical conditions (the reference drops them when parsing without a runtime).
+        public var historicalConditions: Bool
+        /// Build the type/source index.
+        public var index: Bool
+
+        public init(historicalConditions: Bool = true, index: Bool = true) {
+            self.historicalConditions = historicalConditions
+            self.index = index
+        }
+    }
+
+    public var options: Options
+
+    public init(options: Options = Options()) {
+        self.options = options
+    }
+
+    /// Plans `set`.
+    ///
+    /// - Complexity: linear in the size of the rule set.
+    public func plan(_ set: RuleSet) -> CompiledRuleSet {
+        var state = PlanState(set: set, options: options)
+        var planned: [PlannedRule] = []
+        for (i, rule) in set.rules.enumerated() {
+            guard rule.enabled else { continue }
+            state.ruleLabel = rule.id ?? "#\(i)"
+            guard let condition = state.condition(rule.condition) else {
+                state.warn(.rulesDroppedRule,
+                           "rule \(state.ruleLabel) is dropped: its condition has nothing valid left", rule.location)
+                continue
+            }
+            let consequences = rule.consequences.map { state.consequence($0) }
+            planned.append(PlannedRule(index: planned.count, rule: rule, condition: condition,
+                                       consequences: consequences, reEvaluate: rule.reEvaluate))
+        }
+        return CompiledRuleSet(rules: planned, diagnostics: state.diagnostics.sorted, indexed: options.index)
+    }
+}
+
+struct PlanState {
+    let options: Planner.Options
+    let elements: [String: DataElement]
+    var diagnostics = Diagnostics(cap: 1000)
+    var ruleLabel = ""
+
+    init(set: RuleSet, options: Planner.Options) {
+        self.options = options
+        var e: [String: DataElement] = [:]
+        for d in set.dataElements { e[d.name] = d }
+        elements = e
+    }
+
+    mutating func warn(_ code: DiagnosticCode, _ message: String, _ at: SourceLocation?) {
+        diagnostics.append(.warning(code, message, at: at))
+    }
+
+    /// A key, with `%name%` data elements replaced by their path.
+    mutating func key(_ text: String, at: SourceLocation?) -> (KeyRef, DataElement?) {
+        if text.count >= 3, text.hasPrefix("%"), text.hasSuffix("%") {
+            let name = String(text.dropFirst().dropLast())
+            if let d = elements[name] { return (KeyRef.parse(d.path), d) }
+            if !elements.isEmpty || !name.contains(".") {
+                warn(.rulesUnknownDataElement, "rule \(ruleLabel): no data element named '\(name)'", at)
+            }
+        }
+        return (KeyRef.parse(text), nil)
+    }
+
+    mutating func condition(_ c: Condition) -> PlannedCondition? {
+        switch c.kind {
+        case .group: return group(c)
+        case .matcher: return matcher(c)
+        case .historical: return historical(c)
+        }
+    }
+
+    mutating func group(_ c: Condition) -> PlannedCondition? {
+        guard let logic = c.definition.logic, let conditions = c.definition.conditions else {
+            warn(.rulesDroppedCondition, "rule \(ruleLabel): a group needs 'logic' and 'conditions'; it is dropped",
+                 c.location)
+            return nil
+        }
+        let children = conditions.compactMap { condition($0) }
+        guard !children.isEmpty else {
+            warn(.rulesDroppedCondition, "rule \(ruleLabel): a '\(logic)' group with no valid condition is dropped",
+                 c.location)
+            return nil
+        }
+        switch logic {
+        case "and": return .and(children)
+        case "or": return .or(children)
+        default:
+            let hint = closest(logic, in: ["and", "or"]).map { " (did you mean '\($0)'?)" } ?? ""
+            warn(.rulesUnknownLogic,
+                 "rule \(ruleLabel): group logic '\(logic)' is neither 'and' nor 'or': the group is always false\(hint)",
+                 c.location)
+            return .unknownLogic(logic, children)
+        }
+    }
+
+    mutating func matcher(_ c: Condition) -> PlannedCondition? {
+        let d = c.definition
+        guard let keyText = d.key, let code = d.matcher else {
+            warn(.rulesDroppedCondition, "rule \(ruleLabel): a matcher needs a string 'key' and 'matcher'; it is dropped",
+                 c.location)
+            return nil
+        }
+        guard let op = Operation(code: code) else {
+            let hint = closest(code, in: Operation.codes).map { " (did you mean '\($0)'?)" } ?? ""
+            warn(.rulesUnknownMatcher, "rule \(ruleLabel): unknown matcher '\(code)'\(hint); the matcher is dropped",
+                 c.location)
+            return nil
+        }
+        let (key, _) = self.key(keyText, at: c.location)
+        let values = d.values ?? []
+        var comparisons: [PlannedCondition] = []
+        if values.isEmpty {
+            // No values: one comparison against "" (the reference's default).
+            comparisons.append(op == .exists || op == .notExist
+                ? .existence(key: key, negated: op == .notExist)
+                : .comparison(key: key, operation: op, operand: .string("", lowered: "")))
+        }
+        for v in values {
+            if op == .exists || op == .notExist {
+                if v.isNull { continue }
+                comparisons.append(.existence(key: key, negated: op == .notExist))
+                continue
+            }
+            guard let operand = Self.operand(v) else {
+                warn(.rulesBadValue,
+                     "rule \(ruleLabel): matcher value \(JSONWriter.string(v)) (\(v.kind)) cannot be compared; it is skipped",
+                     c.location)
+                continue
+            }
+            comparisons.append(.comparison(key: key, operation: op, operand: operand))
+        }
+        guard !comparisons.isEmpty else {
+            warn(.rulesDroppedCondition, "rule \(ruleLabel): matcher '\(code)' on '\(keyText)' has no usable value; it is dropped",
+                 c.location)
+            return nil
+        }
+        if comparisons.count == 1 { return comparisons[0] }
+        return op.combinesWithAnd ? .and(comparisons) : .or(comparisons)
+    }
+
+    static func operand(_ v: Value) -> Operand? {
+        switch v {
+        case .string(let s): .string(s, lowered: s.lowercased())
+        case .int(let i): .int(i)
+        case .double(let x): .double(x)
+        case .bool(let b): .bool(b)
+        default: nil
+        }
+    }
+
+    mutating func historical(_ c: Condition) -> PlannedCondition? {
+        guard options.historicalConditions else {
+            warn(.rulesDroppedCondition, "rule \(ruleLabel): historical conditions are disabled; it is dropped", c.location)
+            return nil
+        }
+        let d = c.definition
+        guard let events = d.events, let code = d.matcher, let op = Operation(code: code),
+              let v = d.value, let value = LoaderContext.integer(v) else {
+            warn(.rulesDroppedCondition,
+                 "rule \(ruleLabel): a historical condition needs 'events', a known 'matcher' and an integer 'value'; it is dropped",
+                 c.location)
+            return nil
+        }
+        let search = d.searchType.flatMap(SearchType.init(rawValue:)) ?? .any
+        return .historical(.init(masks: events, operation: op, value: value, from: d.from, to: d.to, searchType: search))
+    }
+
+    mutating func consequence(_ q: Consequence) -> PlannedConsequence {
+        let kind: PlannedConsequence.Kind
+        switch q.type {
+        case "add": kind = .add
+        case "mod": kind = .mod
+        case "dispatch": kind = .dispatch
+        case "schema": kind = .schema
+        default: kind = .other
+        }
+        let detail = templateValue(.object(q.detail), at: q.location)
+        return PlannedConsequence(id: q.id, type: q.type, kind: kind, detail: detail, source: q)
+    }
+
+    mutating func templateValue(_ v: Value, at: SourceLocation?) -> TemplateValue {
+        switch v {
+        case .string(let s):
+            guard s.contains("{%") else {
+                if s.contains("{{") && s.contains("}}") {
+                    warn(.rulesBadToken,
+                         "rule \(ruleLabel): '{{ }}' is not a token in consequences (write '{% %}'): \"\(s)\"", at)
+                }
+                return .literal(v)
+            }
+            let elements = self.elements
+            var unknown: [String] = []
+            let t = Template.parse(s) { text in
+                if text.count >= 3, text.hasPrefix("%"), text.hasSuffix("%") {
+                    let name = String(text.dropFirst().dropLast())
+                    if let d = elements[name] {
+                        let implied: Template.Function? = switch d.type {
+                        case .int: .int
+                        case .double: .double
+                        case .string: .string
+                        case .bool: .bool
+                        case .any: nil
+                        }
+                        return (KeyRef.parse(d.path), implied)
+                    }
+                    unknown.append(name)
+                }
+                return (KeyRef.parse(text), nil)
+            }
+            if t.unclosed {
+                warn(.rulesBadToken, "rule \(ruleLabel): unclosed '{%' token: the whole string renders as \"\": \"\(s)\"", at)
+            }
+            for name in unknown where !elements.isEmpty {
+                warn(.rulesUnknownDataElement, "rule \(ruleLabel): no data element named '\(name)'", at)
+            }
+            return t.hasTokens ? .template(t) : .literal(v)
+        case .array(let a):
+            let items = a.map { templateValue($0, at: at) }
+            if items.allSatisfy({ if case .literal = $0 { true } else { false } }) { return .literal(v) }
+            return .array(items)
+        case .object(let o):
+            let members = o.map { ($0.key, templateValue($0.value, at: at)) }
+            if members.allSatisfy({ if case .literal = $0.1 { true } else { false } }) { return .literal(v) }
+            return .object(members)
+        default:
+            return .literal(v)
+        }
+    }
+}

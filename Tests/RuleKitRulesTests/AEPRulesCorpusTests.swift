@@ -1,0 +1,45 @@
+import Foundation
+import RuleKitCore
+import RuleKitTestSupport
+import Testing
+
+@testable import RuleKitRules
+
+/// The Launch rules conformance corpus, run as data: every case must pass, or be listed with its reason
+/// in `aep-rules-expected-failures.tsv` (and the test fails when a listed case starts passing).
+@Suite struct AEPRulesCorpusTests {
+    static func expectedFailures() -> [String: String] {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("aep-rules-expected-failures.tsv")
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return [:] }
+        var out: [String: String] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            let parts = line.split(separator: "\t", maxSplits: 1)
+            if parts.count == 2 { out[String(parts[0])] = String(parts[1]) }
+        }
+        return out
+    }
+
+    @Test(.enabled(if: SharedCorpus.isPresent, "../shared is absent: the aep-rules corpus is not run"))
+    func everyCasePassesOrIsAListedFailure() throws {
+        let dir = try #require(SharedCorpus.folder("corpora/aep-rules"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".json") }.sorted()
+        let expected = Self.expectedFailures()
+        var passed = 0
+        var failed: [String: [String]] = [:]
+        for f in files {
+            let bytes = try #require(SharedCorpus.bytes(dir.appendingPathComponent(f)))
+            let c = try JSONReader.read(bytes, file: f).value.objectValue ?? [:]
+            let problems = AEPRulesCorpus(c: c).run()
+            if problems.isEmpty { passed += 1 } else { failed[f.replacingOccurrences(of: ".json", with: "")] = problems }
+        }
+        print("aep-rules: \(passed) passed, \(failed.count) failed (expected failures: \(expected.count)) of \(files.count)")
+        for (name, problems) in failed.sorted(by: { $0.key < $1.key }) where expected[name] == nil {
+            Issue.record("\(name): \(problems.joined(separator: "; "))")
+        }
+        for name in expected.keys.sorted() where failed[name] == nil {
+            Issue.record("listed as an expected failure but passes now: \(name)")
+        }
+        #expect(files.count == 201)
+    }
+}
