@@ -22,6 +22,17 @@ let package = Package(
             path: "Benchmarks/Readers",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
+        .executableTarget(
+            name: "Engine",
+            dependencies: [
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "RuleKitCore", package: "RuleKit"),
+                .product(name: "RuleKitYAML", package: "RuleKit"),
+                .product(name: "RuleKitRules", package: "RuleKit"),
+            ],
+            path: "Benchmarks/Engine",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

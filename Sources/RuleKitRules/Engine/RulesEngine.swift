@@ -113,7 +113,7 @@ public final class RulesEngine: Sendable {
     /// no rule matched.
     public func evaluate(_ event: EngineEvent) -> [Consequence]? {
         let rules = self.rules
-        var r = Resolver(event: event, runtime: runtime)
+        var r = Resolver(event: event, runtime: runtime, slotCount: rules.slotCount)
         let matched = Evaluator.matchingRules(rules, &r)
         if matched.isEmpty { return nil }
         return matched.flatMap { rule in rule.consequences.map { Evaluator.render($0, &r) } }
@@ -124,7 +124,7 @@ public final class RulesEngine: Sendable {
     func reevaluate(original: EngineEvent, processed: EngineEvent, skipping done: Set<String>) {
         var out: [EngineEvent] = []
         state.withLock { s in
-            var r = Resolver(event: original, runtime: runtime)
+            var r = Resolver(event: original, runtime: runtime, slotCount: s.rules.slotCount)
             let matched = Evaluator.matchingRules(s.rules, &r)
             let rest = matched.filter { rule in !rule.consequences.contains { done.contains($0.id) } }
             var current = processed
@@ -143,7 +143,7 @@ public final class RulesEngine: Sendable {
                        reevaluation: inout (any RuleReevaluationInterceptor, EngineEvent, [PlannedRule], EngineEvent)?)
         -> EngineEvent
     {
-        var r = Resolver(event: event, runtime: runtime)
+        var r = Resolver(event: event, runtime: runtime, slotCount: rules.slotCount)
         let matched = Evaluator.matchingRules(rules, &r)
         if matched.isEmpty { return event }
         var processed = event

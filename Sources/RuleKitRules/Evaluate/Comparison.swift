@@ -102,33 +102,72 @@ enum CaseInsensitive {
     static func contains(_ l: String, _ lowered: String) -> Bool {
         // Decision (reference ambiguous): every string contains "".
         if lowered.isEmpty { return true }
-        if isASCII(l) && isASCII(lowered) {
-            let lb = Array(l.utf8), rb = Array(lowered.utf8)
-            guard rb.count <= lb.count else { return false }
-            outer: for start in 0...(lb.count - rb.count) {
-                for j in 0..<rb.count where lower(lb[start + j]) != rb[j] { continue outer }
-                return true
+        var l = l, r = lowered
+        let fast = l.withUTF8 { lb in
+            r.withUTF8 { rb -> Bool? in
+                if rb.count > lb.count { return lb.allSatisfy { $0 < 0x80 } && rb.allSatisfy { $0 < 0x80 } ? false : nil }
+                var sawNonASCII = false
+                let first = rb[0]
+                var start = 0
+                while start + rb.count <= lb.count {
+                    let a = lb[start]
+                    if a >= 0x80 { sawNonASCII = true; break }
+                    if lower(a) == first {
+                        var j = 1
+                        while j < rb.count {
+                            let x = lb[start + j]
+                            if x >= 0x80 || rb[j] >= 0x80 { sawNonASCII = true; break }
+                            if lower(x) != rb[j] { break }
+                            j += 1
+                        }
+                        if sawNonASCII { break }
+                        if j == rb.count { return true }
+                    }
+                    start += 1
+                }
+                if sawNonASCII || rb.contains(where: { $0 >= 0x80 }) { return nil }
+                for i in start..<lb.count where lb[i] >= 0x80 { return nil }
+                return false
             }
-            return false
         }
+        if let fast { return fast }
         return l.lowercased().contains(lowered)
     }
 
     static func hasPrefix(_ l: String, _ lowered: String) -> Bool {
-        if isASCII(l) && isASCII(lowered) {
-            let lu = l.utf8, ru = lowered.utf8
-            guard ru.count <= lu.count else { return false }
-            return zip(lu, ru).allSatisfy { lower($0) == $1 }
+        var l = l, r = lowered
+        let fast = l.withUTF8 { lb in
+            r.withUTF8 { rb -> Bool? in
+                guard rb.count <= lb.count else { return nil }
+                for i in 0..<rb.count {
+                    let a = lb[i], b = rb[i]
+                    if a >= 0x80 || b >= 0x80 { return nil }
+                    if lower(a) != b { return false }
+                }
+                return true
+            }
         }
+        if let fast { return fast }
         return l.lowercased().hasPrefix(lowered)
     }
 
     static func hasSuffix(_ l: String, _ lowered: String) -> Bool {
-        if isASCII(l) && isASCII(lowered) {
-            let lu = Array(l.utf8), ru = Array(lowered.utf8)
-            guard ru.count <= lu.count else { return false }
-            return zip(lu[(lu.count - ru.count)...], ru).allSatisfy { lower($0) == $1 }
+        var l = l, r = lowered
+        let fast = l.withUTF8 { lb in
+            r.withUTF8 { rb -> Bool? in
+                guard rb.count <= lb.count else { return nil }
+                let off = lb.count - rb.count
+                for i in 0..<rb.count {
+                    let a = lb[off + i], b = rb[i]
+                    if a >= 0x80 || b >= 0x80 { return nil }
+                    if lower(a) != b { return false }
+                }
+                // A multi-byte character could straddle the cut: only trust an all-ASCII left side.
+                if off > 0 && lb[off] & 0xC0 == 0x80 { return nil }
+                return true
+            }
         }
+        if let fast { return fast }
         return l.lowercased().hasSuffix(lowered)
     }
 }

@@ -4,16 +4,116 @@ public import RuleKitCore
 /// Resolves keys against one event for one evaluation pass, like the reference's token finder: the clock
 /// is read once, shared states are fetched once per extension.
 public struct Resolver {
-    public let event: EngineEvent
+    public private(set) var event: EngineEvent
     let runtime: any RulesRuntime
-    public let now: Date
+    public private(set) var now: Date
     private var states: [String: ValueObject?] = [:]
     private var xdmStates: [String: ValueObject?] = [:]
+    /// The per-pass cache of condition keys, by slot; an entry is valid when its stamp is `generation`.
+    private var slotValues: [Value?] = []
+    private var slotStamps: [UInt32] = []
+    private var generation: UInt32 = 1
+    var forms = SlotForms()
 
-    public init(event: EngineEvent, runtime: any RulesRuntime) {
+    public init(event: EngineEvent, runtime: any RulesRuntime, slotCount: Int = 0) {
         self.event = event
         self.runtime = runtime
         self.now = runtime.now()
+        if slotCount > 0 {
+            slotValues = Array(repeating: nil, count: slotCount)
+            slotStamps = Array(repeating: 0, count: slotCount)
+        }
+    }
+
+    /// Starts a new pass for another event, keeping the cache's storage.
+    public mutating func reset(event: EngineEvent) {
+        self.event = event
+        now = runtime.now()
+        if !states.isEmpty { states.removeAll(keepingCapacity: true) }
+        if !xdmStates.isEmpty { xdmStates.removeAll(keepingCapacity: true) }
+        generation &+= 1
+        if generation == 0 {
+            for i in slotStamps.indices { slotStamps[i] = 0 }
+            for i in forms.stamps.indices { forms.stamps[i] = 0 }
+            generation = 1
+        }
+        if !forms.pool.isEmpty { forms.pool.removeAll(keepingCapacity: true) }
+    }
+
+    /// The value of a condition key, read at most once per pass.
+    @inline(__always)
+    public mutating func resolve(_ key: SlotKey) -> Value? {
+        guard key.cacheable else { return resolve(key.ref) }
+        if key.slot >= slotStamps.count {
+            slotStamps.append(contentsOf: repeatElement(0, count: key.slot + 1 - slotStamps.count))
+            slotValues.append(contentsOf: repeatElement(nil, count: key.slot + 1 - slotValues.count))
+        }
+        if slotStamps[key.slot] == generation { return slotValues[key.slot] }
+        let v = resolve(key.ref)
+        slotValues[key.slot] = v
+        slotStamps[key.slot] = generation
+        return v
+    }
+
+    /// Marks the slot's converted forms as belonging to this pass.
+    @inline(__always)
+    mutating func touchForms(_ slot: Int) {
+        if slot >= forms.stamps.count { forms.ensure(slot + 1) }
+        if forms.stamps[slot] != generation {
+            forms.stamps[slot] = generation
+            forms.ready[slot] = 0
+        }
+    }
+
+    /// The slot's string form, lowercased, as (offset, length) in `forms.pool`; length -1 when not ASCII.
+    mutating func stringForm(_ slot: Int, _ keys: [SlotKey]) -> (Int, Int) {
+        touchForms(slot)
+        if forms.ready[slot] & 1 != 0 { return (Int(forms.stringOffset[slot]), Int(forms.stringLength[slot])) }
+        let v = resolve(keys[slot]) ?? .string("")
+        let text: String
+        if case .string(let s) = v { text = s } else { text = Conversion.string(v) }
+        let offset = forms.pool.count
+        var ascii = true
+        for b in text.utf8 {
+            if b >= 0x80 { ascii = false; break }
+            forms.pool.append(CaseInsensitive.lower(b))
+        }
+        if !ascii { forms.pool.removeSubrange(offset...) }
+        forms.ready[slot] |= 1
+        forms.stringOffset[slot] = Int32(offset)
+        forms.stringLength[slot] = ascii ? Int32(text.utf8.count) : -1
+        return (offset, ascii ? text.utf8.count : -1)
+    }
+
+    /// The slot's `int(...)` conversion (a missing key is "", which does not convert).
+    mutating func intForm(_ slot: Int, _ keys: [SlotKey]) -> Int64? {
+        touchForms(slot)
+        if forms.ready[slot] & 2 == 0 {
+            let v = Conversion.int(resolve(keys[slot]) ?? .string(""))
+            forms.ints[slot] = v ?? 0
+            forms.intOK[slot] = v != nil
+            forms.ready[slot] |= 2
+        }
+        return forms.intOK[slot] ? forms.ints[slot] : nil
+    }
+
+    /// The slot's `double(...)` conversion.
+    mutating func doubleForm(_ slot: Int, _ keys: [SlotKey]) -> Double? {
+        touchForms(slot)
+        if forms.ready[slot] & 4 == 0 {
+            let v = Conversion.double(resolve(keys[slot]) ?? .string(""))
+            forms.doubles[slot] = v ?? 0
+            forms.doubleOK[slot] = v != nil
+            forms.ready[slot] |= 4
+        }
+        return forms.doubleOK[slot] ? forms.doubles[slot] : nil
+    }
+
+    /// Whether the slot's key exists (its value is not nil).
+    mutating func exists(_ slot: Int, _ keys: [SlotKey]) -> Bool {
+        if slot >= slotStamps.count || slotStamps[slot] != generation { _ = resolve(keys[slot]) }
+        if case .none = slotValues[slot] { return false }
+        return true
     }
 
     /// The value of `key`, or nil when it does not exist. Event-data keys of an event with nil data
@@ -46,28 +146,12 @@ public struct Resolver {
 }
 
 /// Finds the leaf the reference's flattened map holds under a dotted key, without flattening.
+///
+/// Walks the segments; at each object, a key that itself contains dots is also tried when it spells the
+/// next few segments (the flattened map cannot tell `{"a.b": 1}` from `{"a": {"b": 1}}`).
 enum FlatLookup {
     static func leaf(_ path: FlatPath, in root: ValueObject) -> Value? {
-        // Fast path: every dot is a nesting step.
-        var current = Value.object(root)
-        var ok = true
-        for seg in path.segments {
-            switch current {
-            case .object(let o):
-                guard let next = o[seg] else { ok = false; break }
-                current = next
-            case .array(let a):
-                guard let i = arrayIndex(seg), i < a.count else { ok = false; break }
-                current = a[i]
-            default:
-                ok = false
-            }
-            if !ok { break }
-        }
-        if ok { return isLeaf(current) ? current : nil }
-        guard path.segments.count > 1 else { return nil }
-        // Keys with dots in them: try every split.
-        return search(.object(root), Substring(path.raw))
+        find(root, path, 0)
     }
 
     static func isLeaf(_ v: Value) -> Bool {
@@ -77,32 +161,24 @@ enum FlatLookup {
         }
     }
 
-    /// Flatten writes array indexes as plain decimals.
-    static func arrayIndex<S: StringProtocol>(_ s: S) -> Int? {
-        guard !s.isEmpty, s.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-        if s.utf8.count > 1 && s.utf8.first == 0x30 { return nil }
-        return Int(s)
-    }
-
-    static func search(_ v: Value, _ rest: Substring) -> Value? {
-        func child(_ name: Substring) -> Value? {
-            switch v {
-            case .object(let o): return o[String(name)]
-            case .array(let a):
-                guard let i = arrayIndex(name), i < a.count else { return nil }
-                return a[i]
-            default: return nil
-            }
-        }
-        if let whole = child(rest), isLeaf(whole) { return whole }
-        var i = rest.startIndex
-        while let dot = rest[i...].firstIndex(of: ".") {
-            if let c = child(rest[..<dot]), !isLeaf(c), let found = search(c, rest[rest.index(after: dot)...]) {
-                return found
-            }
-            i = rest.index(after: dot)
+    static func find(_ o: ValueObject, _ path: FlatPath, _ i: Int) -> Value? {
+        if let c = o[path.segments[i]], let f = descend(c, path, i + 1) { return f }
+        for m in o.members where m.key.utf8.contains(0x2E) {
+            if let j = path.end(ofDottedKey: m.key, from: i), let f = descend(m.value, path, j) { return f }
         }
         return nil
+    }
+
+    @inline(__always)
+    static func descend(_ v: Value, _ path: FlatPath, _ i: Int) -> Value? {
+        if i == path.segments.count { return isLeaf(v) ? v : nil }
+        switch v {
+        case .object(let o): return find(o, path, i)
+        case .array(let a):
+            guard let k = path.indexes[i], k < a.count else { return nil }
+            return descend(a[k], path, i + 1)
+        default: return nil
+        }
     }
 }
 

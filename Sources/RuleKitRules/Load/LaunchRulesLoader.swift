@@ -13,7 +13,8 @@ public import RuleKitCore
 /// ```
 public enum LaunchRulesLoader {
     static let rootKeys: Set<String> = ["version", "rules"]
-    static let ruleKeys: Set<String> = ["condition", "consequences", "meta"]
+    /// `id`, `name`, `description` and `enabled` are RuleKit's own rule fields, accepted here too.
+    static let ruleKeys: Set<String> = ["condition", "consequences", "meta", "id", "name", "description", "enabled"]
     static let conditionKeys: Set<String> = ["type", "definition"]
     static let definitionKeys: Set<String> = ["logic", "conditions", "key", "matcher", "values", "events", "value",
                                               "from", "to", "searchType"]
@@ -98,6 +99,14 @@ public enum LaunchRulesLoader {
             if case .string(let n)? = m["name"] { rule.name = n; m["name"] = nil }
             if case .string(let d)? = m["description"] { rule.description = d; m["description"] = nil }
             rule.meta = m.isEmpty && c["meta"]?.value.objectValue?.isEmpty == false ? nil : m
+        }
+        if case .string(let id)? = c["id"]?.value { rule.id = id }
+        if case .string(let n)? = c["name"]?.value { rule.name = n }
+        if case .string(let d)? = c["description"]?.value { rule.description = d }
+        if let e = c["enabled"] {
+            if case .bool(let b) = e.value { rule.enabled = b } else {
+                ctx.error(.rulesStructure, "'enabled' must be true or false", e)
+            }
         }
         return rule
     }

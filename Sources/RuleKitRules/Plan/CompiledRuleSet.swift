@@ -68,9 +68,9 @@ public indirect enum PlannedCondition: Sendable, Hashable {
     case or([PlannedCondition])
     /// A group with a logic other than `and`/`or`: always false (children kept for explain).
     case unknownLogic(String, [PlannedCondition])
-    case comparison(key: KeyRef, operation: Operation, operand: Operand)
+    case comparison(key: SlotKey, operation: Operation, operand: Operand)
     /// `ex` (`negated` false) or `nx` (true) on the raw value.
-    case existence(key: KeyRef, negated: Bool)
+    case existence(key: SlotKey, negated: Bool)
     case historical(Historical)
 
     /// A planned historical condition.
@@ -81,6 +81,37 @@ public indirect enum PlannedCondition: Sendable, Hashable {
         public var from: Int64?
         public var to: Int64?
         public var searchType: SearchType
+    }
+}
+
+/// A condition key with its slot: the position of its value in the per-event cache, so each distinct
+/// key is resolved at most once per event however many rules read it.
+public struct SlotKey: Sendable, Hashable {
+    public var ref: KeyRef
+    public var slot: Int
+    /// Whether the value may be cached for the pass (`~cachebust` is random at every read).
+    public let cacheable: Bool
+
+    public init(ref: KeyRef, slot: Int) {
+        self.ref = ref
+        self.slot = slot
+        self.cacheable = ref != .cacheBust
+    }
+}
+
+extension PlannedCondition {
+    /// The same tree with every slot moved by `offset` (when rule sets are appended).
+    func offsettingSlots(by offset: Int) -> PlannedCondition {
+        switch self {
+        case .and(let cs): .and(cs.map { $0.offsettingSlots(by: offset) })
+        case .or(let cs): .or(cs.map { $0.offsettingSlots(by: offset) })
+        case .unknownLogic(let l, let cs): .unknownLogic(l, cs.map { $0.offsettingSlots(by: offset) })
+        case .comparison(var k, let op, let operand):
+            { k.slot += offset; return .comparison(key: k, operation: op, operand: operand) }()
+        case .existence(var k, let n):
+            { k.slot += offset; return .existence(key: k, negated: n) }()
+        case .historical: self
+        }
     }
 }
 
@@ -141,21 +172,26 @@ public struct PlannedRule: Sendable {
 /// A rule set compiled once: immutable and `Sendable`, so any number of threads evaluate it at once.
 public struct CompiledRuleSet: Sendable {
     public let rules: [PlannedRule]
+    /// How many distinct condition keys the rules read (the size of the per-event cache).
+    public let slotCount: Int
     let index: RuleIndex
+    let program: Program
     /// What planning noticed (dropped conditions and rules, unknown matchers...), located.
     public let diagnostics: [Diagnostic]
 
-    init(rules: [PlannedRule], diagnostics: [Diagnostic], indexed: Bool = true) {
+    init(rules: [PlannedRule], slotCount: Int, diagnostics: [Diagnostic], indexed: Bool = true) {
         self.rules = rules
+        self.slotCount = slotCount
         self.index = indexed ? RuleIndex(rules) : RuleIndex(unindexed: rules.count)
+        self.program = Program(rules, slotCount: slotCount)
         self.diagnostics = diagnostics
     }
 
-    public static let empty = CompiledRuleSet(rules: [], diagnostics: [])
+    public static let empty = CompiledRuleSet(rules: [], slotCount: 0, diagnostics: [])
 
-    /// The same rules without the type/source index (for measuring what the index gains).
+    /// The same rules without the index (for measuring what the index gains).
     public func withoutIndex() -> CompiledRuleSet {
-        CompiledRuleSet(rules: rules, diagnostics: diagnostics, indexed: false)
+        CompiledRuleSet(rules: rules, slotCount: slotCount, diagnostics: diagnostics, indexed: false)
     }
 
     /// This set followed by `other` (the engine's `addRules`).
@@ -163,8 +199,10 @@ public struct CompiledRuleSet: Sendable {
         var all = rules
         for var r in other.rules {
             r.index = all.count
+            r.condition = r.condition.offsettingSlots(by: slotCount)
             all.append(r)
         }
-        return CompiledRuleSet(rules: all, diagnostics: diagnostics + other.diagnostics)
+        return CompiledRuleSet(rules: all, slotCount: slotCount + other.slotCount,
+                               diagnostics: diagnostics + other.diagnostics)
     }
 }

@@ -69,9 +69,35 @@ public enum KeyRef: Sendable, Hashable, CustomStringConvertible {
 public struct FlatPath: Sendable, Hashable {
     public let raw: String
     let segments: [String]
+    /// Each segment read as an array index (flatten writes indexes as plain decimals), or nil.
+    let indexes: [Int?]
 
     public init(_ raw: String) {
         self.raw = raw
         self.segments = raw.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        self.indexes = segments.map { s in
+            guard !s.isEmpty, s.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+            if s.utf8.count > 1 && s.utf8.first == 0x30 { return nil }
+            return Int(s)
+        }
+    }
+
+    public static func == (a: FlatPath, b: FlatPath) -> Bool { a.raw == b.raw }
+    public func hash(into h: inout Hasher) { h.combine(raw) }
+
+    /// If `key` spells segments `from`, `from+1`, ... joined by dots, the segment after it.
+    func end(ofDottedKey key: String, from: Int) -> Int? {
+        var j = from
+        var rest = Substring(key)
+        while j < segments.count {
+            let seg = segments[j]
+            guard rest.hasPrefix(seg) else { return nil }
+            rest = rest.dropFirst(seg.count)
+            j += 1
+            if rest.isEmpty { return j }
+            guard rest.first == "." else { return nil }
+            rest = rest.dropFirst()
+        }
+        return nil
     }
 }

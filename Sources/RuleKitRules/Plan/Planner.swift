@@ -43,7 +43,8 @@ public struct Planner: Sendable {
             planned.append(PlannedRule(index: planned.count, rule: rule, condition: condition,
                                        consequences: consequences, reEvaluate: rule.reEvaluate))
         }
-        return CompiledRuleSet(rules: planned, diagnostics: state.diagnostics.sorted, indexed: options.index)
+        return CompiledRuleSet(rules: planned, slotCount: state.slots.count, diagnostics: state.diagnostics.sorted,
+                               indexed: options.index)
     }
 }
 
@@ -52,6 +53,13 @@ struct PlanState {
     let elements: [String: DataElement]
     var diagnostics = Diagnostics(cap: 1000)
     var ruleLabel = ""
+    var slots: [KeyRef: Int] = [:]
+
+    mutating func slot(_ ref: KeyRef) -> SlotKey {
+        if let s = slots[ref] { return SlotKey(ref: ref, slot: s) }
+        slots[ref] = slots.count
+        return SlotKey(ref: ref, slot: slots.count - 1)
+    }
 
     init(set: RuleSet, options: Planner.Options) {
         self.options = options
@@ -121,7 +129,8 @@ struct PlanState {
                  c.location)
             return nil
         }
-        let (key, _) = self.key(keyText, at: c.location)
+        let (ref, _) = self.key(keyText, at: c.location)
+        let key = slot(ref)
         let values = d.values ?? []
         var comparisons: [PlannedCondition] = []
         if values.isEmpty {

@@ -1,64 +1,105 @@
-/// Which rules an event can possibly match, by its type and source.
+/// Which rules an event can possibly match, so an event only pays for rules that can match it.
 ///
-/// A rule whose condition requires `~type eq X` (and maybe `~source eq Y`) — through `and` groups and
-/// single-member groups — is filed under the lowercased values (the string operators are
-/// case-insensitive). Rules with historical conditions are never filed: skipping them would skip their
-/// history queries, which the reference performs. Everything else is always a candidate.
+/// Each rule that requires a string equality (`{key: K, eq: V}` reached through `and` groups and
+/// single-member groups) is filed under one of them: the (key, lowercased value) pair shared by the
+/// fewest rules, preferring keys many rules use so an event resolves few keys. For an event, each
+/// indexed key is resolved once, converted as the matcher would (string, lowercased — the string
+/// operators are case-insensitive), and looked up. Rules with historical conditions are never filed
+/// (skipping them would skip their history queries, which the reference performs), nor are rules
+/// without a usable equality; they are always candidates.
 struct RuleIndex: Sendable {
-    private var byTypeAndSource: [String: [Int]] = [:]
-    private var byType: [String: [Int]] = [:]
-    private var always: [Int] = []
+    struct Anchor: Sendable {
+        var key: SlotKey
+        var rulesByValue: [String: [Int]]
+    }
+
+    private(set) var anchors: [Anchor] = []
+    private(set) var always: [Int] = []
+    let ruleCount: Int
 
     init(unindexed count: Int) {
         always = Array(0..<count)
+        ruleCount = count
     }
 
     init(_ rules: [PlannedRule]) {
+        ruleCount = rules.count
+        var options: [[(SlotKey, String)]] = []
+        var pairCount: [String: Int] = [:]
+        var keyCount: [Int: Int] = [:]
         for r in rules {
-            if Self.hasHistorical(r.condition) {
-                always.append(r.index)
+            var eqs: [(SlotKey, String)] = []
+            if !Self.hasHistorical(r.condition) { Self.requiredEqualities(r.condition, into: &eqs) }
+            eqs = eqs.filter { Self.indexable($0.0.ref) }
+            options.append(eqs)
+            for (k, v) in Set(eqs.map { PairKey(slot: $0.0.slot, value: $0.1) }).map({ ($0.slot, $0.value) }) {
+                pairCount["\(k)\u{0}\(v)", default: 0] += 1
+                keyCount[k, default: 0] += 1
+            }
+        }
+        var bySlot: [Int: Int] = [:]
+        for (i, eqs) in options.enumerated() {
+            let best = eqs.min { a, b in
+                let ca = pairCount["\(a.0.slot)\u{0}\(a.1)"]!, cb = pairCount["\(b.0.slot)\u{0}\(b.1)"]!
+                if ca != cb { return ca < cb }
+                return keyCount[a.0.slot]! > keyCount[b.0.slot]!
+            }
+            guard let (key, value) = best else {
+                always.append(rules[i].index)
                 continue
             }
-            let type = Self.required(.type, in: r.condition)
-            let source = Self.required(.source, in: r.condition)
-            switch (type, source) {
-            case (let t?, let s?): byTypeAndSource[t + "\u{0}" + s, default: []].append(r.index)
-            case (let t?, nil): byType[t, default: []].append(r.index)
-            default: always.append(r.index)
+            if bySlot[key.slot] == nil {
+                bySlot[key.slot] = anchors.count
+                anchors.append(Anchor(key: key, rulesByValue: [:]))
             }
+            anchors[bySlot[key.slot]!].rulesByValue[value, default: []].append(rules[i].index)
+        }
+    }
+
+    struct PairKey: Hashable {
+        var slot: Int
+        var value: String
+    }
+
+    /// Keys that are cheap, pure and per-event: worth resolving for every event.
+    static func indexable(_ ref: KeyRef) -> Bool {
+        switch ref {
+        case .type, .source, .data, .state, .xdm: true
+        default: false
         }
     }
 
     /// Candidate rule positions for an event, ascending.
-    func candidates(type: String, source: String) -> [Int] {
-        let t = type.lowercased()
-        let a = byTypeAndSource[t + "\u{0}" + source.lowercased()] ?? []
-        let b = byType[t] ?? []
-        if a.isEmpty && b.isEmpty { return always }
-        return merge(merge(a, b), always)
-    }
-
-    private func merge(_ x: [Int], _ y: [Int]) -> [Int] {
-        if x.isEmpty { return y }
-        if y.isEmpty { return x }
-        var out: [Int] = []
-        out.reserveCapacity(x.count + y.count)
-        var i = 0, j = 0
-        while i < x.count && j < y.count {
-            if x[i] < y[j] { out.append(x[i]); i += 1 } else { out.append(y[j]); j += 1 }
+    func candidates(_ r: inout Resolver) -> [Int] {
+        if anchors.isEmpty { return always }
+        var bits = [UInt64](repeating: 0, count: (ruleCount + 63) / 64)
+        for i in always { bits[i >> 6] |= 1 << UInt64(i & 63) }
+        for a in anchors {
+            let v = r.resolve(a.key) ?? .string("")
+            let text: String
+            if case .string(let s) = v { text = s } else { text = Conversion.string(v) }
+            guard let list = a.rulesByValue[text.lowercased()] else { continue }
+            for i in list { bits[i >> 6] |= 1 << UInt64(i & 63) }
         }
-        out.append(contentsOf: x[i...])
-        out.append(contentsOf: y[j...])
+        var out: [Int] = []
+        for (w, word) in bits.enumerated() where word != 0 {
+            var x = word
+            while x != 0 {
+                let b = x.trailingZeroBitCount
+                out.append(w << 6 | b)
+                x &= x - 1
+            }
+        }
         return out
     }
 
-    /// The lowercased value a condition requires `key` to equal, if it requires one.
-    static func required(_ key: KeyRef, in c: PlannedCondition) -> String? {
+    /// The string equalities a condition requires: every one of them must hold for it to hold.
+    static func requiredEqualities(_ c: PlannedCondition, into out: inout [(SlotKey, String)]) {
         switch c {
-        case .comparison(let k, .equals, .string(_, let lowered)) where k == key: return lowered
-        case .and(let cs): return cs.lazy.compactMap { required(key, in: $0) }.first
-        case .or(let cs) where cs.count == 1: return required(key, in: cs[0])
-        default: return nil
+        case .comparison(let k, .equals, .string(_, let lowered)): out.append((k, lowered))
+        case .and(let cs): for x in cs { requiredEqualities(x, into: &out) }
+        case .or(let cs) where cs.count == 1: requiredEqualities(cs[0], into: &out)
+        default: break
         }
     }
 

@@ -1,0 +1,84 @@
+// Rules engine benchmarks on ../shared/bench: rules-{10,100,1000}.json against events-10k.jsonl with
+// state.json, with and without the rule index; and parse+check+plan of rules-1000.json and rules-10k.yaml
+// next to the bare libyaml pull of that file. One iteration = the whole 10k-event stream.
+import Benchmark
+import Foundation
+import RuleKitCore
+import RuleKitRules
+import RuleKitYAML
+
+let shared: URL = {
+    if let env = ProcessInfo.processInfo.environment["RULEKIT_SHARED"] { return URL(fileURLWithPath: env) }
+    return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("shared")
+}()
+
+func load(_ relative: String) -> [UInt8] {
+    guard let d = FileManager.default.contents(atPath: shared.appendingPathComponent(relative).path) else {
+        fatalError("benchmark data \(relative) is missing under \(shared.path) (set RULEKIT_SHARED)")
+    }
+    return [UInt8](d)
+}
+
+func compile(_ relative: String) -> CompiledRuleSet {
+    let doc = try! JSONReader.read(load(relative), file: relative, keepSourceMap: true)
+    return Planner().plan(try! LaunchRulesLoader.load(doc).get())
+}
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(metrics: [.wallClock], maxDuration: .seconds(5),
+                                           maxIterations: 30)
+    let events: [EngineEvent] = load("bench/events-10k.jsonl").split(separator: 0x0A).map { line in
+        let v = try! JSONReader.read(Array(line)).value
+        return EngineEvent(name: v["name"]?.stringValue ?? "", type: v["type"]?.stringValue ?? "",
+                           source: v["source"]?.stringValue ?? "", data: v["data"]?.objectValue)
+    }
+    let stateValue = try! JSONReader.read(load("bench/state.json")).value
+    var states: [String: ValueObject] = [:]
+    for (k, v) in stateValue.objectValue! { states[k] = v.objectValue }
+    let runtime = StaticRulesRuntime(states: states)
+
+    for n in [10, 100, 1000] {
+        let set = compile("bench/rules-\(n).json")
+        // Check the workload's expected match count once (500 for the 10k sample).
+        var total = 0
+        var r0 = Resolver(event: events[0], runtime: runtime, slotCount: set.slotCount)
+        for e in events {
+            r0.reset(event: e)
+            total += Evaluator.matchCount(set, &r0)
+        }
+        precondition(total == 500, "rules-\(n): \(total) matches, expected 500")
+        for (label, s) in [("indexed", set), ("no-index", set.withoutIndex())] {
+            Benchmark("engine.match rules-\(n) \(label) x10k events") { b in
+                var matched = 0
+                var r = Resolver(event: events[0], runtime: runtime, slotCount: s.slotCount)
+                for _ in b.scaledIterations {
+                    for e in events {
+                        r.reset(event: e)
+                        matched += Evaluator.matchCount(s, &r)
+                    }
+                }
+                blackHole(matched)
+            }
+        }
+    }
+
+    let rules1000 = load("bench/rules-1000.json")
+    Benchmark("plan.rules-1000.json parse+load+plan") { b in
+        for _ in b.scaledIterations {
+            let doc = try JSONReader.read(rules1000, file: "rules-1000.json", keepSourceMap: true)
+            blackHole(Planner().plan(try LaunchRulesLoader.load(doc).get()))
+        }
+    }
+    let yaml = load("bench/rules-10k.yaml")
+    Benchmark("plan.bare-libyaml-pull rules-10k.yaml") { b in
+        for _ in b.scaledIterations { blackHole(YAMLReader.bareEventPull(yaml)) }
+    }
+    Benchmark("plan.rules-10k.yaml parse+load+plan") { b in
+        for _ in b.scaledIterations {
+            let doc = try YAMLReader.read(yaml, file: "rules-10k.yaml")
+            blackHole(Planner().plan(try RuleSetLoader.load(doc).get()))
+        }
+    }
+}

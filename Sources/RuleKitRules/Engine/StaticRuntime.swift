@@ -1,0 +1,65 @@
+public import Foundation
+public import RuleKitCore
+internal import Synchronization
+
+/// A runtime with fixed shared states and an in-memory event history, collecting what the engine
+/// dispatches: for offline evaluation (`rulekit explain`, `rulekit test`), benchmarks and tests.
+public final class StaticRulesRuntime: RulesRuntime {
+    public let states: [String: ValueObject]
+    public let xdmStates: [String: ValueObject]
+    public let clock: @Sendable () -> Date
+    private let recorded = Mutex<([EngineEvent], [EngineEvent])>(([], []))
+
+    public init(states: [String: ValueObject] = [:], xdmStates: [String: ValueObject] = [:],
+                clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.states = states
+        self.xdmStates = xdmStates
+        self.clock = clock
+    }
+
+    public func sharedState(_ extensionName: String, at event: EngineEvent) -> ValueObject? {
+        states[extensionName] ?? states.first { $0.key.lowercased() == extensionName.lowercased() }?.value
+    }
+
+    public func xdmSharedState(_ extensionName: String, at event: EngineEvent) -> ValueObject? {
+        xdmStates[extensionName] ?? xdmStates.first { $0.key.lowercased() == extensionName.lowercased() }?.value
+    }
+
+    public func queryHistory(_ requests: [HistoryRequest], enforceOrder: Bool) -> [HistoryResult] {
+        let history = recorded.withLock { $0.1 }
+        var after: Date?
+        return requests.map { req in
+            let hits = history.filter { e in
+                guard let data = e.data else { return false }
+                let flat = Flatten.object(data, arrays: true)
+                guard req.mask.allSatisfy({ SwiftDescription.describe(flat[$0.key] ?? .null) == SwiftDescription.describe($0.value) })
+                else { return false }
+                if let f = req.from, e.timestamp < f { return false }
+                if let t = req.to, e.timestamp > t { return false }
+                if enforceOrder, let a = after, e.timestamp < a { return false }
+                return true
+            }
+            if enforceOrder { after = hits.map(\.timestamp).min() }
+            return HistoryResult(count: hits.count, oldest: hits.map(\.timestamp).min(), newest: hits.map(\.timestamp).max())
+        }
+    }
+
+    public func recordHistory(_ event: EngineEvent) -> Bool {
+        recorded.withLock { $0.1.append(event) }
+        return true
+    }
+
+    public func dispatch(_ event: EngineEvent) {
+        recorded.withLock { $0.0.append(event) }
+    }
+
+    public func now() -> Date { clock() }
+
+    /// Everything dispatched so far, in order; `clear` empties the list.
+    public func dispatched(clear: Bool = false) -> [EngineEvent] {
+        recorded.withLock { r in
+            defer { if clear { r.0.removeAll() } }
+            return r.0
+        }
+    }
+}

@@ -1,0 +1,351 @@
+public import RuleKitCore
+
+/// Reads RuleKit's rules format (`docs/rules-format.md`): `when`/`then` rules, `all`/`any` groups,
+/// `{key: K, eq: V}` matchers, `add`/`mod`/`dispatch`/`history` consequences and data elements.
+///
+/// Everything it accepts maps onto the Launch model one to one, so a rule set converts to Launch JSON
+/// and back without loss. Unlike the Launch structure, problems here are errors (a rule author wrote
+/// this file): an unknown matcher, a wrong value type or an unknown key stops the load, located.
+public enum RuleKitFormatLoader {
+    static let rootKeys: Set<String> = ["version", "rules", "dataElements", "format"]
+    static let ruleKeys: Set<String> = ["id", "name", "description", "enabled", "meta", "when", "then"]
+    static let elementKeys: Set<String> = ["path", "type", "description"]
+
+    public static func load(_ document: Document) -> RulesLoadResult {
+        var ctx = LoaderContext()
+        let set = load(root: document.root, ctx: &ctx)
+        return RulesLoadResult(ruleSet: ctx.diagnostics.hasErrors ? nil : set, diagnostics: ctx.diagnostics.sorted)
+    }
+
+    static func load(root: ValueCursor, ctx: inout LoaderContext) -> RuleSet? {
+        guard case .object = root.value else {
+            ctx.error(.rulesStructure, "a rules file must be a mapping with 'rules'", root)
+            return nil
+        }
+        unknownKeysAreErrors(root, known: rootKeys, what: "the rules file", ctx: &ctx)
+        var set = RuleSet()
+        if let v = root["version"] {
+            if let i = LoaderContext.integer(v.value) { set.version = i } else {
+                ctx.error(.rulesStructure, "'version' must be an integer", v)
+            }
+        }
+        if let des = root["dataElements"] {
+            if case .object = des.value {
+                for (name, d) in des.members { if let e = dataElement(name, d, ctx: &ctx) { set.dataElements.append(e) } }
+            } else {
+                ctx.error(.rulesStructure, "'dataElements' must be a mapping of name → {path, type}", des)
+            }
+        }
+        guard let rules = root["rules"] else {
+            ctx.error(.rulesStructure, "missing 'rules' (a list)", root)
+            return set
+        }
+        guard case .array = rules.value else {
+            ctx.error(.rulesStructure, "'rules' must be a list", rules)
+            return set
+        }
+        var ids: [String: SourceLocation?] = [:]
+        for (i, r) in rules.elements.enumerated() {
+            guard let rule = self.rule(r, index: i, ctx: &ctx) else { continue }
+            if let id = rule.id {
+                if let first = ids[id] {
+                    ctx.error(.rulesDuplicateID,
+                              "duplicate rule id '\(id)'" + (first.map { " (first at \($0.line):\($0.column))" } ?? ""),
+                              r["id"] ?? r)
+                } else {
+                    ids[id] = rule.location
+                }
+            }
+            set.rules.append(rule)
+        }
+        return set
+    }
+
+    static func unknownKeysAreErrors(_ c: ValueCursor, known: Set<String>, what: String, ctx: inout LoaderContext) {
+        for (k, v) in c.members where !known.contains(k) {
+            let hint = closest(k, in: known).map { " (did you mean '\($0)'?)" } ?? ""
+            ctx.diagnostics.append(.error(.rulesUnknownKey, "unknown key '\(k)' in \(what)\(hint)",
+                                          at: v.keyLocation, pointer: v.pointer))
+        }
+    }
+
+    static func dataElement(_ name: String, _ d: ValueCursor, ctx: inout LoaderContext) -> DataElement? {
+        if case .string(let path) = d.value { return DataElement(name: name, path: path, location: d.keyLocation) }
+        guard case .object = d.value else {
+            ctx.error(.rulesStructure, "data element '\(name)' must be a path or {path, type}", d)
+            return nil
+        }
+        unknownKeysAreErrors(d, known: elementKeys, what: "data element '\(name)'", ctx: &ctx)
+        guard case .string(let path)? = d["path"]?.value else {
+            ctx.error(.rulesStructure, "data element '\(name)' needs a string 'path'", d)
+            return nil
+        }
+        var type = DataElement.ValueType.any
+        if let t = d["type"] {
+            if let s = t.value.stringValue, let vt = DataElement.ValueType(rawValue: s) { type = vt } else {
+                ctx.error(.rulesStructure, "data element type must be one of string, int, double, bool, any", t)
+            }
+        }
+        return DataElement(name: name, path: path, type: type, description: d["description"]?.value.stringValue,
+                           location: d.keyLocation)
+    }
+
+    static func rule(_ r: ValueCursor, index: Int, ctx: inout LoaderContext) -> Rule? {
+        guard case .object = r.value else {
+            ctx.error(.rulesStructure, "rule #\(index) must be a mapping", r)
+            return nil
+        }
+        unknownKeysAreErrors(r, known: ruleKeys, what: "a rule", ctx: &ctx)
+        func string(_ k: String, _ ctx: inout LoaderContext) -> String? {
+            guard let c = r[k] else { return nil }
+            if case .string(let s) = c.value { return s }
+            if case .int(let i) = c.value, k == "id" { return String(i) }
+            ctx.error(.rulesStructure, "'\(k)' must be a string", c)
+            return nil
+        }
+        let id = string("id", &ctx)
+        let label = id ?? "rule-\(index + 1)"
+        var enabled = true
+        if let e = r["enabled"] {
+            if case .bool(let b) = e.value { enabled = b } else { ctx.error(.rulesStructure, "'enabled' must be true or false", e) }
+        }
+        var meta: ValueObject?
+        if let m = r["meta"] {
+            if case .object(let o) = m.value { meta = o } else { ctx.error(.rulesStructure, "'meta' must be a mapping", m) }
+        }
+        guard let when = r["when"] else {
+            ctx.error(.rulesStructure, "rule \(label) has no 'when' (its condition)", r)
+            return nil
+        }
+        let condition = self.condition(when, ctx: &ctx)
+        var consequences: [Consequence] = []
+        if let then = r["then"] {
+            if case .array = then.value {
+                for (j, c) in then.elements.enumerated() {
+                    if let q = consequence(c, defaultID: "\(label)-\(j + 1)", ctx: &ctx) { consequences.append(q) }
+                }
+            } else {
+                ctx.error(.rulesStructure, "'then' must be a list of consequences", then)
+            }
+        } else {
+            ctx.error(.rulesStructure, "rule \(label) has no 'then' (its consequences)", r)
+        }
+        guard let condition else { return nil }
+        return Rule(id: id, name: string("name", &ctx), description: string("description", &ctx), enabled: enabled,
+                    meta: meta, condition: condition, consequences: consequences, location: r.location)
+    }
+
+    // MARK: conditions
+
+    static let matcherExtras: Set<String> = ["key", "matcher", "values"]
+
+    static func condition(_ c: ValueCursor, ctx: inout LoaderContext) -> Condition? {
+        if case .array = c.value {
+            // A list is an implicit `all`.
+            let children = c.elements.compactMap { condition($0, ctx: &ctx) }
+            return children.count == c.elements.count ? .group("and", children, at: c.location) : nil
+        }
+        guard case .object(let o) = c.value else {
+            ctx.error(.rulesStructure, "a condition must be a mapping (all, any, a matcher or history)", c)
+            return nil
+        }
+        if o["type"] != nil && o["definition"] != nil {
+            // The Launch form, for anything the short forms cannot say.
+            return LaunchRulesLoader.loadCondition(c, ctx: &ctx)
+        }
+        if let all = c["all"] ?? c["any"] {
+            let logic = o["all"] != nil ? "and" : "or"
+            unknownKeysAreErrors(c, known: [logic == "and" ? "all" : "any"], what: "an '\(logic == "and" ? "all" : "any")' group", ctx: &ctx)
+            guard case .array = all.value else {
+                ctx.error(.rulesStructure, "'\(logic == "and" ? "all" : "any")' takes a list of conditions", all)
+                return nil
+            }
+            let children = all.elements.compactMap { condition($0, ctx: &ctx) }
+            guard children.count == all.elements.count else { return nil }
+            return .group(logic, children, at: c.location)
+        }
+        if let g = c["group"] {
+            guard case .string(let logic)? = g["logic"]?.value, let cs = g["conditions"], case .array = cs.value else {
+                ctx.error(.rulesStructure, "'group' needs 'logic' (a string) and 'conditions' (a list)", g)
+                return nil
+            }
+            let children = cs.elements.compactMap { condition($0, ctx: &ctx) }
+            guard children.count == cs.elements.count else { return nil }
+            if logic != "and" && logic != "or" {
+                ctx.warning(.rulesUnknownLogic, "group logic '\(logic)' is neither 'and' nor 'or': the group is always false", g)
+            }
+            return .group(logic, children, at: c.location)
+        }
+        if let h = c["history"] { return history(h, at: c, ctx: &ctx) }
+        if let key = c["key"] { return matcher(c, key: key, ctx: &ctx) }
+        let hint = closest(o.keys.first ?? "", in: ["all", "any", "key", "history", "group"]).map { " (did you mean '\($0)'?)" } ?? ""
+        ctx.error(.rulesStructure,
+                  "a condition needs 'all', 'any', 'key' (a matcher), 'history' or 'group'\(hint)", c)
+        return nil
+    }
+
+    static func matcher(_ c: ValueCursor, key: ValueCursor, ctx: inout LoaderContext) -> Condition? {
+        guard case .string(let keyText) = key.value else {
+            ctx.error(.rulesBadValue, "a matcher 'key' must be a string", key)
+            return nil
+        }
+        if let m = c["matcher"] {
+            // The explicit form: {key, matcher, values}.
+            unknownKeysAreErrors(c, known: matcherExtras, what: "a matcher", ctx: &ctx)
+            guard case .string(let code) = m.value else { ctx.error(.rulesBadValue, "'matcher' must be a string", m); return nil }
+            if Operation(code: code) == nil { unknownMatcher(code, m, ctx: &ctx) }
+            var values: [Value]?
+            if let vs = c["values"] {
+                guard case .array(let a) = vs.value else { ctx.error(.rulesBadValue, "'values' must be a list", vs); return nil }
+                values = a
+            }
+            return Condition(kind: .matcher, definition: .init(key: keyText, matcher: code, values: values), location: c.location)
+        }
+        let ops = c.members.filter { $0.key != "key" }
+        guard ops.count == 1, let (code, v) = ops.first else {
+            if ops.isEmpty {
+                ctx.error(.rulesStructure, "matcher on '\(keyText)' has no operator (eq, ne, gt, ge, lt, le, co, nc, sw, ew, ex, nx)", c)
+            } else {
+                ctx.error(.rulesStructure, "a matcher takes one operator; found \(ops.map(\.key).joined(separator: ", "))", c)
+            }
+            return nil
+        }
+        guard let op = Operation(code: code) else {
+            unknownMatcher(code, v, ctx: &ctx)
+            return nil
+        }
+        var values: [Value]
+        switch v.value {
+        case .array(let a): values = a
+        default: values = [v.value]
+        }
+        if op == .exists || op == .notExist {
+            // `ex: true` is the readable spelling of "no values".
+            if v.value == .bool(true) { values = [] }
+        } else {
+            for e in (v.value.arrayValue != nil ? v.elements : [v]) {
+                switch e.value {
+                case .string, .int, .double, .bool: break
+                default:
+                    ctx.error(.rulesBadValue, "a '\(code)' value must be a string, number or boolean, not \(e.value.kind)", e)
+                }
+            }
+        }
+        return Condition(kind: .matcher, definition: .init(key: keyText, matcher: code, values: values), location: c.location)
+    }
+
+    static func unknownMatcher(_ code: String, _ at: ValueCursor, ctx: inout LoaderContext) {
+        let hint = closest(code, in: Operation.codes).map { " (did you mean '\($0)'?)" } ?? ""
+        ctx.diagnostics.append(.error(.rulesUnknownMatcher, "unknown matcher '\(code)'\(hint)",
+                                      at: at.keyLocation, pointer: at.pointer))
+    }
+
+    static func history(_ h: ValueCursor, at c: ValueCursor, ctx: inout LoaderContext) -> Condition? {
+        guard case .object = h.value else {
+            ctx.error(.rulesStructure, "'history' takes {events, matcher, value, from?, to?, searchType?}", h)
+            return nil
+        }
+        unknownKeysAreErrors(h, known: ["events", "matcher", "value", "from", "to", "searchType"], what: "a history condition",
+                             ctx: &ctx)
+        guard let def = LaunchRulesLoader.loadDefinition(h, ctx: &ctx) else { return nil }
+        if def.events == nil { ctx.error(.rulesStructure, "a history condition needs 'events' (a list of masks)", h) }
+        if let code = def.matcher, Operation(code: code) == nil { unknownMatcher(code, h["matcher"]!, ctx: &ctx) }
+        if def.matcher == nil { ctx.error(.rulesStructure, "a history condition needs a 'matcher'", h) }
+        if def.value.flatMap(LoaderContext.integer) == nil { ctx.error(.rulesStructure, "a history condition needs an integer 'value'", h) }
+        if let s = def.searchType, SearchType(rawValue: s) == nil {
+            ctx.error(.rulesBadValue, "searchType must be any, ordered or mostRecent", h["searchType"]!)
+        }
+        return Condition(kind: .historical, definition: def, location: c.location)
+    }
+
+    // MARK: consequences
+
+    static func consequence(_ c: ValueCursor, defaultID: String, ctx: inout LoaderContext) -> Consequence? {
+        guard case .object(let o) = c.value else {
+            ctx.error(.rulesStructure, "a consequence must be a mapping", c)
+            return nil
+        }
+        var id = defaultID
+        if let i = c["id"] {
+            if case .string(let s) = i.value { id = s } else { ctx.error(.rulesStructure, "consequence 'id' must be a string", i) }
+        }
+        func objectArg(_ k: String, _ ctx: inout LoaderContext) -> ValueObject? {
+            guard let a = c[k] else { return nil }
+            if case .object(let x) = a.value { return x }
+            ctx.error(.rulesStructure, "'\(k)' takes a mapping", a)
+            return nil
+        }
+        let shorthand = ["add", "mod", "dispatch", "history"].filter { o[$0] != nil }
+        if shorthand.count > 1 || (shorthand.count == 1 && o["type"] != nil) {
+            ctx.error(.rulesStructure, "a consequence has one kind; found \(shorthand.joined(separator: ", "))", c)
+            return nil
+        }
+        if let kind = shorthand.first {
+            unknownKeysAreErrors(c, known: ["id", kind], what: "a '\(kind)' consequence", ctx: &ctx)
+            guard let arg = objectArg(kind, &ctx) else { return nil }
+            switch kind {
+            case "add", "mod":
+                return Consequence(id: id, type: kind, detail: ["eventdata": .object(arg)], location: c.location)
+            case "dispatch":
+                let a = c["dispatch"]!
+                unknownKeysAreErrors(a, known: ["type", "source", "action", "data"], what: "a dispatch", ctx: &ctx)
+                var detail = ValueObject()
+                for (k, target) in [("type", "type"), ("source", "source"), ("action", "eventdataaction")] {
+                    guard case .string(let s)? = arg[k] else {
+                        ctx.error(.rulesStructure, "dispatch needs a string '\(k)'", a)
+                        continue
+                    }
+                    detail[target] = .string(s)
+                }
+                if let action = arg["action"]?.stringValue, action != "copy" && action != "new" {
+                    ctx.error(.rulesBadValue, "dispatch action must be copy or new, not '\(action)'", a["action"]!)
+                }
+                if let d = arg["data"] { detail["eventdata"] = d }
+                return Consequence(id: id, type: "dispatch", detail: detail, location: c.location)
+            default: // history
+                let a = c["history"]!
+                unknownKeysAreErrors(a, known: ["operation", "content"], what: "a history consequence", ctx: &ctx)
+                guard case .string(let op)? = arg["operation"], op == "insert" || op == "insertIfNotExists" else {
+                    ctx.error(.rulesBadValue, "history operation must be insert or insertIfNotExists", a)
+                    return nil
+                }
+                guard case .object(let content)? = arg["content"], !content.isEmpty else {
+                    ctx.error(.rulesBadValue, "history content must be a non-empty mapping", a)
+                    return nil
+                }
+                let detail: ValueObject = ["id": .string(id), "schema": .string(RulesEventNames.historySchema),
+                                           "data": ["operation": .string(op), "content": .object(content)]]
+                return Consequence(id: id, type: "schema", detail: detail, location: c.location)
+            }
+        }
+        guard case .string(let type)? = c["type"]?.value else {
+            ctx.error(.rulesStructure, "a consequence needs add, mod, dispatch, history, or a 'type' with a 'detail'", c)
+            return nil
+        }
+        unknownKeysAreErrors(c, known: ["id", "type", "detail"], what: "a consequence", ctx: &ctx)
+        return Consequence(id: id, type: type, detail: objectArg("detail", &ctx) ?? [:], location: c.location)
+    }
+}
+
+/// Loads either format, telling them apart by their rules: Launch rules have `condition` and
+/// `consequences`, RuleKit rules `when` and `then`.
+public enum RuleSetLoader {
+    public enum Format: String, Sendable {
+        case launch, rulekit
+    }
+
+    public static func format(of document: Document) -> Format {
+        if document.value["dataElements"] != nil || document.value["format"] != nil { return .rulekit }
+        for r in document.value["rules"]?.arrayValue ?? [] where r["when"] != nil || r["then"] != nil {
+            return .rulekit
+        }
+        return .launch
+    }
+
+    public static func load(_ document: Document) -> RulesLoadResult {
+        switch format(of: document) {
+        case .launch: LaunchRulesLoader.load(document)
+        case .rulekit: RuleKitFormatLoader.load(document)
+        }
+    }
+}

@@ -1,0 +1,94 @@
+/// The planned conditions of a rule set flattened into arrays of plain values, so evaluation touches no
+/// reference counts: nodes, child lists, operands and a pool of lowercased operand bytes.
+///
+/// Built once per `CompiledRuleSet`. Anything the flat form does not cover (historical conditions,
+/// operands with non-ASCII text) stays a `PlannedCondition` the evaluator walks the ordinary way.
+struct Program: Sendable {
+    enum Kind: UInt8 {
+        case and, or, never, compare, exists, fallback
+    }
+
+    struct Node: Sendable {
+        var kind: Kind
+        /// compare: the operation; exists: 1 when negated.
+        var op: UInt8
+        /// and/or: first child in `children`; compare: operand index; fallback: index in `fallbacks`.
+        var a: Int32
+        /// and/or: child count.
+        var b: Int32
+        var slot: Int32
+    }
+
+    struct FlatOperand: Sendable {
+        enum Kind: UInt8 { case string, int, double, bool }
+        var kind: Kind
+        var int: Int64
+        var double: Double
+        var bool: Bool
+        var offset: Int32
+        var length: Int32
+    }
+
+    var nodes: [Node] = []
+    var children: [Int32] = []
+    var operands: [FlatOperand] = []
+    var bytes: [UInt8] = []
+    var fallbacks: [PlannedCondition] = []
+    /// Root node of each rule, by rule position.
+    var roots: [Int32] = []
+    /// The key of each slot.
+    var slotKeys: [SlotKey] = []
+
+    static let operations: [Operation] = Operation.allCases
+
+    init(_ rules: [PlannedRule], slotCount: Int) {
+        slotKeys = Array(repeating: SlotKey(ref: .nothing(""), slot: 0), count: slotCount)
+        for r in rules { roots.append(add(r.condition)) }
+    }
+
+    private mutating func add(_ c: PlannedCondition) -> Int32 {
+        switch c {
+        case .and(let cs), .or(let cs):
+            let ids = cs.map { add($0) }
+            let start = Int32(children.count)
+            children.append(contentsOf: ids)
+            let isAnd: Bool = if case .and = c { true } else { false }
+            return push(Node(kind: isAnd ? .and : .or, op: 0, a: start, b: Int32(ids.count), slot: -1))
+        case .unknownLogic:
+            return push(Node(kind: .never, op: 0, a: 0, b: 0, slot: -1))
+        case .existence(let k, let negated):
+            guard k.cacheable else { return fallback(c) }
+            slotKeys[k.slot] = k
+            return push(Node(kind: .exists, op: negated ? 1 : 0, a: 0, b: 0, slot: Int32(k.slot)))
+        case .comparison(let k, let op, let operand):
+            guard k.cacheable else { return fallback(c) }
+            slotKeys[k.slot] = k
+            var f = FlatOperand(kind: .string, int: 0, double: 0, bool: false, offset: 0, length: 0)
+            switch operand {
+            case .string(_, let lowered):
+                guard lowered.utf8.allSatisfy({ $0 < 0x80 }) else { return fallback(c) }
+                f.offset = Int32(bytes.count)
+                f.length = Int32(lowered.utf8.count)
+                bytes.append(contentsOf: lowered.utf8)
+            case .int(let i): f.kind = .int; f.int = i
+            case .double(let d): f.kind = .double; f.double = d
+            case .bool(let b): f.kind = .bool; f.bool = b
+            }
+            operands.append(f)
+            let opIndex = UInt8(Self.operations.firstIndex(of: op)!)
+            return push(Node(kind: .compare, op: opIndex, a: Int32(operands.count - 1), b: 0, slot: Int32(k.slot)))
+        case .historical:
+            return fallback(c)
+        }
+    }
+
+    private mutating func fallback(_ c: PlannedCondition) -> Int32 {
+        fallbacks.append(c)
+        return push(Node(kind: .fallback, op: 0, a: Int32(fallbacks.count - 1), b: 0, slot: -1))
+    }
+
+    private mutating func push(_ n: Node) -> Int32 {
+        nodes.append(n)
+        return Int32(nodes.count - 1)
+    }
+}
