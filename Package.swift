@@ -43,7 +43,7 @@ let package = Package(
             name: "RuleKitYAMLTests", dependencies: ["RuleKitYAML", "RuleKitCore", "RuleKitTestSupport"],
             exclude: ["yaml-test-suite-expected-failures.tsv"], swiftSettings: strict),
         .testTarget(
-            name: "RuleKitRulesTests", dependencies: ["RuleKitRules", "RuleKitCore", "RuleKitTestSupport"],
+            name: "RuleKitRulesTests", dependencies: ["RuleKitRules", "RuleKitCore", "RuleKitYAML", "RuleKitTestSupport"],
             exclude: ["aep-rules-expected-failures.tsv"], swiftSettings: strict),
         .testTarget(
             name: "RulekitCLITests", dependencies: ["RuleKitCore", "RuleKitTestSupport", "rulekit"],

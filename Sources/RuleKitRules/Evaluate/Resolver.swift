@@ -171,7 +171,11 @@ enum FlatLookup {
 
     @inline(__always)
     static func descend(_ v: Value, _ path: FlatPath, _ i: Int) -> Value? {
-        if i == path.segments.count { return isLeaf(v) ? v : nil }
+        if i == path.segments.count {
+            // Not `isLeaf(v) ? v : nil`: Value is nil-literal expressible, and that nil would be .null.
+            if isLeaf(v) { return v }
+            return Optional<Value>.none
+        }
         switch v {
         case .object(let o): return find(o, path, i)
         case .array(let a):

@@ -235,7 +235,7 @@ public enum RuleKitFormatLoader {
     }
 
     static func unknownMatcher(_ code: String, _ at: ValueCursor, ctx: inout LoaderContext) {
-        let hint = closest(code, in: Operation.codes).map { " (did you mean '\($0)'?)" } ?? ""
+        let hint = Operation.suggestion(for: code).map { " (did you mean '\($0)'?)" } ?? ""
         ctx.diagnostics.append(.error(.rulesUnknownMatcher, "unknown matcher '\(code)'\(hint)",
                                       at: at.keyLocation, pointer: at.pointer))
     }

@@ -26,6 +26,20 @@ public enum Operation: String, Sendable, Hashable, CaseIterable {
 
     public static let codes = ["eq", "ne", "gt", "ge", "lt", "le", "co", "nc", "sw", "ew", "ex", "nx"]
 
+    /// The code a misspelled or spelled-out matcher most likely meant (`equals` → `eq`, `eqals` → `eq`).
+    public static func suggestion(for code: String) -> String? {
+        let spelled: [String: String] = [
+            "equals": "eq", "equal": "eq", "==": "eq", "notequals": "ne", "!=": "ne", "greaterthan": "gt", ">": "gt",
+            "greaterequal": "ge", ">=": "ge", "lessthan": "lt", "<": "lt", "lessequal": "le", "<=": "le",
+            "contains": "co", "notcontains": "nc", "startswith": "sw", "endswith": "ew", "exists": "ex", "notexist": "nx",
+            "notexists": "nx",
+        ]
+        if let s = spelled[code.lowercased()] { return s }
+        if codes.contains(code.lowercased()) { return code.lowercased() }
+        if code.count <= 5, let c = closest(code, in: codes) { return c }
+        return codes.first { code.lowercased().hasPrefix($0) }
+    }
+
     /// `ne` and `nc` combine several values with AND, the others with OR.
     var combinesWithAnd: Bool { self == .notEquals || self == .notContains }
 }

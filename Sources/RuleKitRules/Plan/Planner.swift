@@ -124,7 +124,7 @@ struct PlanState {
             return nil
         }
         guard let op = Operation(code: code) else {
-            let hint = closest(code, in: Operation.codes).map { " (did you mean '\($0)'?)" } ?? ""
+            let hint = Operation.suggestion(for: code).map { " (did you mean '\($0)'?)" } ?? ""
             warn(.rulesUnknownMatcher, "rule \(ruleLabel): unknown matcher '\(code)'\(hint); the matcher is dropped",
                  c.location)
             return nil

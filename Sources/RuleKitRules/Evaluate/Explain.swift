@@ -1,0 +1,125 @@
+public import RuleKitCore
+
+/// What one rule did with one event, condition by condition.
+public struct RuleTrace: Sendable {
+    public var index: Int
+    public var label: String
+    public var matched: Bool
+    public var condition: ConditionTrace
+    /// The rendered consequences, when it matched.
+    public var consequences: [Consequence]
+}
+
+/// The evaluation of a condition node, kept whole: every child is evaluated (no short circuit) so the
+/// trace shows all of them, while `result` follows the Launch semantics.
+public indirect enum ConditionTrace: Sendable {
+    case group(logic: String, result: Bool, children: [ConditionTrace])
+    case comparison(ComparisonTrace)
+    case existence(key: String, value: Value?, negated: Bool, result: Bool)
+    case historical(searchType: String, operand: Int, operation: Operation, value: Int64, result: Bool)
+
+    public var result: Bool {
+        switch self {
+        case .group(_, let r, _), .existence(_, _, _, let r), .historical(_, _, _, _, let r): r
+        case .comparison(let c): c.outcome.isMatch
+        }
+    }
+}
+
+/// One comparison: the key, what it resolved to, the conversion the operand's type chose, and why it
+/// matched or not ("no match" apart from "error").
+public struct ComparisonTrace: Sendable {
+    public var key: String
+    /// nil: the key does not exist (it compares as "").
+    public var resolved: Value?
+    public var conversion: String
+    /// The left side after conversion; nil when the conversion failed.
+    public var converted: Value?
+    public var operation: Operation
+    public var operand: Value
+    public var outcome: ComparisonOutcome
+}
+
+extension Evaluator {
+    /// Every rule of `set` against the resolver's event, with the full trace of each condition.
+    public static func explain(_ set: CompiledRuleSet, _ r: inout Resolver) -> [RuleTrace] {
+        set.rules.map { rule in
+            let t = trace(rule.condition, &r)
+            let rendered = t.result ? rule.consequences.map { render($0, &r) } : []
+            return RuleTrace(index: rule.index, label: rule.label, matched: t.result, condition: t, consequences: rendered)
+        }
+    }
+
+    public static func trace(_ c: PlannedCondition, _ r: inout Resolver) -> ConditionTrace {
+        switch c {
+        case .and(let cs):
+            let children = cs.map { trace($0, &r) }
+            return .group(logic: "and", result: children.allSatisfy(\.result), children: children)
+        case .or(let cs):
+            let children = cs.map { trace($0, &r) }
+            return .group(logic: "or", result: children.contains(where: \.result), children: children)
+        case .unknownLogic(let logic, let cs):
+            return .group(logic: logic, result: false, children: cs.map { trace($0, &r) })
+        case .existence(let key, let negated):
+            let v = r.resolve(key)
+            return .existence(key: key.ref.description, value: v, negated: negated, result: (v != nil) != negated)
+        case .historical(let h):
+            let operand = historyOperand(h, &r)
+            let ok = Compare.evaluate(.int(Int64(operand)), h.operation, .int(h.value))
+            return .historical(searchType: h.searchType.rawValue, operand: operand, operation: h.operation,
+                               value: h.value, result: ok)
+        case .comparison(let key, let op, let operand):
+            let v = r.resolve(key)
+            let lhs = v ?? .string("")
+            let converted: Value? = switch operand {
+            case .string: .string(Conversion.string(lhs))
+            case .int: Conversion.int(lhs).map(Value.int)
+            case .double: Conversion.double(lhs).map(Value.double)
+            case .bool: .bool(Conversion.bool(lhs))
+            }
+            return .comparison(ComparisonTrace(key: key.ref.description, resolved: v, conversion: operand.typeName,
+                                               converted: converted, operation: op, operand: operand.value,
+                                               outcome: Compare.outcome(v, op, operand)))
+        }
+    }
+}
+
+/// Human-readable explain output.
+public enum ExplainText {
+    public static func render(_ traces: [RuleTrace]) -> String {
+        var out = ""
+        for t in traces {
+            out += "\(t.matched ? "MATCH   " : "no match") rule \(t.label)\n"
+            line(t.condition, indent: 2, into: &out)
+            for c in t.consequences {
+                out += "  → \(c.type) \(c.id): \(JSONWriter.string(.object(c.detail)))\n"
+            }
+        }
+        return out
+    }
+
+    static func mark(_ b: Bool) -> String { b ? "✓" : "✗" }
+
+    static func line(_ c: ConditionTrace, indent: Int, into out: inout String) {
+        let pad = String(repeating: " ", count: indent)
+        switch c {
+        case .group(let logic, let r, let children):
+            out += "\(pad)\(mark(r)) \(logic)\(logic == "and" || logic == "or" ? "" : " (unknown logic: always false)")\n"
+            for ch in children { line(ch, indent: indent + 2, into: &out) }
+        case .existence(let key, let v, let negated, let r):
+            out += "\(pad)\(mark(r)) \(key) \(negated ? "nx" : "ex") — \(v.map { "is \(JSONWriter.string($0))" } ?? "missing")\n"
+        case .historical(let s, let operand, let op, let value, let r):
+            out += "\(pad)\(mark(r)) history (\(s)) = \(operand) \(op.rawValue) \(value)\n"
+        case .comparison(let t):
+            let resolved = t.resolved.map { JSONWriter.string($0) } ?? "missing (as \"\")"
+            let conv = t.converted.map { "\(t.conversion)(…) = \(JSONWriter.string($0))" } ?? "\(t.conversion)(…) failed"
+            let why: String = switch t.outcome {
+            case .match: "match"
+            case .noMatch: "no match"
+            case .conversionFailed(let m): "error: \(m)"
+            case .unsupported(let m): "error: \(m)"
+            }
+            out += "\(pad)\(mark(t.outcome.isMatch)) \(t.key) \(t.operation.rawValue) \(JSONWriter.string(t.operand)) — \(resolved), \(conv): \(why)\n"
+        }
+    }
+}

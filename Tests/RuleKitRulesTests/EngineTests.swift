@@ -1,0 +1,141 @@
+import Foundation
+import RuleKitCore
+import Testing
+
+@testable import RuleKitRules
+
+@Suite struct EngineTests {
+    func engine(_ yaml: String) throws -> (RulesEngine, StaticRulesRuntime) {
+        let runtime = StaticRulesRuntime()
+        let engine = RulesEngine(runtime: runtime)
+        engine.setRules(try Rules.compile(yaml))
+        return (engine, runtime)
+    }
+
+    @Test func conditionsSeeTheOriginalEventAndConsequencesStack() throws {
+        let (engine, runtime) = try engine("""
+            rules:
+              - id: first
+                when: {key: tier, eq: silver}
+                then: [{mod: {tier: gold}}, {add: {seen: "{%tier%}"}}]
+              - id: second
+                when: {key: tier, eq: gold}
+                then: [{add: {second: true}}]
+              - id: copy
+                when: {key: tier, ex: true}
+                then: [{dispatch: {type: t2, source: s2, action: copy}}]
+            """)
+        let input = EngineEvent(name: "e", type: "t", source: "s", data: ["tier": "silver"])
+        let out = engine.process(input)
+        #expect(out.id == input.id)
+        #expect(out.data == ["tier": "gold", "seen": "silver"])
+        let sent = runtime.dispatched()
+        #expect(sent.count == 1)
+        #expect(sent[0].data == ["tier": "gold", "seen": "silver"])
+        #expect(sent[0].parentID == input.id)
+    }
+
+    @Test func addAndModNeverAttachToAnEventWithoutData() throws {
+        let (engine, _) = try engine("rules:\n  - {id: r, when: {key: ~type, eq: t}, then: [{add: {a: 1}}]}\n")
+        let out = engine.process(EngineEvent(name: "e", type: "t", source: "s", data: nil))
+        #expect(out.data == nil)
+    }
+
+    @Test func theChainLimitAppliesToDispatchOnly() throws {
+        let (engine, runtime) = try engine("""
+            rules:
+              - id: d
+                when: {key: ~source, eq: s}
+                then: [{dispatch: {type: t, source: s, action: new, data: {n: 1}}}, {type: url, detail: {u: x}}]
+            """)
+        _ = engine.process(EngineEvent(name: "e", type: "t", source: "s", data: [:]))
+        let first = runtime.dispatched(clear: true)
+        #expect(first.map(\.type) == ["t", RulesEventNames.rulesEngineType])
+        // The dispatched event comes back: no second dispatch, but the url consequence still fires.
+        _ = engine.process(first[0])
+        #expect(runtime.dispatched().map(\.type) == [RulesEventNames.rulesEngineType])
+    }
+
+    @Test func eventsBeforeTheFirstResetAreReplayedOnce() throws {
+        let runtime = StaticRulesRuntime()
+        let engine = RulesEngine(name: "rk", runtime: runtime)
+        _ = engine.process(EngineEvent(name: "early", type: "t", source: "s", data: ["x": 1]))
+        engine.replaceRules(with: try Rules.compile("rules:\n  - {id: r, when: {key: x, eq: 1}, then: [{type: url, detail: {}}]}\n"))
+        let reset = runtime.dispatched(clear: true)
+        #expect(reset.count == 1 && reset[0].source == RulesEventNames.requestReset)
+        _ = engine.process(reset[0])
+        #expect(runtime.dispatched(clear: true).count == 1)
+        engine.replaceRules(with: engine.rules)
+        _ = engine.process(runtime.dispatched(clear: true)[0])
+        #expect(runtime.dispatched().isEmpty)
+    }
+
+    @Test func evaluateReturnsNilWhenNothingMatchedAndEmptyForNoConsequences() throws {
+        let (engine, _) = try engine("rules:\n  - {id: r, when: {key: x, eq: 1}, then: []}\n")
+        #expect(engine.evaluate(EngineEvent(name: "e", type: "t", source: "s", data: ["x": 2])) == nil)
+        #expect(engine.evaluate(EngineEvent(name: "e", type: "t", source: "s", data: ["x": 1]))?.isEmpty == true)
+    }
+
+    @Test func historyInsertRecordsThenDispatches() throws {
+        let (engine, runtime) = try engine("""
+            rules:
+              - id: h
+                when: {key: ~type, eq: t}
+                then: [{history: {operation: insertIfNotExists, content: {offer: "{%offer%}"}}}]
+              - id: seen
+                when: {history: {events: [{offer: o1}], matcher: ge, value: 1}}
+                then: [{type: url, detail: {seen: true}}]
+            """)
+        _ = engine.process(EngineEvent(name: "e", type: "t", source: "s", data: ["offer": "o1"]))
+        #expect(runtime.dispatched(clear: true).count == 1)
+        _ = engine.process(EngineEvent(name: "e", type: "t", source: "s", data: ["offer": "o1"]))
+        // Already recorded: insertIfNotExists skips; the history condition now holds.
+        let second = runtime.dispatched()
+        #expect(second.count == 1)
+        #expect(second.first?.data?["triggeredconsequence"]?["id"] == "seen-1")
+    }
+
+    @Test func dataElementsResolveInKeysAndTokensAndInlineOnExport() throws {
+        let yaml = """
+            dataElements:
+              total: {path: xdm.commerce.order.priceTotal, type: int}
+            rules:
+              - id: big
+                when: {key: '%total%', gt: 100}
+                then: [{add: {bucket: "big-{%%total%%}"}}]
+            """
+        let (engine, _) = try engine(yaml)
+        let out = engine.process(EngineEvent(name: "e", type: "t", source: "s",
+                                             data: ["xdm": ["commerce": ["order": ["priceTotal": 250.75]]]]))
+        #expect(out.data?["bucket"] == "big-250")
+        let launch = LaunchRulesWriter.value(try Rules.load(yaml).get())
+        let rule = launch["rules"]?[0]
+        #expect(rule?["condition"]?["definition"]?["key"] == "xdm.commerce.order.priceTotal")
+        #expect(rule?["consequences"]?[0]?["detail"]?["eventdata"]?["bucket"] == "big-{%int(xdm.commerce.order.priceTotal)%}")
+    }
+
+    @Test func indexAndProgramAgreeWithTheTreeEvaluator() throws {
+        let set = try Rules.compile("""
+            rules:
+              - {id: a, when: {all: [{key: ~type, eq: T1}, {key: x, co: ab}]}, then: []}
+              - {id: b, when: {all: [{key: ~type, eq: t2}, {key: ~source, eq: S}]}, then: []}
+              - {id: c, when: {any: [{key: ~type, eq: t1}, {key: y, ex: true}]}, then: []}
+              - {id: d, when: {key: z, eq: 7}, then: []}
+              - {id: e, when: {all: [{key: sku, eq: P1}, {key: n, gt: 2.5}]}, then: []}
+            """)
+        let events: [EngineEvent] = [
+            EngineEvent(name: "", type: "t1", source: "s", data: ["x": "xABy"]),
+            EngineEvent(name: "", type: "T2", source: "s", data: ["y": 1]),
+            EngineEvent(name: "", type: "t3", source: "x", data: ["z": "7", "sku": "p1", "n": 3]),
+            EngineEvent(name: "", type: "t1", source: "s", data: nil),
+        ]
+        let runtime = StaticRulesRuntime()
+        for e in events {
+            var r1 = Resolver(event: e, runtime: runtime, slotCount: set.slotCount)
+            var r2 = Resolver(event: e, runtime: runtime, slotCount: set.slotCount)
+            let viaIndex = Evaluator.matchingRules(set, &r1).map(\.label)
+            let viaTree = set.rules.filter { Evaluator.matches($0.condition, &r2) }.map(\.label)
+            #expect(viaIndex == viaTree, "\(e.type)")
+        }
+    }
+}

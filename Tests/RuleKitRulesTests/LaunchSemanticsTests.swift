@@ -1,0 +1,151 @@
+import Foundation
+import RuleKitCore
+import Testing
+
+@testable import RuleKitRules
+
+/// The behaviours the reference documents but never tests ("source-only" in the reference doc), each
+/// pinned here, plus RuleKit's decisions where the reference is ambiguous.
+@Suite struct LaunchSemanticsTests {
+    @Test func missingKeyBecomesEmptyStringSoNegativeMatchersHold() throws {
+        #expect(try Rules.matches("{key: nope, ne: x}", data: ["a": 1]))
+        #expect(try Rules.matches("{key: nope, nc: x}", data: ["a": 1]))
+        #expect(try Rules.matches("{key: nope, eq: ''}", data: ["a": 1]))
+        #expect(try Rules.matches("{key: nope, eq: false}", data: ["a": 1]))
+        #expect(try !Rules.matches("{key: nope, gt: 0}", data: ["a": 1]))
+        #expect(try !Rules.matches("{key: nope, ex: true}", data: ["a": 1]))
+        #expect(try Rules.matches("{key: nope, nx: true}", data: ["a": 1]))
+    }
+
+    @Test func nilEventDataMakesEveryPlainKeyEmptyString() throws {
+        #expect(try Rules.matches("{key: anything, ex: true}", data: nil))
+        #expect(try !Rules.matches("{key: anything, nx: true}", data: nil))
+        #expect(try Rules.matches("{key: anything, eq: ''}", data: nil))
+    }
+
+    @Test func onlyLeavesAreAddressable() throws {
+        #expect(try !Rules.matches("{key: obj, ex: true}", data: ["obj": ["k": 1]]))
+        #expect(try Rules.matches("{key: obj.k, ex: true}", data: ["obj": ["k": 1]]))
+        #expect(try !Rules.matches("{key: empty, ex: true}", data: ["empty": [:]]))
+        #expect(try Rules.matches("{key: items.1, eq: b}", data: ["items": ["a", "b"]]))
+        #expect(try !Rules.matches("{key: 'items[1]', eq: b}", data: ["items": ["a", "b"]]))
+        #expect(try Rules.matches("{key: nul, ex: true}", data: ["nul": nil]))
+    }
+
+    @Test func dottedKeysAndNestingAreTheSamePath() throws {
+        #expect(try Rules.matches("{key: a.b, eq: 1}", data: ["a.b": 1]))
+        #expect(try Rules.matches("{key: x.a.b.c, eq: 2}", data: ["x": ["a.b": ["c": 2]]]))
+        #expect(try Rules.matches("{key: A.B, eq: 1}", data: ["a": ["b": 1]]) == false)
+    }
+
+    @Test func matcherValueTypeChoosesTheConversion() throws {
+        #expect(try Rules.matches("{key: v, eq: 3}", data: ["v": "3"]))
+        #expect(try Rules.matches("{key: v, eq: 3}", data: ["v": 3.9]))
+        #expect(try !Rules.matches("{key: v, eq: 3}", data: ["v": "3.0"]))
+        #expect(try Rules.matches("{key: v, eq: '3'}", data: ["v": 3]))
+        #expect(try !Rules.matches("{key: v, eq: '3'}", data: ["v": 3.0]))
+        #expect(try Rules.matches("{key: v, eq: '3.0'}", data: ["v": 3.0]))
+        #expect(try Rules.matches("{key: v, eq: true}", data: ["v": "TRUE"]))
+        #expect(try Rules.matches("{key: v, eq: true}", data: ["v": 1]))
+        #expect(try !Rules.matches("{key: v, eq: true}", data: ["v": 2]))
+        #expect(try Rules.matches("{key: v, gt: 1.5}", data: ["v": "2"]))
+    }
+
+    @Test func unsupportedTypeCombinationsAreFalseEvenForNegativeMatchers() throws {
+        #expect(try !Rules.matches("{key: v, gt: '2'}", data: ["v": 3]))
+        #expect(try !Rules.matches("{key: v, nc: 5}", data: ["v": "abc"]))
+        #expect(try !Rules.matches("{key: v, ne: 5}", data: ["v": "abc"]))
+        #expect(try !Rules.matches("{key: v, co: true}", data: ["v": true]))
+    }
+
+    @Test func stringOperatorsAreCaseInsensitive() throws {
+        #expect(try Rules.matches("{key: v, eq: HeLLo}", data: ["v": "hello"]))
+        #expect(try Rules.matches("{key: v, co: WORLD}", data: ["v": "Hello World!"]))
+        #expect(try Rules.matches("{key: v, sw: ÉCOLE}", data: ["v": "école primaire"]))
+        #expect(try Rules.matches("{key: v, ew: PRIMAIRE}", data: ["v": "école primaire"]))
+        #expect(try !Rules.matches("{key: V, eq: hello}", data: ["v": "hello"]))
+    }
+
+    @Test func multipleValuesAreOrExceptNeAndNcWhichAreAnd() throws {
+        #expect(try Rules.matches("{key: v, eq: [a, b]}", data: ["v": "b"]))
+        #expect(try !Rules.matches("{key: v, ne: [a, b]}", data: ["v": "b"]))
+        #expect(try Rules.matches("{key: v, ne: [a, b]}", data: ["v": "c"]))
+        #expect(try !Rules.matches("{key: v, nc: [x, y]}", data: ["v": "xx"]))
+    }
+
+    @Test func unknownLogicIsAlwaysFalseAndInvalidMembersWidenAGroup() throws {
+        #expect(try !Rules.matches("{group: {logic: AND, conditions: [{key: v, eq: 1}]}}", data: ["v": 1]))
+        // A Launch 'and' with an unknown matcher loses that member: the rest decides alone.
+        let launch: Value = ["version": 1, "rules": [[
+            "condition": ["type": "group", "definition": ["logic": "and", "conditions": [
+                ["type": "matcher", "definition": ["key": "v", "matcher": "eq", "values": [1]]],
+                ["type": "matcher", "definition": ["key": "w", "matcher": "equals", "values": [2]]],
+            ]]],
+            "consequences": [],
+        ]]]
+        let result = LaunchRulesLoader.load(Document(value: launch))
+        let set = Planner().plan(try result.get())
+        #expect(set.diagnostics.contains { $0.code == .rulesUnknownMatcher && $0.message.contains("did you mean 'eq'") })
+        var r = Resolver(event: EngineEvent(name: "e", type: "t", source: "s", data: ["v": 1, "w": 5]),
+                         runtime: StaticRulesRuntime())
+        #expect(Evaluator.matchCount(set, &r) == 1)
+    }
+
+    @Test func aRuleWithNothingValidLeftIsDropped() throws {
+        let launch: Value = ["version": 1, "rules": [[
+            "condition": ["type": "matcher", "definition": ["key": "v", "matcher": "eq", "values": [nil, [1]]]],
+            "consequences": [],
+        ]]]
+        let set = Planner().plan(try LaunchRulesLoader.load(Document(value: launch)).get())
+        #expect(set.rules.isEmpty)
+        #expect(set.diagnostics.contains { $0.code == .rulesDroppedRule })
+    }
+
+    @Test func xdmSharedStatesAreReadByTheXDMPrefixOnly() throws {
+        let xdm: [String: ValueObject] = ["com.example.edge": ["xdm": ["eventType": "commerce.purchases"]]]
+        #expect(try Rules.matches("{key: ~xdm.com.example.edge/xdm.eventType, eq: commerce.purchases}", data: [:], xdm: xdm))
+        #expect(try !Rules.matches("{key: ~state.com.example.edge/xdm.eventType, eq: commerce.purchases}", data: [:], xdm: xdm))
+        let states: [String: ValueObject] = ["com.adobe.module.configuration": ["global.privacy": "optedin"]]
+        #expect(try Rules.matches("{key: ~state.com.adobe.module.configuration/global.privacy, eq: optedin}", data: [:],
+                                  states: states))
+        #expect(try !Rules.matches("{key: ~state.nope, ex: true}", data: [:], states: states))
+    }
+
+    @Test func templatesRenderAsTheReferenceDoes() throws {
+        let runtime = StaticRulesRuntime()
+        var r = Resolver(event: EngineEvent(name: "e", type: "T", source: "S", data: ["n": 2, "d": 22.0, "s": "x y"]),
+                         runtime: runtime)
+        func render(_ s: String) -> String { Evaluator.render(Template.parse(s), &r) }
+        #expect(render("n={%n%}") == "n=2")
+        #expect(render("{%d%}") == "22.0")
+        #expect(render("{%urlenc(s)%}") == "x%20y")
+        #expect(render("{% s %}") == "")  // keys are verbatim: " s " is not "s"
+        #expect(render("{%int(d)%}") == "22")
+        #expect(render("{%nope(s)%}") == "x y")
+        #expect(render("{%int(s)%}") == "x y")  // a failed conversion leaves the value
+        #expect(render("a {%s") == "")  // unclosed: the whole string is ""
+        #expect(render("{%%}x") == "x")
+        #expect(render("{%missing%}!") == "!")
+        #expect(render("{%~type%}/{%~source%}") == "T/S")
+    }
+
+    @Test func explainKeepsNoMatchApartFromError() throws {
+        let set = try Rules.compile("""
+            rules:
+              - id: r
+                when: {all: [{key: v, gt: 5}, {key: w, gt: 1}, {key: x, eq: a}]}
+                then: []
+            """)
+        var r = Resolver(event: EngineEvent(name: "e", type: "t", source: "s", data: ["v": "abc", "w": 0, "x": "A"]),
+                         runtime: StaticRulesRuntime())
+        let traces = Evaluator.explain(set, &r)
+        guard case .group(_, let result, let children) = traces[0].condition else { Issue.record("not a group"); return }
+        #expect(!result)
+        guard case .comparison(let a) = children[0], case .comparison(let b) = children[1],
+              case .comparison(let c) = children[2] else { Issue.record("not comparisons"); return }
+        #expect(a.outcome == .conversionFailed("\"abc\" is not an integer"))
+        #expect(b.outcome == .noMatch)
+        #expect(c.outcome == .match)
+        #expect(ExplainText.render(traces).contains("error: \"abc\" is not an integer"))
+    }
+}
