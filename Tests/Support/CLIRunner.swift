@@ -71,3 +71,21 @@ public enum CLIRunner {
         return expected == output.transcript ? nil : "golden \(name) differs:\n--- expected\n\(expected)\n--- got\n\(output.transcript)"
     }
 }
+
+/// Golden files for text people read (diagnostics, explain output).
+public enum Golden {
+    /// Compares `text` with `Golden/<name>.txt` beside `testFile` (`RULEKIT_UPDATE_GOLDEN=1` rewrites it);
+    /// nil when equal, else the difference.
+    public static func compare(_ text: String, name: String, testFile: String = #filePath) -> String? {
+        let url = URL(fileURLWithPath: testFile).deletingLastPathComponent()
+            .appendingPathComponent("Golden").appendingPathComponent(name + ".txt")
+        if ProcessInfo.processInfo.environment["RULEKIT_UPDATE_GOLDEN"] == "1" {
+            try? text.write(to: url, atomically: true, encoding: .utf8)
+            return nil
+        }
+        guard let expected = try? String(contentsOf: url, encoding: .utf8) else {
+            return "missing golden file \(url.path); run with RULEKIT_UPDATE_GOLDEN=1 to create it"
+        }
+        return expected == text ? nil : "golden \(name) differs:\n--- expected\n\(expected)\n--- got\n\(text)"
+    }
+}

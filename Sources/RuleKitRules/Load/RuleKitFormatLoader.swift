@@ -227,7 +227,7 @@ public enum RuleKitFormatLoader {
                 switch e.value {
                 case .string, .int, .double, .bool: break
                 default:
-                    ctx.error(.rulesBadValue, "a '\(code)' value must be a string, number or boolean, not \(e.value.kind)", e)
+                    ctx.error(.rulesBadValue, "a value of '\(code)' must be a string, number or boolean, not \(e.value.kind)", e)
                 }
             }
         }

@@ -75,7 +75,7 @@ public enum RuleKitFormatWriter {
     /// `ex: true` for no values; one scalar, or a list of several, for the other operators.
     static func shortValue(code: String, values: [Value]?) -> Value? {
         guard let op = Operation(code: code), let values else { return nil }
-        if op == .exists || op == .notExist { return values.isEmpty ? true : nil }
+        if op == .exists || op == .notExist { return values.isEmpty ? Value.bool(true) : Optional<Value>.none }
         guard !values.isEmpty, values.allSatisfy({
             switch $0 {
             case .string, .int, .double, .bool: true

@@ -1,0 +1,45 @@
+import Foundation
+import RuleKitCore
+import RuleKitTestSupport
+import RuleKitYAML
+import Testing
+
+@testable import RuleKitRules
+
+/// Golden diagnostics for broken rules files: what a rule author reads, located to the field.
+@Suite struct RulesDiagnosticsTests {
+    static let fixtures = ["unknown-matcher.yaml", "bad-values.yaml", "bad-structure.yaml", "launch-warnings.json",
+                           "launch-broken.json"]
+
+    static func diagnose(_ name: String) throws -> String {
+        let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+        let bytes = try #require(SharedCorpus.bytes(dir.appendingPathComponent(name)))
+        let path = "Fixtures/\(name)"
+        let doc = name.hasSuffix(".json")
+            ? try JSONReader.read(bytes, file: path, keepSourceMap: true)
+            : try YAMLReader.read(bytes, file: path)
+        let result = RuleSetLoader.load(doc)
+        var diags = result.diagnostics
+        if let set = result.ruleSet { diags += Planner().plan(set).diagnostics }
+        var all = Diagnostics()
+        all.append(contentsOf: diags)
+        var renderer = DiagnosticRenderer()
+        renderer.addSource(String(decoding: bytes, as: UTF8.self), for: path)
+        return renderer.render(all.sorted) + "\n"
+    }
+
+    @Test(arguments: fixtures)
+    func diagnosticsMatchGolden(_ name: String) throws {
+        if let diff = Golden.compare(try Self.diagnose(name), name: name) { Issue.record("\(diff)") }
+    }
+
+    @Test func launchStructuralErrorsRefuseTheWholeFile() throws {
+        let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+        let doc = try JSONReader.read(try #require(SharedCorpus.bytes(dir.appendingPathComponent("launch-broken.json"))),
+                                      keepSourceMap: true)
+        let result = LaunchRulesLoader.load(doc)
+        #expect(result.ruleSet == nil)
+        #expect(result.errors.count >= 5)
+        #expect(result.errors.allSatisfy { $0.location != nil })
+    }
+}
