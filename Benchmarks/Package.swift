@@ -12,9 +12,11 @@ let package = Package(
                  traits: ["MallocInterposer"]),
     ],
     targets: [
+        .target(name: "BenchData", path: "Benchmarks/BenchData"),
         .executableTarget(
             name: "Readers",
             dependencies: [
+                "BenchData",
                 .product(name: "Benchmark", package: "package-benchmark"),
                 .product(name: "RuleKitCore", package: "RuleKit"),
                 .product(name: "RuleKitYAML", package: "RuleKit"),
@@ -25,6 +27,7 @@ let package = Package(
         .executableTarget(
             name: "Engine",
             dependencies: [
+                "BenchData",
                 .product(name: "Benchmark", package: "package-benchmark"),
                 .product(name: "RuleKitCore", package: "RuleKit"),
                 .product(name: "RuleKitYAML", package: "RuleKit"),

@@ -9,15 +9,7 @@ import Testing
 /// in `aep-rules-expected-failures.tsv` (and the test fails when a listed case starts passing).
 @Suite struct AEPRulesCorpusTests {
     static func expectedFailures() -> [String: String] {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("aep-rules-expected-failures.tsv")
-        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return [:] }
-        var out: [String: String] = [:]
-        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
-            let parts = line.split(separator: "\t", maxSplits: 1)
-            if parts.count == 2 { out[String(parts[0])] = String(parts[1]) }
-        }
-        return out
+        ExpectedFailures.load("aep-rules-expected-failures.tsv")
     }
 
     @Test(.enabled(if: SharedCorpus.isPresent, "../shared is absent: the aep-rules corpus is not run"))

@@ -18,15 +18,7 @@ import Testing
     }
 
     static func expectedFailures() -> [String: String] {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("yaml-test-suite-expected-failures.tsv")
-        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return [:] }
-        var out: [String: String] = [:]
-        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
-            let parts = line.split(separator: "\t", maxSplits: 1)
-            if parts.count == 2 { out[String(parts[0])] = String(parts[1]) }
-        }
-        return out
+        ExpectedFailures.load("yaml-test-suite-expected-failures.tsv")
     }
 
     /// Runs one case; nil when it behaves as the suite says, else why not.

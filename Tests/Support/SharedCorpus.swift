@@ -42,3 +42,18 @@ public enum SharedCorpus {
         FileManager.default.contents(atPath: url.path).map { [UInt8]($0) }
     }
 }
+
+/// A corpus runner's list of cases expected to fail: `id<TAB>reason` lines, `#` comments.
+public enum ExpectedFailures {
+    /// The list in `name` beside `testFile`.
+    public static func load(_ name: String, besides testFile: String = #filePath) -> [String: String] {
+        let url = URL(fileURLWithPath: testFile).deletingLastPathComponent().appendingPathComponent(name)
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return [:] }
+        var out: [String: String] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            let parts = line.split(separator: "\t", maxSplits: 1)
+            if parts.count == 2 { out[String(parts[0])] = String(parts[1]) }
+        }
+        return out
+    }
+}

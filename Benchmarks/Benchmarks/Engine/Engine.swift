@@ -1,25 +1,14 @@
 // Rules engine benchmarks on ../shared/bench: rules-{10,100,1000}.json against events-10k.jsonl with
 // state.json, with and without the rule index; and parse+check+plan of rules-1000.json and rules-10k.yaml
 // next to the bare libyaml pull of that file. One iteration = the whole 10k-event stream.
+import BenchData
 import Benchmark
 import Foundation
 import RuleKitCore
 import RuleKitRules
 import RuleKitYAML
 
-let shared: URL = {
-    if let env = ProcessInfo.processInfo.environment["RULEKIT_SHARED"] { return URL(fileURLWithPath: env) }
-    return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("shared")
-}()
-
-func load(_ relative: String) -> [UInt8] {
-    guard let d = FileManager.default.contents(atPath: shared.appendingPathComponent(relative).path) else {
-        fatalError("benchmark data \(relative) is missing under \(shared.path) (set RULEKIT_SHARED)")
-    }
-    return [UInt8](d)
-}
+func load(_ relative: String) -> [UInt8] { BenchData.load(relative) }
 
 func compile(_ relative: String) -> CompiledRuleSet {
     let doc = try! JSONReader.read(load(relative), file: relative, keepSourceMap: true)

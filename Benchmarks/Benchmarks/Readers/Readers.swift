@@ -1,24 +1,13 @@
 // Reader benchmarks: YAML and JSON to `Value`, each next to its baseline measured in the same run.
 //   yaml: rules-10k.yaml → Value   vs  the bare libyaml event pull (the floor; target ≤ 2×)
 //   json: events-10k.jsonl → Value vs  Foundation JSONSerialization + conversion (target ≥ 3× faster)
+import BenchData
 import Benchmark
 import Foundation
 import RuleKitCore
 import RuleKitYAML
 
-let shared: URL = {
-    if let env = ProcessInfo.processInfo.environment["RULEKIT_SHARED"] { return URL(fileURLWithPath: env) }
-    return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("shared")
-}()
-
-func load(_ relative: String) -> [UInt8] {
-    guard let d = FileManager.default.contents(atPath: shared.appendingPathComponent(relative).path) else {
-        fatalError("benchmark data \(relative) is missing under \(shared.path) (set RULEKIT_SHARED)")
-    }
-    return [UInt8](d)
-}
+func load(_ relative: String) -> [UInt8] { BenchData.load(relative) }
 
 func lines(_ bytes: [UInt8]) -> [[UInt8]] {
     bytes.split(separator: 0x0A).map(Array.init)

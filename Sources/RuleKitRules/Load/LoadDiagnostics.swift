@@ -53,6 +53,8 @@ struct LoaderContext {
 
     /// Reports keys of `object` outside `known` as warnings (the reference ignores them).
     mutating func unknownKeys(_ object: ValueCursor, known: Set<String>, what: String) {
+        // Cursors (and their paths) are made only for the rare unknown key.
+        guard let o = object.value.objectValue, o.keys.contains(where: { !known.contains($0) }) else { return }
         for (k, v) in object.members where !known.contains(k) {
             let hint = closest(k, in: known).map { " (did you mean '\($0)'?)" } ?? ""
             warnKey(.rulesUnknownKey, "unknown key '\(k)' in \(what) is ignored\(hint)", v)
