@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "RuleKitCore", targets: ["RuleKitCore"]),
         .library(name: "RuleKitYAML", targets: ["RuleKitYAML"]),
         .library(name: "RuleKitRules", targets: ["RuleKitRules"]),
+        .library(name: "RuleKitHub", targets: ["RuleKitHub"]),
         .executable(name: "rulekit", targets: ["rulekit"]),
     ],
     dependencies: [
@@ -29,6 +30,7 @@ let package = Package(
         .target(name: "RuleKitCore", swiftSettings: strict),
         .target(name: "RuleKitYAML", dependencies: ["RuleKitCore", "CYAML"], swiftSettings: strict),
         .target(name: "RuleKitRules", dependencies: ["RuleKitCore"], swiftSettings: strict),
+        .target(name: "RuleKitHub", dependencies: ["RuleKitCore"], swiftSettings: strict),
         .executableTarget(
             name: "rulekit",
             dependencies: [
@@ -45,6 +47,7 @@ let package = Package(
         .testTarget(
             name: "RuleKitRulesTests", dependencies: ["RuleKitRules", "RuleKitCore", "RuleKitYAML", "RuleKitTestSupport"],
             exclude: ["aep-rules-expected-failures.tsv"], swiftSettings: strict),
+        .testTarget(name: "RuleKitHubTests", dependencies: ["RuleKitHub", "RuleKitCore"], swiftSettings: strict),
         .testTarget(
             name: "RulekitCLITests", dependencies: ["RuleKitCore", "RuleKitTestSupport", "rulekit"],
             exclude: ["Fixtures", "Golden"], swiftSettings: strict),

@@ -1,0 +1,94 @@
+public import Foundation
+public import RuleKitCore
+internal import Synchronization
+
+/// One history search: events whose masked data hashes like `mask`, within a time window.
+public struct EventHistoryRequest: Sendable, Hashable {
+    /// Flattened key → value pairs.
+    public var mask: ValueObject
+    public var from: Date?
+    public var to: Date?
+
+    public init(mask: ValueObject, from: Date? = nil, to: Date? = nil) {
+        self.mask = mask
+        self.from = from
+        self.to = to
+    }
+}
+
+/// The answer to one search; `count` -1 means the store failed.
+public struct EventHistoryResult: Sendable, Hashable {
+    public var count: Int
+    public var oldest: Date?
+    public var newest: Date?
+
+    public init(count: Int, oldest: Date? = nil, newest: Date? = nil) {
+        self.count = count
+        self.oldest = oldest
+        self.newest = newest
+    }
+}
+
+/// Where the hub keeps event history: events recorded by the hash of their masked data.
+public protocol EventHistoryStore: Sendable {
+    func record(hash: UInt32, timestamp: Date) -> Bool
+    /// One result per hash: matches in [from, to]; with `after`, only those at or after it.
+    func query(hash: UInt32, from: Date?, to: Date?, after: Date?) -> EventHistoryResult
+}
+
+/// The hashing the reference uses for history: FNV-1a (32 bit) over the flattened data, keys sorted,
+/// each pair written `key:value` with the value's description.
+public enum EventHistoryHash {
+    public static func hash(_ data: ValueObject?, mask: [String]? = nil) -> UInt32 {
+        guard let data else { return 0 }
+        var flat: [(String, Value)] = []
+        flatten(.object(data), prefix: nil, into: &flat)
+        if let mask { flat = flat.filter { mask.contains($0.0) } }
+        flat.sort { $0.0 < $1.0 }
+        var h: UInt32 = 2_166_136_261
+        for (k, v) in flat {
+            for b in "\(k):\(describe(v))".utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }
+        }
+        return flat.isEmpty ? 0 : h
+    }
+
+    static func describe(_ v: Value) -> String {
+        switch v {
+        case .string(let s): s
+        case .null: "<null>"
+        case .bool(let b): b ? "true" : "false"
+        case .int(let i): String(i)
+        case .double(let d): d.description
+        default: JSONWriter.string(v)
+        }
+    }
+
+    static func flatten(_ v: Value, prefix: String?, into out: inout [(String, Value)]) {
+        switch v {
+        case .object(let o): for (k, x) in o { flatten(x, prefix: prefix.map { "\($0).\(k)" } ?? k, into: &out) }
+        case .array(let a): for (i, x) in a.enumerated() { flatten(x, prefix: prefix.map { "\($0).\(i)" } ?? "\(i)", into: &out) }
+        default: if let p = prefix { out.append((p, v)) }
+        }
+    }
+}
+
+/// An in-memory history (the default; the rules extension brings a SQLite one).
+public final class InMemoryEventHistory: EventHistoryStore {
+    private let records = Mutex<[(UInt32, Date)]>([])
+
+    public init() {}
+
+    public func record(hash: UInt32, timestamp: Date) -> Bool {
+        records.withLock { $0.append((hash, timestamp)) }
+        return true
+    }
+
+    public func query(hash: UInt32, from: Date?, to: Date?, after: Date?) -> EventHistoryResult {
+        records.withLock { all in
+            let hits = all.filter { h, t in
+                h == hash && (from.map { t >= $0 } ?? true) && (to.map { t <= $0 } ?? true) && (after.map { t >= $0 } ?? true)
+            }.map(\.1)
+            return EventHistoryResult(count: hits.count, oldest: hits.min(), newest: hits.max())
+        }
+    }
+}

@@ -1,0 +1,463 @@
+public import Foundation
+public import RuleKitCore
+internal import Synchronization
+
+/// Why the hub refused an extension.
+public enum HubError: Error, Sendable, Hashable, CustomStringConvertible {
+    case initFailed(String)
+    case duplicateName(String)
+    case missingDependency(extension: String, dependency: String)
+    case dependencyCycle([String])
+    case notRegistered(String)
+
+    public var description: String {
+        switch self {
+        case .initFailed(let t): "extension \(t) returned nil from init(runtime:)"
+        case .duplicateName(let n): "an extension named '\(n)' is already registered"
+        case .missingDependency(let e, let d): "extension '\(e)' depends on '\(d)', which is not registered"
+        case .dependencyCycle(let chain): "extension dependencies form a cycle: \(chain.joined(separator: " → "))"
+        case .notRegistered(let n): "no extension named '\(n)' is registered"
+        }
+    }
+}
+
+/// The event hub: registers extensions, numbers and preprocesses every event, delivers it to each
+/// extension's queue, and keeps versioned shared states and event history (the `MobileCore` role).
+///
+/// ```swift
+/// let hub = EventHub()
+/// hub.registerExtensions([RulesExtension.self, Greeter.self]) { result in ... }   // boots the hub
+/// hub.dispatch(Event(name: "Purchase", type: EventType.edge, source: EventSource.requestContent, data: data))
+/// ```
+public final class EventHub: Sendable {
+    public static let name = "com.adobe.module.eventhub"
+    public static let sharedStateEventName = "Shared state change"
+    public static let xdmSharedStateEventName = "Shared state change (XDM)"
+    public static let stateOwnerKey = "stateowner"
+
+    public struct Options: Sendable {
+        public var wrapperType: String
+        public var wrapperName: String
+        public var history: any EventHistoryStore
+        /// How many event ids the hub remembers for versioning copies of events it did not hand out.
+        public var rememberedEventIDs: Int
+
+        public init(wrapperType: String = "N", wrapperName: String = "None",
+                    history: any EventHistoryStore = InMemoryEventHistory(), rememberedEventIDs: Int = 65_536) {
+            self.wrapperType = wrapperType
+            self.wrapperName = wrapperName
+            self.history = history
+            self.rememberedEventIDs = rememberedEventIDs
+        }
+    }
+
+    /// A response listener; its time-out finds it gone once a response removed it (exactly once).
+    struct ResponseEntry: Sendable {
+        var token: UUID
+        var listener: ResponseListener
+    }
+
+    struct State {
+        var started = false
+        var nextNumber = 0
+        var pending = RingQueue<Event>()
+        var drainScheduled = false
+        var containers: [String: ExtensionContainer] = [:]
+        var order: [ExtensionContainer] = []
+        var preprocessors: [EventPreprocessor] = []
+        var responseListeners: [UUID: [ResponseEntry]] = [:]
+        var numbers: [UUID: Int] = [:]
+        var numberOrder = RingQueue<UUID>()
+    }
+
+    let options: Options
+    let state = Mutex(State())
+    let hubQueue = DispatchQueue(label: "rulekit.hub")
+    let timerQueue = DispatchQueue(label: "rulekit.hub.timers")
+    let callbackQueue = DispatchQueue(label: "rulekit.hub.callbacks", attributes: .concurrent)
+    let placeholder: ExtensionContainer
+
+    public init(options: Options = Options()) {
+        self.options = options
+        placeholder = ExtensionContainer(label: EventHub.name)
+        let runtime = HubRuntime(hub: self, container: placeholder)
+        let ext = HubPlaceholderExtension(runtime: runtime)
+        placeholder.state.withLock {
+            $0.ext = ext
+            $0.registered = true
+        }
+        placeholder.registration.leave()
+        state.withLock { s in
+            s.containers[EventHub.name.lowercased()] = placeholder
+            s.order.append(placeholder)
+        }
+    }
+
+    // MARK: registration
+
+    /// Registers the initial extensions concurrently, then boots the hub: events dispatched before are
+    /// delivered in order after every `onRegistered` finished (in dependency order where declared).
+    public func registerExtensions(_ types: [any Extension.Type],
+                                   completion: (@Sendable (Result<Void, HubError>) -> Void)? = nil) {
+        register(types) { [self] result in
+            start()
+            completion?(result)
+        }
+    }
+
+    /// Registers one more extension after boot.
+    public func registerExtension(_ type: any Extension.Type,
+                                  completion: (@Sendable (Result<Void, HubError>) -> Void)? = nil) {
+        register([type]) { [self] result in
+            if case .success = result, state.withLock({ $0.started }) { shareHubState() }
+            completion?(result)
+        }
+    }
+
+    /// Unregisters an extension: its queue stops, `onUnregistered` runs, the hub state is republished.
+    public func unregisterExtension(named name: String, completion: (@Sendable (Result<Void, HubError>) -> Void)? = nil) {
+        let container = state.withLock { s -> ExtensionContainer? in
+            guard let c = s.containers.removeValue(forKey: name.lowercased()) else { return nil }
+            s.order.removeAll { $0 === c }
+            return c
+        }
+        guard let container else {
+            completion?(.failure(.notRegistered(name)))
+            return
+        }
+        container.setStopped(true)
+        container.queue.async { [self] in
+            container.ext?.onUnregistered()
+            if state.withLock({ $0.started }) { shareHubState() }
+            completion?(.success(()))
+        }
+    }
+
+    private func register(_ types: [any Extension.Type], done: @escaping @Sendable (Result<Void, HubError>) -> Void) {
+        let group = DispatchGroup()
+        let made = Mutex<[(ExtensionContainer, (any Extension)?, String)]>([])
+        for type in types {
+            let container = ExtensionContainer(label: String(describing: type))
+            let runtime = HubRuntime(hub: self, container: container)
+            group.enter()
+            container.queue.async {
+                let ext = type.init(runtime: runtime)
+                made.withLock { $0.append((container, ext, String(describing: type))) }
+                group.leave()
+            }
+        }
+        group.notify(queue: hubQueue) { [self] in
+            let created = made.withLock { $0 }
+            if let failed = created.first(where: { $0.1 == nil }) {
+                done(.failure(.initFailed(failed.2)))
+                return
+            }
+            // Names must be unique, dependencies present and acyclic: check everything before anything runs.
+            var byName: [String: (ExtensionContainer, any Extension)] = [:]
+            let existing = state.withLock { $0.containers }
+            for (c, ext, _) in created {
+                let key = ext!.name.lowercased()
+                if byName[key] != nil || existing[key] != nil {
+                    done(.failure(.duplicateName(ext!.name)))
+                    return
+                }
+                byName[key] = (c, ext!)
+            }
+            if let error = Self.checkDependencies(byName.mapValues { $0.1 }, existing: Set(existing.keys)) {
+                done(.failure(error))
+                return
+            }
+            state.withLock { s in
+                for (key, (c, ext)) in byName {
+                    c.state.withLock { $0.ext = ext }
+                    s.containers[key] = c
+                    s.order.append(c)
+                }
+            }
+            let all = DispatchGroup()
+            for (_, (c, ext)) in byName {
+                let deps = ext.dependencies.compactMap { d in byName[d.lowercased()]?.0 ?? existing[d.lowercased()] }
+                all.enter()
+                c.queue.async {
+                    // Dependencies first; independent extensions run their onRegistered concurrently.
+                    for d in deps { d.registration.wait() }
+                    ext.onRegistered()
+                    c.state.withLock { $0.registered = true }
+                    c.registration.leave()
+                    c.kick()
+                    all.leave()
+                }
+            }
+            all.notify(queue: hubQueue) { done(.success(())) }
+        }
+    }
+
+    static func checkDependencies(_ exts: [String: any Extension], existing: Set<String>) -> HubError? {
+        for (key, ext) in exts.sorted(by: { $0.key < $1.key }) {
+            for d in ext.dependencies where exts[d.lowercased()] == nil && !existing.contains(d.lowercased()) {
+                return .missingDependency(extension: ext.name, dependency: d)
+            }
+            // Depth-first walk from each extension, looking for a way back.
+            var path = [key]
+            func visit(_ k: String) -> [String]? {
+                for d in exts[k]?.dependencies ?? [] {
+                    let dk = d.lowercased()
+                    if let i = path.firstIndex(of: dk) { return Array(path[i...]) + [dk] }
+                    guard exts[dk] != nil else { continue }
+                    path.append(dk)
+                    if let cycle = visit(dk) { return cycle }
+                    path.removeLast()
+                }
+                return nil
+            }
+            if let cycle = visit(key) {
+                return .dependencyCycle(cycle.map { exts[$0]?.name ?? $0 })
+            }
+        }
+        return nil
+    }
+
+    /// Starts delivering events (called once registration finished) and publishes the hub's state.
+    func start() {
+        let already = state.withLock { s -> Bool in
+            defer { s.started = true }
+            return s.started
+        }
+        guard !already else { return }
+        shareHubState()
+        scheduleDrain()
+    }
+
+    /// Whether the hub has booted.
+    public var isStarted: Bool { state.withLock { $0.started } }
+
+    // MARK: dispatch
+
+    /// Dispatches an event: numbered now, preprocessed and delivered in order on the hub queue.
+    public func dispatch(_ event: Event) {
+        var e = event
+        let schedule = state.withLock { s -> Bool in
+            e.number = s.nextNumber
+            s.nextNumber += 1
+            s.numbers[e.id] = e.number
+            s.numberOrder.append(e.id)
+            if s.numberOrder.count > options.rememberedEventIDs, let old = s.numberOrder.popFirst() {
+                s.numbers[old] = nil
+            }
+            s.pending.append(e)
+            guard s.started, !s.drainScheduled else { return false }
+            s.drainScheduled = true
+            return true
+        }
+        if schedule { hubQueue.async { self.drain() } }
+    }
+
+    /// Dispatches `event` and calls `responseCallback` with its response, or nil after `timeout` seconds.
+    public func dispatch(_ event: Event, timeout: Double = 1, responseCallback: @escaping ResponseListener) {
+        registerResponseListener(triggerEvent: event, timeout: timeout, listener: responseCallback)
+        dispatch(event)
+    }
+
+    /// Adds a preprocessor; they run in order, before any listener sees the event.
+    public func registerPreprocessor(_ p: @escaping EventPreprocessor) {
+        state.withLock { $0.preprocessors.append(p) }
+    }
+
+    /// A listener owned by the hub itself (the host's `MobileCore.registerEventListener`).
+    public func registerEventListener(type: String, source: String, listener: @escaping EventListener) {
+        placeholder.state.withLock { $0.listeners.append(.init(type: type, source: source, call: listener)) }
+    }
+
+    func registerResponseListener(triggerEvent: Event, timeout: Double, listener: @escaping ResponseListener) {
+        let token = UUID()
+        let id = triggerEvent.id
+        state.withLock { $0.responseListeners[id, default: []].append(ResponseEntry(token: token, listener: listener)) }
+        if timeout.isFinite {
+            timerQueue.asyncAfter(deadline: .now() + max(0, timeout)) { [self] in
+                let fire = state.withLock { s -> Bool in
+                    guard var list = s.responseListeners[id], let i = list.firstIndex(where: { $0.token == token }) else {
+                        return false
+                    }
+                    list.remove(at: i)
+                    s.responseListeners[id] = list.isEmpty ? nil : list
+                    return true
+                }
+                if fire { listener(nil) }
+            }
+        }
+    }
+
+    private func scheduleDrain() {
+        let schedule = state.withLock { s -> Bool in
+            guard s.started, !s.drainScheduled, !s.pending.isEmpty else { return false }
+            s.drainScheduled = true
+            return true
+        }
+        if schedule { hubQueue.async { self.drain() } }
+    }
+
+    /// The hub loop: preprocess, answer response listeners, hand to every extension, record history.
+    private func drain() {
+        while true {
+            let next = state.withLock { s -> (Event, [EventPreprocessor], [ExtensionContainer])? in
+                guard let e = s.pending.popFirst() else {
+                    s.drainScheduled = false
+                    return nil
+                }
+                return (e, s.preprocessors, s.order)
+            }
+            guard let (original, preprocessors, containers) = next else { return }
+            var event = original
+            for p in preprocessors {
+                event = p(event)
+                event.number = original.number
+            }
+            if let rid = event.responseID {
+                let entries = state.withLock { $0.responseListeners.removeValue(forKey: rid) } ?? []
+                for entry in entries {
+                    let response = event
+                    let listener = entry.listener
+                    callbackQueue.async { listener(response) }
+                }
+            }
+            for c in containers { c.enqueue(event) }
+            if let mask = original.mask {
+                let hash = EventHistoryHash.hash(event.data, mask: mask.isEmpty ? nil : mask)
+                if hash != 0 { _ = options.history.record(hash: hash, timestamp: event.timestamp) }
+            }
+        }
+    }
+
+    // MARK: shared state
+
+    /// The number of an event the hub has seen, if any.
+    func number(of event: Event?) -> Int? {
+        guard let event else { return nil }
+        if let n = event.number { return n }
+        return state.withLock { $0.numbers[event.id] }
+    }
+
+    func container(named name: String) -> ExtensionContainer? {
+        state.withLock { $0.containers[name.lowercased()] }
+    }
+
+    func createSharedState(_ c: ExtensionContainer, data: ValueObject?, event: Event?, xdm: Bool, pending: Bool) -> Int? {
+        let isEmpty = c.state.withLock { xdm ? $0.xdm.isEmpty : $0.standard.isEmpty }
+        let version: Int
+        if let n = number(of: event) {
+            version = n
+        } else if isEmpty {
+            version = 0
+        } else {
+            version = state.withLock { s in
+                defer { s.nextNumber += 1 }
+                return s.nextNumber
+            }
+        }
+        let added = c.state.withLock { s in
+            xdm ? s.xdm.add(version: version, status: pending ? .pending : .set, data: data)
+                : s.standard.add(version: version, status: pending ? .pending : .set, data: data)
+        }
+        guard added else { return nil }
+        if !pending { dispatchSharedStateEvent(owner: c, xdm: xdm) }
+        return version
+    }
+
+    func resolvePending(_ c: ExtensionContainer, version: Int, data: ValueObject?, xdm: Bool) {
+        let resolved = c.state.withLock { s in
+            xdm ? s.xdm.resolve(version: version, data: data) : s.standard.resolve(version: version, data: data)
+        }
+        if resolved { dispatchSharedStateEvent(owner: c, xdm: xdm) }
+    }
+
+    func dispatchSharedStateEvent(owner c: ExtensionContainer, xdm: Bool) {
+        let name = c.ext?.name ?? c.label
+        dispatch(Event(name: xdm ? Self.xdmSharedStateEventName : Self.sharedStateEventName, type: EventType.hub,
+                       source: EventSource.sharedState, data: [Self.stateOwnerKey: .string(name)]))
+    }
+
+    /// Reads `extensionName`'s shared state at `event` (nil: the latest); nil when no such extension.
+    public func getSharedState(extensionName: String, event: Event?, barrier: Bool = false,
+                               resolution: SharedStateResolution = .any, xdm: Bool = false) -> SharedStateResult? {
+        guard let c = container(named: extensionName) else { return nil }
+        let version = number(of: event) ?? Int.max
+        let (node, lastProcessed) = c.state.withLock { s in
+            ((xdm ? s.xdm : s.standard).resolve(at: version, resolution: resolution), s.lastProcessed)
+        }
+        guard let node else { return SharedStateResult(status: .none, value: nil) }
+        var status = node.status
+        // Barrier: a set state counts as pending until its owner has processed the event before this one.
+        if barrier, status == .set, version != Int.max, lastProcessed < version - 1 { status = .pending }
+        return SharedStateResult(status: status, value: node.data)
+    }
+
+    func shareHubState() {
+        let containers = state.withLock { $0.order }
+        var extensions = ValueObject()
+        for c in containers where c !== placeholder {
+            guard let ext = c.ext else { continue }
+            var o: ValueObject = ["version": .string(ext.version), "friendlyName": .string(ext.friendlyName)]
+            if let m = ext.metadata, !m.isEmpty {
+                o["metadata"] = .object(ValueObject(m.sorted { $0.key < $1.key }.map { ($0.key, Value.string($0.value)) }))
+            }
+            extensions[ext.name] = .object(o)
+        }
+        let data: ValueObject = [
+            "version": .string(HubVersion.current),
+            "wrapper": ["type": .string(options.wrapperType), "friendlyName": .string(options.wrapperName)],
+            "extensions": .object(extensions),
+        ]
+        _ = createSharedState(placeholder, data: data, event: nil, xdm: false, pending: false)
+    }
+
+    // MARK: lookups
+
+    /// The API object an extension published, by the extension's name.
+    public func api(named name: String) -> (any Sendable)? {
+        container(named: name)?.ext?.api
+    }
+
+    /// The API object an extension published, as `T`.
+    public func api<T>(named name: String, as: T.Type) -> T? {
+        api(named: name) as? T
+    }
+
+    /// Names of the registered extensions (the hub's own excluded).
+    public var extensionNames: [String] {
+        state.withLock { $0.order }.filter { $0 !== placeholder }.compactMap { $0.ext?.name }
+    }
+
+    /// Searches event history.
+    public func historicalEvents(_ requests: [EventHistoryRequest], enforceOrder: Bool) -> [EventHistoryResult] {
+        var after: Date?
+        return requests.map { r in
+            let hash = EventHistoryHash.hash(r.mask)
+            let result = options.history.query(hash: hash, from: r.from, to: r.to, after: enforceOrder ? after : nil)
+            if enforceOrder, result.count > 0 { after = result.oldest }
+            return result
+        }
+    }
+
+    /// Records an event in history by the hash of its (masked) data.
+    public func recordHistoricalEvent(_ event: Event) -> Bool {
+        let hash = EventHistoryHash.hash(event.data, mask: event.mask)
+        guard hash != 0 else { return false }
+        return options.history.record(hash: hash, timestamp: event.timestamp)
+    }
+}
+
+public enum HubVersion {
+    public static let current = "0.1.0"
+}
+
+/// The hub's own extension: owner of the hub's shared state and of host-registered listeners.
+final class HubPlaceholderExtension: Extension, @unchecked Sendable {
+    let name = EventHub.name
+    let friendlyName = "EventHub"
+    let version = HubVersion.current
+    let runtime: any ExtensionRuntime
+
+    init?(runtime: any ExtensionRuntime) { self.runtime = runtime }
+    func onRegistered() {}
+    func onUnregistered() {}
+}

@@ -1,0 +1,103 @@
+internal import Dispatch
+internal import Foundation
+internal import RuleKitCore
+internal import Synchronization
+
+/// One registered extension: its serial queue, its pending events, listeners and shared states.
+///
+/// Events are delivered in hub order, one at a time, on the extension's own queue; a drain runs while
+/// events are pending and the extension is started and ready, so a burst of events costs one queue hop,
+/// not one per event. No lock is held while extension code runs.
+final class ExtensionContainer: Sendable {
+    struct Listener {
+        var type: String
+        var source: String
+        var call: EventListener
+
+        func matches(_ e: Event) -> Bool {
+            if e.responseID != nil { return type == EventType.wildcard && source == EventType.wildcardSource }
+            return (type == EventType.wildcard || type == e.type) && (source == EventSource.wildcard || source == e.source)
+        }
+    }
+
+    struct State {
+        var ext: (any Extension)?
+        var pending = RingQueue<Event>()
+        var listeners: [Listener] = []
+        var stopped = false
+        var drainScheduled = false
+        /// The number of the last event this extension finished (for barrier reads).
+        var lastProcessed = -1
+        var standard = SharedStateHistory()
+        var xdm = SharedStateHistory()
+        var registered = false
+    }
+
+    let queue: DispatchQueue
+    let state = Mutex(State())
+    /// Left when `onRegistered` has finished (dependents wait on it).
+    let registration = DispatchGroup()
+    /// Set at creation: the lowercased name is the hub's key once the extension exists.
+    let label: String
+
+    init(label: String) {
+        self.label = label
+        self.queue = DispatchQueue(label: "rulekit.extension.\(label)")
+        registration.enter()
+    }
+
+    var ext: (any Extension)? { state.withLock { $0.ext } }
+
+    func enqueue(_ e: Event) {
+        let schedule = state.withLock { s -> Bool in
+            s.pending.append(e)
+            guard !s.drainScheduled, !s.stopped, s.registered else { return false }
+            s.drainScheduled = true
+            return true
+        }
+        if schedule { queue.async { self.drain() } }
+    }
+
+    /// Offers pending events again (after `startEvents`, registration, or a refused `readyForEvent`).
+    func kick() {
+        let schedule = state.withLock { s -> Bool in
+            guard !s.drainScheduled, !s.stopped, s.registered, !s.pending.isEmpty else { return false }
+            s.drainScheduled = true
+            return true
+        }
+        if schedule { queue.async { self.drain() } }
+    }
+
+    private func drain() {
+        while true {
+            let next = state.withLock { s -> (Event, any Extension, [Listener])? in
+                guard !s.stopped, let e = s.pending.first, let ext = s.ext else {
+                    s.drainScheduled = false
+                    return nil
+                }
+                return (e, ext, s.listeners)
+            }
+            guard let (event, ext, listeners) = next else { return }
+            guard ext.readyForEvent(event) else {
+                // Held at this event until the next trigger re-offers it.
+                state.withLock { $0.drainScheduled = false }
+                return
+            }
+            for l in listeners where l.matches(event) { l.call(event) }
+            state.withLock { s in
+                s.pending.popFirst()
+                s.lastProcessed = event.number ?? s.lastProcessed
+            }
+        }
+    }
+
+    func setStopped(_ stopped: Bool) {
+        state.withLock { $0.stopped = stopped }
+        if !stopped { kick() }
+    }
+}
+
+extension EventType {
+    /// Response events go only to listeners whose type and source are both wildcards.
+    static let wildcardSource = EventSource.wildcard
+}
