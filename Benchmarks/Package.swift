@@ -36,6 +36,14 @@ let package = Package(
             path: "Benchmarks/Engine",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
+        .executableTarget(
+            name: "hub-bench",
+            dependencies: [
+                .product(name: "RuleKitCore", package: "RuleKit"),
+                .product(name: "RuleKitHub", package: "RuleKit"),
+            ],
+            path: "Benchmarks/HubBench"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,6 @@
 public import Foundation
 public import RuleKitCore
-internal import Synchronization
+
 
 /// One history search: events whose masked data hashes like `mask`, within a time window.
 public struct EventHistoryRequest: Sendable, Hashable {
@@ -74,7 +74,7 @@ public enum EventHistoryHash {
 
 /// An in-memory history (the default; the rules extension brings a SQLite one).
 public final class InMemoryEventHistory: EventHistoryStore {
-    private let records = Mutex<[(UInt32, Date)]>([])
+    private let records = Locked<[(UInt32, Date)]>([])
 
     public init() {}
 

@@ -1,6 +1,6 @@
 public import Foundation
 public import RuleKitCore
-internal import Synchronization
+
 
 /// Why the hub refused an extension.
 public enum HubError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -71,7 +71,7 @@ public final class EventHub: Sendable {
     }
 
     let options: Options
-    let state = Mutex(State())
+    let state = Locked(State())
     let hubQueue = DispatchQueue(label: "rulekit.hub")
     let timerQueue = DispatchQueue(label: "rulekit.hub.timers")
     let callbackQueue = DispatchQueue(label: "rulekit.hub.callbacks", attributes: .concurrent)
@@ -135,7 +135,7 @@ public final class EventHub: Sendable {
 
     private func register(_ types: [any Extension.Type], done: @escaping @Sendable (Result<Void, HubError>) -> Void) {
         let group = DispatchGroup()
-        let made = Mutex<[(ExtensionContainer, (any Extension)?, String)]>([])
+        let made = Locked<[(ExtensionContainer, (any Extension)?, String)]>([])
         for type in types {
             let container = ExtensionContainer(label: String(describing: type))
             let runtime = HubRuntime(hub: self, container: container)

@@ -1,7 +1,7 @@
 internal import Dispatch
 internal import Foundation
 internal import RuleKitCore
-internal import Synchronization
+
 
 /// One registered extension: its serial queue, its pending events, listeners and shared states.
 ///
@@ -34,7 +34,7 @@ final class ExtensionContainer: Sendable {
     }
 
     let queue: DispatchQueue
-    let state = Mutex(State())
+    let state = Locked(State())
     /// Left when `onRegistered` has finished (dependents wait on it).
     let registration = DispatchGroup()
     /// Set at creation: the lowercased name is the hub's key once the extension exists.

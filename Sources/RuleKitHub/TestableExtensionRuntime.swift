@@ -1,5 +1,5 @@
 public import RuleKitCore
-internal import Synchronization
+
 
 /// A stand-in hub for unit-testing one extension: simulate incoming events and other extensions'
 /// shared states, and inspect what the extension dispatched, shared and registered.
@@ -31,7 +31,7 @@ public final class TestableExtensionRuntime: ExtensionRuntime {
         var history: [UInt32] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 

@@ -1,6 +1,6 @@
 import Foundation
 import RuleKitCore
-import Synchronization
+
 import Testing
 
 @testable import RuleKitHub
@@ -15,7 +15,7 @@ import Testing
             override class var registrationDelay: Double { 0.2 }
         }
         let hub = EventHub()
-        let done = Mutex(false)
+        let done = Locked(false)
         hub.registerExtensions([ExtA.self, Slow.self]) { _ in done.withLock { $0 = true } }
         hub.dispatch(event(1))
         Thread.sleep(forTimeInterval: 0.05)
@@ -32,12 +32,12 @@ import Testing
 
     @Test func extensionsCanBeAddedAndRemovedAfterBoot() {
         let hub = bootedHub([ExtA.self])
-        let added = Mutex(false)
+        let added = Locked(false)
         hub.registerExtension(ExtB.self) { r in if case .success = r { added.withLock { $0 = true } } }
         #expect(eventually { added.withLock { $0 } })
         hub.dispatch(event(1))
         #expect(eventually { recorder(hub, "test.b").userEvents.count == 1 })
-        let removed = Mutex(false)
+        let removed = Locked(false)
         hub.unregisterExtension(named: "test.b") { _ in removed.withLock { $0 = true } }
         #expect(eventually { removed.withLock { $0 } })
         #expect(hub.extensionNames == ["test.a"])
@@ -170,7 +170,7 @@ import Testing
     @Test func eventsBeforeBootAreCachedAndDeliveredInOrder() {
         let hub = EventHub()
         for i in 0..<20 { hub.dispatch(event(i)) }
-        let done = Mutex(false)
+        let done = Locked(false)
         hub.registerExtensions([ExtA.self, ExtB.self]) { _ in done.withLock { $0 = true } }
         #expect(eventually { done.withLock { $0 } })
         for name in ["test.a", "test.b"] {

@@ -1,6 +1,6 @@
 import Foundation
 import RuleKitCore
-import Synchronization
+
 import Testing
 
 @testable import RuleKitHub
@@ -9,7 +9,7 @@ import Testing
 @Suite struct EventHubScenarioTests {
     @Test func responseListenerGetsTheResponseOnce() {
         let hub = bootedHub([ExtA.self])
-        let got = Mutex<[Event?]>([])
+        let got = Locked<[Event?]>([])
         let trigger = event(1)
         hub.dispatch(trigger, timeout: 5) { r in got.withLock { $0.append(r) } }
         let response = trigger.createResponseEvent(name: "resp", type: "t", source: "r", data: ["ok": true])
@@ -23,7 +23,7 @@ import Testing
 
     @Test func responseListenerGetsNilAtItsTimeout() {
         let hub = bootedHub([ExtA.self])
-        let got = Mutex<[Event?]>([])
+        let got = Locked<[Event?]>([])
         hub.dispatch(event(1), timeout: 0.05) { r in got.withLock { $0.append(r) } }
         #expect(eventually { got.withLock { $0.count } == 1 })
         #expect(got.withLock { $0[0] } == nil)
@@ -154,7 +154,7 @@ import Testing
         let hub = EventHub()
         hub.registerPreprocessor { e in e.copy(withData: (e.data ?? [:]).merging(["first": true])) }
         hub.registerPreprocessor { e in e.copy(withData: (e.data ?? [:]).merging(["second": e.data?["first"] ?? false])) }
-        let done = Mutex(false)
+        let done = Locked(false)
         hub.registerExtensions([ExtA.self]) { _ in done.withLock { $0 = true } }
         eventually { done.withLock { $0 } }
         hub.dispatch(event(1))
@@ -165,7 +165,7 @@ import Testing
 
     @Test func hostListenersSeeEvents() {
         let hub = bootedHub([ExtA.self])
-        let got = Mutex(0)
+        let got = Locked(0)
         hub.registerEventListener(type: "t", source: "s") { _ in got.withLock { $0 += 1 } }
         hub.dispatch(event(1))
         #expect(eventually { got.withLock { $0 } == 1 })
@@ -198,7 +198,7 @@ import Testing
             override class var extensionName: String { "dep.lonely" }
             override class var extensionDependencies: [String] { ["dep.ghost"] }
         }
-        let r1 = Mutex<Result<Void, HubError>?>(nil)
+        let r1 = Locked<Result<Void, HubError>?>(nil)
         EventHub().registerExtensions([Lonely.self]) { r in r1.withLock { $0 = r } }
         eventually { r1.withLock { $0 } != nil }
         #expect(String(describing: r1.withLock { $0 }!).contains("depends on 'dep.ghost'"))
@@ -211,7 +211,7 @@ import Testing
             override class var extensionName: String { "cyc.y" }
             override class var extensionDependencies: [String] { ["cyc.x"] }
         }
-        let r2 = Mutex<Result<Void, HubError>?>(nil)
+        let r2 = Locked<Result<Void, HubError>?>(nil)
         EventHub().registerExtensions([X.self, Y.self]) { r in r2.withLock { $0 = r } }
         eventually { r2.withLock { $0 } != nil }
         guard case .failure(.dependencyCycle(let chain))? = r2.withLock({ $0 }) else {
@@ -224,7 +224,7 @@ import Testing
     @Test func duplicateNamesAreRejected() {
         final class Dup: RecordingExtension, @unchecked Sendable { override class var extensionName: String { "test.a" } }
         let hub = bootedHub([ExtA.self])
-        let r = Mutex<Result<Void, HubError>?>(nil)
+        let r = Locked<Result<Void, HubError>?>(nil)
         hub.registerExtension(Dup.self) { x in r.withLock { $0 = x } }
         eventually { r.withLock { $0 } != nil }
         #expect(r.withLock { $0 }.map { if case .failure(.duplicateName) = $0 { true } else { false } } == true)

@@ -1,6 +1,6 @@
 import Foundation
 import RuleKitCore
-import Synchronization
+
 import Testing
 
 @testable import RuleKitHub
@@ -45,7 +45,7 @@ import Testing
 
     @Test func responseListenersUnderLoadFireExactlyOnce() async {
         let hub = bootedHub([ExtA.self])
-        final class Counts: Sendable { let m = Mutex([UUID: Int]()) }
+        final class Counts: Sendable { let m = Locked([UUID: Int]()) }
         let counts = Counts()
         let triggers = (0..<300).map { event($0) }
         await withTaskGroup(of: Void.self) { group in

@@ -1,18 +1,18 @@
 import Foundation
 import RuleKitCore
-import Synchronization
+
 
 @testable import RuleKitHub
 
 /// What a test extension saw: its API object, so tests reach it through `hub.api(named:)`.
 final class Recorder: Sendable {
-    let events = Mutex<[Event]>([])
-    let ready = Mutex(true)
-    let delay = Mutex<Double>(0)
-    let inListener = Mutex(0)
-    let maxConcurrent = Mutex(0)
-    let timeline = Mutex<[String]>([])
-    let runtimeBox = Mutex<(any ExtensionRuntime)?>(nil)
+    let events = Locked<[Event]>([])
+    let ready = Locked(true)
+    let delay = Locked<Double>(0)
+    let inListener = Locked(0)
+    let maxConcurrent = Locked(0)
+    let timeline = Locked<[String]>([])
+    let runtimeBox = Locked<(any ExtensionRuntime)?>(nil)
 
     var received: [Event] { events.withLock { $0 } }
     var runtime: any ExtensionRuntime { runtimeBox.withLock { $0! } }
@@ -72,7 +72,7 @@ final class ExtD: RecordingExtension, @unchecked Sendable { override class var e
 
 /// A global timeline of registration steps, per extension name (names are unique to the tests using them).
 enum Timeline {
-    static let entries = Mutex<[String]>([])
+    static let entries = Locked<[String]>([])
     static func note(_ s: String) { entries.withLock { $0.append(s) } }
     static func index(of s: String) -> Int? { entries.withLock { $0.lastIndex(of: s) } }
 }
@@ -91,7 +91,7 @@ func eventually(_ seconds: Double = 5, _ condition: () -> Bool) -> Bool {
 /// A booted hub with the given extensions.
 func bootedHub(_ types: [any Extension.Type], options: EventHub.Options = .init()) -> EventHub {
     let hub = EventHub(options: options)
-    let done = Mutex(false)
+    let done = Locked(false)
     hub.registerExtensions(types) { _ in done.withLock { $0 = true } }
     eventually { done.withLock { $0 } }
     return hub

@@ -1,6 +1,6 @@
 import Foundation
 import RuleKitCore
-import Synchronization
+
 
 @testable import RuleKitRules
 
@@ -14,7 +14,7 @@ final class MockInterceptor: RuleReevaluationInterceptor {
         var firstRuleConsequenceCount = 0
         var event: EngineEvent?
     }
-    let seen = Mutex(Seen())
+    let seen = Locked(Seen())
 
     init(completeImmediately: Bool, success: Bool) {
         self.completeImmediately = completeImmediately

@@ -1,6 +1,6 @@
 import Foundation
 import RuleKitCore
-import Synchronization
+
 
 @testable import RuleKitRules
 
@@ -16,7 +16,7 @@ final class MockRuntime: RulesRuntime {
         var lastQuery: (count: Int, enforceOrder: Bool)?
     }
 
-    let state = Mutex(State())
+    let state = Locked(State())
     let clock: @Sendable () -> Date
 
     init(sharedStates: [String: ValueObject?] = [:], clock: @escaping @Sendable () -> Date = { Date() }) {

@@ -1,6 +1,6 @@
 public import Foundation
 public import RuleKitCore
-internal import Synchronization
+
 
 /// Hands reevaluable rules to the host before their `schema` consequences run (the reference's
 /// `RuleReevaluationInterceptor`). Call `completion(true)` to re-evaluate and run them, `false` to drop them.
@@ -24,7 +24,7 @@ public final class RulesEngine: Sendable {
     public let name: String
     let runtime: any RulesRuntime
 
-    struct State: ~Copyable {
+    struct State {
         var rules = CompiledRuleSet.empty
         /// Events seen before the first reset event came back; nil once replayed.
         var waiting: [EngineEvent]? = []
@@ -32,7 +32,7 @@ public final class RulesEngine: Sendable {
         weak var interceptor: (any RuleReevaluationInterceptor)?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// The dispatch chain limit: events made by `dispatch` consequences may not dispatch again.
     public static let maxChainedConsequenceCount = 1

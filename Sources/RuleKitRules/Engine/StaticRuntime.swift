@@ -1,6 +1,6 @@
 public import Foundation
 public import RuleKitCore
-internal import Synchronization
+
 
 /// A runtime with fixed shared states and an in-memory event history, collecting what the engine
 /// dispatches: for offline evaluation (`rulekit explain`, `rulekit test`), benchmarks and tests.
@@ -8,7 +8,7 @@ public final class StaticRulesRuntime: RulesRuntime {
     public let states: [String: ValueObject]
     public let xdmStates: [String: ValueObject]
     public let clock: @Sendable () -> Date
-    private let recorded = Mutex<([EngineEvent], [EngineEvent])>(([], []))
+    private let recorded = Locked<([EngineEvent], [EngineEvent])>(([], []))
 
     public init(states: [String: ValueObject] = [:], xdmStates: [String: ValueObject] = [:],
                 clock: @escaping @Sendable () -> Date = { Date() }) {
