@@ -38,6 +38,7 @@ public struct Resolver {
             generation = 1
         }
         if !forms.pool.isEmpty { forms.pool.removeAll(keepingCapacity: true) }
+
     }
 
     /// The value of a condition key, read at most once per pass.

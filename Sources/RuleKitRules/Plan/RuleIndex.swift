@@ -1,19 +1,54 @@
 /// Which rules an event can possibly match, so an event only pays for rules that can match it.
 ///
-/// Each rule that requires a string equality (`{key: K, eq: V}` reached through `and` groups and
-/// single-member groups) is filed under one of them: the (key, lowercased value) pair shared by the
-/// fewest rules, preferring keys many rules use so an event resolves few keys. For an event, each
-/// indexed key is resolved once, converted as the matcher would (string, lowercased — the string
-/// operators are case-insensitive), and looked up. Rules with historical conditions are never filed
-/// (skipping them would skip their history queries, which the reference performs), nor are rules
-/// without a usable equality; they are always candidates.
+/// Each rule is filed under one predicate it requires (reached through `and` groups and single-member
+/// groups): a string equality (`eq`), or a case-insensitive `co`/`sw`/`ew` on ASCII text. The one
+/// chosen is the one the fewest rules share, preferring equalities and keys many rules use (so an event
+/// resolves few keys). For an event, each indexed key is resolved once and converted as the matcher
+/// would (string, lowercased); equalities are looked up in a table, patterns found in one Aho–Corasick
+/// pass. Rules with historical conditions are never filed (skipping them would skip their history
+/// queries, which the reference performs), nor are rules without a usable predicate: they are always
+/// candidates. A rule that is a candidate is then evaluated in full, so the index only ever skips
+/// rules that could not match.
 struct RuleIndex: Sendable {
-    struct Anchor: Sendable {
-        var key: SlotKey
-        var rulesByValue: [String: [Int]]
+    enum Mode: Sendable, Hashable {
+        case equals, contains, startsWith, endsWith
     }
 
-    private(set) var anchors: [Anchor] = []
+    struct Predicate: Hashable {
+        var slot: Int
+        var mode: Mode
+        var value: String
+    }
+
+    /// Classes, not structs: iterating them per event then costs one retain, not one per field.
+    final class EqualityAnchor: Sendable {
+        let key: SlotKey
+        let rulesByValue: [String: [Int]]
+
+        init(key: SlotKey, rulesByValue: [String: [Int]]) {
+            self.key = key
+            self.rulesByValue = rulesByValue
+        }
+    }
+
+    final class PatternAnchor: Sendable {
+        let key: SlotKey
+        let automaton: AhoCorasick
+        let modes: [Mode]
+        let rulesByPattern: [[Int]]
+        let allRules: [Int]
+
+        init(key: SlotKey, automaton: AhoCorasick, modes: [Mode], rulesByPattern: [[Int]], allRules: [Int]) {
+            self.key = key
+            self.automaton = automaton
+            self.modes = modes
+            self.rulesByPattern = rulesByPattern
+            self.allRules = allRules
+        }
+    }
+
+    private(set) var equalities: [EqualityAnchor] = []
+    private(set) var patterns: [PatternAnchor] = []
     private(set) var always: [Int] = []
     let ruleCount: Int
 
@@ -24,41 +59,56 @@ struct RuleIndex: Sendable {
 
     init(_ rules: [PlannedRule]) {
         ruleCount = rules.count
-        var options: [[(SlotKey, String)]] = []
-        var pairCount: [String: Int] = [:]
-        var keyCount: [Int: Int] = [:]
+        var options: [[(SlotKey, Predicate)]] = []
+        var shared: [Predicate: Int] = [:]
+        var keyUse: [Int: Int] = [:]
         for r in rules {
-            var eqs: [(SlotKey, String)] = []
-            if !Self.hasHistorical(r.condition) { Self.requiredEqualities(r.condition, into: &eqs) }
-            eqs = eqs.filter { Self.indexable($0.0.ref) }
-            options.append(eqs)
-            for (k, v) in Set(eqs.map { PairKey(slot: $0.0.slot, value: $0.1) }).map({ ($0.slot, $0.value) }) {
-                pairCount["\(k)\u{0}\(v)", default: 0] += 1
-                keyCount[k, default: 0] += 1
+            var found: [(SlotKey, Predicate)] = []
+            if !Self.hasHistorical(r.condition) { Self.requiredPredicates(r.condition, into: &found) }
+            found = found.filter { Self.indexable($0.0.ref) }
+            options.append(found)
+            for p in Set(found.map(\.1)) {
+                shared[p, default: 0] += 1
+                keyUse[p.slot, default: 0] += 1
             }
         }
-        var bySlot: [Int: Int] = [:]
-        for (i, eqs) in options.enumerated() {
-            let best = eqs.min { a, b in
-                let ca = pairCount["\(a.0.slot)\u{0}\(a.1)"]!, cb = pairCount["\(b.0.slot)\u{0}\(b.1)"]!
-                if ca != cb { return ca < cb }
-                return keyCount[a.0.slot]! > keyCount[b.0.slot]!
+        var eqBuild: [Int: (SlotKey, [String: [Int]])] = [:]
+        var patternBuild: [Int: (SlotKey, [Predicate: [Int]])] = [:]
+        for (i, opts) in options.enumerated() {
+            let best = opts.min { a, b in
+                let sa = Self.score(a.1, shared), sb = Self.score(b.1, shared)
+                if sa != sb { return sa < sb }
+                if (a.1.mode == .equals) != (b.1.mode == .equals) { return a.1.mode == .equals }
+                return keyUse[a.1.slot]! > keyUse[b.1.slot]!
             }
-            guard let (key, value) = best else {
+            guard let (key, p) = best else {
                 always.append(rules[i].index)
                 continue
             }
-            if bySlot[key.slot] == nil {
-                bySlot[key.slot] = anchors.count
-                anchors.append(Anchor(key: key, rulesByValue: [:]))
+            if p.mode == .equals {
+                eqBuild[key.slot, default: (key, [:])].1[p.value, default: []].append(rules[i].index)
+            } else {
+                patternBuild[key.slot, default: (key, [:])].1[p, default: []].append(rules[i].index)
             }
-            anchors[bySlot[key.slot]!].rulesByValue[value, default: []].append(rules[i].index)
+        }
+        for (_, (key, byValue)) in eqBuild.sorted(by: { $0.key < $1.key }) {
+            equalities.append(EqualityAnchor(key: key, rulesByValue: byValue))
+        }
+        for (_, (key, byPredicate)) in patternBuild.sorted(by: { $0.key < $1.key }) {
+            let ordered = byPredicate.sorted { ($0.key.value, "\($0.key.mode)") < ($1.key.value, "\($1.key.mode)") }
+            patterns.append(PatternAnchor(
+                key: key, automaton: AhoCorasick(patterns: ordered.map { Array($0.key.value.utf8) }),
+                modes: ordered.map(\.key.mode), rulesByPattern: ordered.map(\.value),
+                allRules: ordered.flatMap(\.value).sorted()))
         }
     }
 
-    struct PairKey: Hashable {
-        var slot: Int
-        var value: String
+    /// How many rules a predicate is expected to let through: the rules sharing it, more for very short
+    /// patterns (a one-letter `co` matches most text).
+    static func score(_ p: Predicate, _ shared: [Predicate: Int]) -> Int {
+        let n = shared[p] ?? 1
+        if p.mode != .equals && p.value.utf8.count < 3 { return n * 50 }
+        return n
     }
 
     /// Keys that are cheap, pure and per-event: worth resolving for every event.
@@ -70,35 +120,64 @@ struct RuleIndex: Sendable {
     }
 
     /// Candidate rule positions for an event, ascending.
-    func candidates(_ r: inout Resolver) -> [Int] {
-        if anchors.isEmpty { return always }
+    func candidates(_ r: inout Resolver, keys: [SlotKey]) -> [Int] {
+        if equalities.isEmpty && patterns.isEmpty { return always }
         var bits = [UInt64](repeating: 0, count: (ruleCount + 63) / 64)
-        for i in always { bits[i >> 6] |= 1 << UInt64(i & 63) }
-        for a in anchors {
+        @inline(__always) func set(_ i: Int) { bits[i >> 6] |= 1 << UInt64(i & 63) }
+        for i in always { set(i) }
+        for a in equalities {
             let v = r.resolve(a.key) ?? .string("")
             let text: String
             if case .string(let s) = v { text = s } else { text = Conversion.string(v) }
             guard let list = a.rulesByValue[text.lowercased()] else { continue }
-            for i in list { bits[i >> 6] |= 1 << UInt64(i & 63) }
+            for i in list { set(i) }
+        }
+        for a in patterns {
+            let (off, len) = r.stringForm(a.key.slot, keys)
+            guard len >= 0 else {
+                // Non-ASCII text: the byte automaton cannot decide; every rule filed here is a candidate.
+                for i in a.allRules { set(i) }
+                continue
+            }
+            r.forms.pool.withUnsafeBufferPointer { pool in
+                a.automaton.scan(UnsafeBufferPointer(rebasing: pool[off..<(off + len)])) { pid, end in
+                    let ok: Bool = switch a.modes[pid] {
+                    case .contains, .equals: true
+                    case .startsWith: end == a.automaton.lengths[pid]
+                    case .endsWith: end == len
+                    }
+                    if ok { for i in a.rulesByPattern[pid] { set(i) } }
+                }
+            }
         }
         var out: [Int] = []
         for (w, word) in bits.enumerated() where word != 0 {
             var x = word
             while x != 0 {
-                let b = x.trailingZeroBitCount
-                out.append(w << 6 | b)
+                out.append(w << 6 | x.trailingZeroBitCount)
                 x &= x - 1
             }
         }
         return out
     }
 
-    /// The string equalities a condition requires: every one of them must hold for it to hold.
-    static func requiredEqualities(_ c: PlannedCondition, into out: inout [(SlotKey, String)]) {
+    /// The predicates a condition requires: every one must hold for it to hold.
+    static func requiredPredicates(_ c: PlannedCondition, into out: inout [(SlotKey, Predicate)]) {
         switch c {
-        case .comparison(let k, .equals, .string(_, let lowered)): out.append((k, lowered))
-        case .and(let cs): for x in cs { requiredEqualities(x, into: &out) }
-        case .or(let cs) where cs.count == 1: requiredEqualities(cs[0], into: &out)
+        case .comparison(let k, let op, .string(_, let lowered)):
+            let mode: Mode? = switch op {
+            case .equals: .equals
+            case .contains: .contains
+            case .startsWith: .startsWith
+            case .endsWith: .endsWith
+            default: nil
+            }
+            guard let mode else { return }
+            // Patterns must be non-empty ASCII for the byte automaton; equalities work on any text.
+            if mode != .equals && (lowered.isEmpty || !lowered.utf8.allSatisfy({ $0 < 0x80 })) { return }
+            out.append((k, Predicate(slot: k.slot, mode: mode, value: lowered)))
+        case .and(let cs): for x in cs { requiredPredicates(x, into: &out) }
+        case .or(let cs) where cs.count == 1: requiredPredicates(cs[0], into: &out)
         default: break
         }
     }
