@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "RuleKitYAML", targets: ["RuleKitYAML"]),
         .library(name: "RuleKitRules", targets: ["RuleKitRules"]),
         .library(name: "RuleKitHub", targets: ["RuleKitHub"]),
+        .library(name: "RuleKitXDM", targets: ["RuleKitXDM"]),
         .executable(name: "rulekit", targets: ["rulekit"]),
     ],
     dependencies: [
@@ -31,6 +32,7 @@ let package = Package(
         .target(name: "RuleKitYAML", dependencies: ["RuleKitCore", "CYAML"], swiftSettings: strict),
         .target(name: "RuleKitRules", dependencies: ["RuleKitCore"], swiftSettings: strict),
         .target(name: "RuleKitHub", dependencies: ["RuleKitCore"], swiftSettings: strict),
+        .target(name: "RuleKitXDM", dependencies: ["RuleKitCore"], swiftSettings: strict),
         .executableTarget(
             name: "rulekit",
             dependencies: [
@@ -47,6 +49,9 @@ let package = Package(
         .testTarget(
             name: "RuleKitRulesTests", dependencies: ["RuleKitRules", "RuleKitCore", "RuleKitYAML", "RuleKitTestSupport"],
             exclude: ["aep-rules-expected-failures.tsv"], swiftSettings: strict),
+        .testTarget(
+            name: "RuleKitXDMTests", dependencies: ["RuleKitXDM", "RuleKitCore", "RuleKitTestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "RuleKitHubTests", dependencies: ["RuleKitHub", "RuleKitCore"], swiftSettings: strict),
         .testTarget(
             name: "RulekitCLITests", dependencies: ["RuleKitCore", "RuleKitTestSupport", "rulekit"],

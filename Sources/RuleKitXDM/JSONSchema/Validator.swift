@@ -1,0 +1,378 @@
+public import RuleKitCore
+
+/// One validation failure: where in the instance, which schema keyword, and why.
+public struct ValidationError: Sendable, Hashable, CustomStringConvertible {
+    /// JSON pointer into the instance (`/xdm:device/xdm:screenHeight`; "" for the root).
+    public var instancePath: String
+    /// Where the failing keyword is (`<schema uri>#<pointer>/<keyword>`).
+    public var schemaPath: String
+    public var message: String
+
+    public var description: String { "\(instancePath.isEmpty ? "/" : instancePath): \(message)" }
+}
+
+/// A JSON Schema (draft-07, and draft-06 which XDM declares) compiled once into a graph of checks.
+///
+/// `isValid` answers fast (it stops at the first failure); `validate` lists every error with its instance
+/// path, up to a cap. Identical applications of a referenced subschema at one instance location are
+/// evaluated once per validation.
+///
+/// ```swift
+/// var registry = SchemaRegistry()
+/// registry.add(schema, uri: "https://example.com/order")
+/// let validator = try JSONSchemaValidator(registry: registry, uri: "https://example.com/order")
+/// validator.validate(payload)   // [] when valid
+/// ```
+public final class JSONSchemaValidator: Sendable {
+    let root: SchemaNode
+    /// Whether `format` is an assertion (RuleKit's default) or only an annotation.
+    public let assertFormats: Bool
+
+    public init(registry: SchemaRegistry, uri: String, assertFormats: Bool = true) throws(SchemaError) {
+        var compiler = SchemaCompiler(registry: registry)
+        root = try compiler.compile(uri: uri)
+        self.assertFormats = assertFormats
+    }
+
+    /// Compiles a standalone schema (its `$ref`s may point inside it, or into `registry`).
+    public convenience init(schema: Value, registry: SchemaRegistry = SchemaRegistry(), assertFormats: Bool = true)
+        throws(SchemaError)
+    {
+        var r = registry
+        let uri = r.add(schema, uri: "urn:rulekit:schema:root")
+        try self.init(registry: r, uri: uri, assertFormats: assertFormats)
+    }
+
+    public func isValid(_ instance: Value) -> Bool {
+        var run = Run(collect: false, maxErrors: 0, formats: assertFormats)
+        return run.check(root, instance)
+    }
+
+    /// Every error (up to `maxErrors`), in instance order as found.
+    public func validate(_ instance: Value, maxErrors: Int = 100) -> [ValidationError] {
+        var run = Run(collect: true, maxErrors: maxErrors, formats: assertFormats)
+        _ = run.check(root, instance)
+        return run.errors
+    }
+}
+
+/// One validation pass.
+struct Run {
+    let collect: Bool
+    let maxErrors: Int
+    let formats: Bool
+    var errors: [ValidationError] = []
+    var path: [PathComponent] = []
+    /// Running hash of the instance location (one per depth), for the memo of reference applications.
+    var signature: [UInt64] = [0]
+    var memo: [MemoKey: Bool] = [:]
+
+    struct MemoKey: Hashable {
+        var node: ObjectIdentifier
+        var location: UInt64
+        var depth: Int
+    }
+
+    init(collect: Bool, maxErrors: Int, formats: Bool) {
+        self.collect = collect
+        self.maxErrors = maxErrors
+        self.formats = formats
+    }
+
+    var pointer: String { path.jsonPointer }
+
+    mutating func fail(_ node: SchemaNode, _ keyword: String, _ message: @autoclosure () -> String) {
+        guard collect, errors.count < maxErrors else { return }
+        errors.append(ValidationError(instancePath: pointer, schemaPath: node.location + "/" + keyword, message: message()))
+    }
+
+    mutating func push(_ c: PathComponent) {
+        path.append(c)
+        var h = Hasher()
+        h.combine(signature[signature.count - 1])
+        h.combine(c)
+        signature.append(UInt64(bitPattern: Int64(h.finalize())))
+    }
+
+    mutating func pop() {
+        path.removeLast()
+        signature.removeLast()
+    }
+
+    /// A branch evaluated only for its verdict (inside anyOf, oneOf, not, if, contains).
+    mutating func quietly(_ node: SchemaNode, _ v: Value) -> Bool {
+        if !collect { return check(node, v) }
+        var q = Run(collect: false, maxErrors: 0, formats: formats)
+        q.path = path
+        q.signature = signature
+        return q.check(node, v)
+    }
+
+    mutating func check(_ node: SchemaNode, _ v: Value) -> Bool {
+        if let c = node.constant {
+            if !c { fail(node, "false", "no value is valid here (false schema)") }
+            return c
+        }
+        var ok = true
+        for check in node.checks {
+            if !apply(check, node, v) {
+                ok = false
+                if !collect || errors.count >= maxErrors { return false }
+            }
+        }
+        return ok
+    }
+
+    mutating func apply(_ c: Check, _ node: SchemaNode, _ v: Value) -> Bool {
+        switch c {
+        case .ref(let refNode):
+            guard let target = refNode.target else { return true }
+            let key = MemoKey(node: ObjectIdentifier(target), location: signature[signature.count - 1], depth: path.count)
+            if let known = memo[key] { return known }
+            let r = check(target, v)
+            memo[key] = r
+            return r
+        case .type(let t):
+            if t.admits(v) { return true }
+            fail(node, "type", "expected \(t.names.joined(separator: " or ")), found \(Run.typeName(v))")
+            return false
+        case .enumeration(let values):
+            if values.contains(where: { Run.equal($0, v) }) { return true }
+            fail(node, "enum", "\(Run.brief(v)) is not one of \(values.prefix(8).map(Run.brief).joined(separator: ", "))\(values.count > 8 ? ", ..." : "")")
+            return false
+        case .constant(let x):
+            if Run.equal(x, v) { return true }
+            fail(node, "const", "expected \(Run.brief(x)), found \(Run.brief(v))")
+            return false
+        case .multipleOf(let m):
+            guard let x = v.numberValue else { return true }
+            if Run.isMultiple(x, of: m, v) { return true }
+            fail(node, "multipleOf", "\(Run.brief(v)) is not a multiple of \(m)")
+            return false
+        case .maximum(let m, let exclusive):
+            guard let x = v.numberValue else { return true }
+            if exclusive ? x < m : x <= m { return true }
+            fail(node, exclusive ? "exclusiveMaximum" : "maximum", "\(Run.brief(v)) is \(exclusive ? "not below" : "above") \(m)")
+            return false
+        case .minimum(let m, let exclusive):
+            guard let x = v.numberValue else { return true }
+            if exclusive ? x > m : x >= m { return true }
+            fail(node, exclusive ? "exclusiveMinimum" : "minimum", "\(Run.brief(v)) is \(exclusive ? "not above" : "below") \(m)")
+            return false
+        case .maxLength(let n):
+            guard case .string(let s) = v else { return true }
+            if s.unicodeScalars.count <= n { return true }
+            fail(node, "maxLength", "string is longer than \(n) characters")
+            return false
+        case .minLength(let n):
+            guard case .string(let s) = v else { return true }
+            if s.unicodeScalars.count >= n { return true }
+            fail(node, "minLength", "string is shorter than \(n) characters")
+            return false
+        case .pattern(let p):
+            guard case .string(let s) = v else { return true }
+            if p.matches(s) { return true }
+            fail(node, "pattern", "\(Run.brief(v)) does not match /\(p.source)/")
+            return false
+        case .format(let kind):
+            guard formats, case .string(let s) = v else { return true }
+            if Formats.check(kind, s) { return true }
+            fail(node, "format", "\(Run.brief(v)) is not a valid \(kind)")
+            return false
+        case .items(let item):
+            guard case .array(let a) = v else { return true }
+            var ok = true
+            for (i, x) in a.enumerated() {
+                push(.index(i))
+                if !check(item, x) { ok = false }
+                pop()
+                if !ok && (!collect || errors.count >= maxErrors) { break }
+            }
+            return ok
+        case .tupleItems(let tuple, let additional):
+            guard case .array(let a) = v else { return true }
+            var ok = true
+            for (i, x) in a.enumerated() {
+                let schema = i < tuple.count ? tuple[i] : additional
+                guard let schema else { break }
+                push(.index(i))
+                if !check(schema, x) { ok = false }
+                pop()
+                if !ok && !collect { break }
+            }
+            return ok
+        case .maxItems(let n):
+            guard case .array(let a) = v else { return true }
+            if a.count <= n { return true }
+            fail(node, "maxItems", "more than \(n) items")
+            return false
+        case .minItems(let n):
+            guard case .array(let a) = v else { return true }
+            if a.count >= n { return true }
+            fail(node, "minItems", "fewer than \(n) items")
+            return false
+        case .uniqueItems:
+            guard case .array(let a) = v, a.count > 1 else { return true }
+            for i in 1..<a.count where a[..<i].contains(where: { Run.equal($0, a[i]) }) {
+                fail(node, "uniqueItems", "items are not unique (item \(i) repeats an earlier one)")
+                return false
+            }
+            return true
+        case .contains(let schema):
+            guard case .array(let a) = v else { return true }
+            for (i, x) in a.enumerated() {
+                push(.index(i))
+                let hit = quietly(schema, x)
+                pop()
+                if hit { return true }
+            }
+            fail(node, "contains", "no item matches the 'contains' schema")
+            return false
+        case .maxProperties(let n):
+            guard case .object(let o) = v else { return true }
+            if o.count <= n { return true }
+            fail(node, "maxProperties", "more than \(n) properties")
+            return false
+        case .minProperties(let n):
+            guard case .object(let o) = v else { return true }
+            if o.count >= n { return true }
+            fail(node, "minProperties", "fewer than \(n) properties")
+            return false
+        case .required(let names):
+            guard case .object(let o) = v else { return true }
+            var ok = true
+            for n in names where o[n] == nil {
+                fail(node, "required", "missing required property '\(n)'")
+                ok = false
+                if !collect { break }
+            }
+            return ok
+        case .properties(let byName, let patterns, let additional):
+            guard case .object(let o) = v else { return true }
+            var ok = true
+            for (k, x) in o {
+                var matched = false
+                if let s = byName[k] {
+                    matched = true
+                    push(.key(k))
+                    if !check(s, x) { ok = false }
+                    pop()
+                }
+                for (p, s) in patterns where p.matches(k) {
+                    matched = true
+                    push(.key(k))
+                    if !check(s, x) { ok = false }
+                    pop()
+                }
+                if !matched, let additional {
+                    if additional.constant == false {
+                        push(.key(k))
+                        fail(node, "additionalProperties", "property '\(k)' is not allowed")
+                        pop()
+                        ok = false
+                    } else {
+                        push(.key(k))
+                        if !check(additional, x) { ok = false }
+                        pop()
+                    }
+                }
+                if !ok && (!collect || errors.count >= maxErrors) { return false }
+            }
+            return ok
+        case .dependencies(let deps):
+            guard case .object(let o) = v else { return true }
+            var ok = true
+            for (k, names, schema) in deps where o[k] != nil {
+                if let names {
+                    for n in names where o[n] == nil {
+                        fail(node, "dependencies", "property '\(k)' requires property '\(n)'")
+                        ok = false
+                    }
+                }
+                if let schema, !check(schema, v) { ok = false }
+            }
+            return ok
+        case .propertyNames(let schema):
+            guard case .object(let o) = v else { return true }
+            for k in o.keys where !quietly(schema, .string(k)) {
+                fail(node, "propertyNames", "property name '\(k)' is not valid")
+                return false
+            }
+            return true
+        case .conditional(let ifSchema, let thenSchema, let elseSchema):
+            if quietly(ifSchema, v) {
+                return thenSchema.map { check($0, v) } ?? true
+            }
+            return elseSchema.map { check($0, v) } ?? true
+        case .allOf(let schemas):
+            var ok = true
+            for s in schemas where !check(s, v) {
+                ok = false
+                if !collect { return false }
+            }
+            return ok
+        case .anyOf(let schemas):
+            for s in schemas where quietly(s, v) { return true }
+            fail(node, "anyOf", "matches none of the \(schemas.count) 'anyOf' schemas")
+            return false
+        case .oneOf(let schemas):
+            var hits = 0
+            for s in schemas where quietly(s, v) {
+                hits += 1
+                if hits > 1 { break }
+            }
+            if hits == 1 { return true }
+            fail(node, "oneOf", hits == 0 ? "matches none of the 'oneOf' schemas" : "matches more than one 'oneOf' schema")
+            return false
+        case .not(let schema):
+            if !quietly(schema, v) { return true }
+            fail(node, "not", "must not match the 'not' schema")
+            return false
+        }
+    }
+
+    static func typeName(_ v: Value) -> String {
+        switch v {
+        case .null: "null"
+        case .bool: "boolean"
+        case .int: "integer"
+        case .double(let d): d.rounded() == d ? "integer" : "number"
+        case .string: "string"
+        case .array: "array"
+        case .object: "object"
+        }
+    }
+
+    static func brief(_ v: Value) -> String {
+        let s = JSONWriter.string(v)
+        return s.count > 60 ? String(s.prefix(57)) + "..." : s
+    }
+
+    /// JSON Schema equality: numbers by value (1 == 1.0), objects regardless of key order, strings by
+    /// code points (not Swift's canonical equivalence: "é" and "e\u{301}" differ).
+    static func equal(_ a: Value, _ b: Value) -> Bool {
+        switch (a, b) {
+        case (.string(let x), .string(let y)): return x.utf8.elementsEqual(y.utf8)
+        case (.int(let x), .int(let y)): return x == y
+        case (.int(let x), .double(let y)), (.double(let y), .int(let x)): return Double(x) == y
+        case (.double(let x), .double(let y)): return x == y
+        case (.bool(let x), .bool(let y)): return x == y
+        case (.null, .null): return true
+        case (.array(let x), .array(let y)): return x.count == y.count && zip(x, y).allSatisfy { equal($0, $1) }
+        case (.object(let x), .object(let y)):
+            guard x.count == y.count else { return false }
+            for (k, v) in x {
+                guard let w = y[k], equal(v, w) else { return false }
+            }
+            return true
+        default: return false
+        }
+    }
+
+    static func isMultiple(_ x: Double, of m: Double, _ v: Value) -> Bool {
+        if case .int(let i) = v, m.rounded() == m, abs(m) < 9e18, m != 0 { return i % Int64(m) == 0 }
+        let q = x / m
+        if !q.isFinite { return false }
+        return abs(q - q.rounded()) < 1e-9 * max(1, abs(q))
+    }
+}
