@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "RuleKitYAML", dependencies: ["RuleKitCore", "CYAML"], swiftSettings: strict),
         .target(name: "RuleKitRules", dependencies: ["RuleKitCore"], swiftSettings: strict),
         .target(name: "RuleKitHub", dependencies: ["RuleKitCore"], swiftSettings: strict),
-        .target(name: "RuleKitXDM", dependencies: ["RuleKitCore"], swiftSettings: strict),
+        .target(name: "RuleKitXDM", dependencies: ["RuleKitCore", "RuleKitYAML"], swiftSettings: strict),
         .executableTarget(
             name: "rulekit",
             dependencies: [

@@ -66,22 +66,30 @@ struct TypeSet: OptionSet, Sendable {
     }
 }
 
-/// A compiled regular expression (ECMA 262 syntax, as JSON Schema specifies, through ICU), with cheap
-/// shortcuts for the literal prefix/suffix patterns XDM uses.
+/// A compiled regular expression (ECMA 262 syntax, as JSON Schema specifies, through ICU). Patterns
+/// made only of literals, `.*` and `.+` with optional anchors — XDM's `@context` namespace guard is 40
+/// of them, applied to every key — are matched as globs on bytes instead of running a regex.
 final class Pattern: @unchecked Sendable {
-    enum Shortcut {
-        case prefix([UInt8]), suffix([UInt8]), any
+    enum Piece: Equatable {
+        case literal([UInt8])
+        case any(min: Int)
+    }
+
+    struct Glob {
+        var anchoredStart: Bool
+        var anchoredEnd: Bool
+        var pieces: [Piece]
     }
 
     // Immutable after init; NSRegularExpression is thread-safe for matching.
     let source: String
     let regex: NSRegularExpression?
-    let shortcut: Shortcut?
+    let glob: Glob?
 
     init?(_ source: String) {
         self.source = source
-        shortcut = Pattern.shortcut(source)
-        if shortcut != nil {
+        glob = Pattern.glob(source)
+        if glob != nil {
             regex = nil
         } else {
             guard let r = try? NSRegularExpression(pattern: Pattern.translate(source), options: []) else { return nil }
@@ -89,13 +97,39 @@ final class Pattern: @unchecked Sendable {
         }
     }
 
-    /// `^literal` or `literal$` with no metacharacters: a byte comparison instead of a regex run.
-    static func shortcut(_ p: String) -> Shortcut? {
+    /// Parses a pattern of literals, escaped literals, `.*` and `.+`, or nil.
+    static func glob(_ p: String) -> Glob? {
+        var b = Array(p.utf8)[...]
+        var g = Glob(anchoredStart: false, anchoredEnd: false, pieces: [])
+        if b.first == UInt8(ascii: "^") { g.anchoredStart = true; b = b.dropFirst() }
+        if b.last == UInt8(ascii: "$"), !(b.count >= 2 && b[b.endIndex - 2] == UInt8(ascii: "\\")) {
+            g.anchoredEnd = true
+            b = b.dropLast()
+        }
         let meta = Set("\\.^$|?*+()[]{}".utf8)
-        if p.isEmpty { return .any }
-        if p.hasPrefix("^"), !p.dropFirst().utf8.contains(where: meta.contains) { return .prefix(Array(p.dropFirst().utf8)) }
-        if p.hasSuffix("$"), !p.dropLast().utf8.contains(where: meta.contains) { return .suffix(Array(p.dropLast().utf8)) }
-        return nil
+        var lit: [UInt8] = []
+        func flush() {
+            if !lit.isEmpty { g.pieces.append(.literal(lit)); lit = [] }
+        }
+        while let c = b.first {
+            b = b.dropFirst()
+            if c == UInt8(ascii: "\\") {
+                guard let n = b.first, meta.contains(n) || n == UInt8(ascii: "/") || n == UInt8(ascii: "-") else { return nil }
+                lit.append(n)
+                b = b.dropFirst()
+            } else if c == UInt8(ascii: ".") {
+                guard let n = b.first, n == UInt8(ascii: "*") || n == UInt8(ascii: "+") else { return nil }
+                flush()
+                g.pieces.append(.any(min: n == UInt8(ascii: "+") ? 1 : 0))
+                b = b.dropFirst()
+            } else if meta.contains(c) {
+                return nil
+            } else {
+                lit.append(c)
+            }
+        }
+        flush()
+        return g
     }
 
     /// ECMA escapes ICU reads differently.
@@ -112,14 +146,75 @@ final class Pattern: @unchecked Sendable {
     }
 
     func matches(_ s: String) -> Bool {
-        switch shortcut {
-        case .any?: return true
-        case .prefix(let b)?: return s.utf8.starts(with: b)
-        case .suffix(let b)?: return s.utf8.reversed().starts(with: b.reversed())
-        case nil:
-            let ns = s as NSString
-            return regex!.firstMatch(in: s, options: [], range: NSRange(location: 0, length: ns.length)) != nil
+        if let glob {
+            // '.' does not match line terminators in ECMA regexes.
+            if glob.pieces.contains(where: { if case .any = $0 { true } else { false } }),
+               s.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) || s.contains("\u{2028}") || s.contains("\u{2029}") {
+                return regexFallback(s)
+            }
+            return Pattern.match(glob, Array(s.utf8)[...])
         }
+        let ns = s as NSString
+        return regex!.firstMatch(in: s, options: [], range: NSRange(location: 0, length: ns.length)) != nil
+    }
+
+    private func regexFallback(_ s: String) -> Bool {
+        guard let r = try? NSRegularExpression(pattern: Pattern.translate(source)) else { return false }
+        return r.firstMatch(in: s, options: [], range: NSRange(location: 0, length: (s as NSString).length)) != nil
+    }
+
+    /// Glob matching on bytes: literals in order, gaps of at least `min` characters between them.
+    static func match(_ g: Glob, _ text: ArraySlice<UInt8>) -> Bool {
+        var pieces = g.pieces[...]
+        var t = text
+        // Leading literal with ^: must be a prefix.
+        if g.anchoredStart, case .literal(let l)? = pieces.first {
+            guard t.starts(with: l) else { return false }
+            t = t.dropFirst(l.count)
+            pieces = pieces.dropFirst()
+        }
+        // Trailing literal with $: must be a suffix.
+        var tailLiteral: [UInt8]?
+        if g.anchoredEnd, case .literal(let l)? = pieces.last {
+            tailLiteral = l
+            pieces = pieces.dropLast()
+        }
+        var gapMin = 0
+        var gapOpen = !g.anchoredStart
+        for p in pieces {
+            switch p {
+            case .any(let m):
+                gapMin += m
+                gapOpen = true
+            case .literal(let l):
+                if !gapOpen {
+                    guard t.starts(with: l) else { return false }
+                    t = t.dropFirst(l.count)
+                } else {
+                    guard let at = find(l, in: t, from: gapMin) else { return false }
+                    t = t[(at + l.count)...]
+                }
+                gapMin = 0
+                gapOpen = false
+            }
+        }
+        if let tail = tailLiteral {
+            guard t.count >= tail.count + gapMin else { return false }
+            if !gapOpen { return t.elementsEqual(tail) }
+            return t.suffix(tail.count).elementsEqual(tail)
+        }
+        if g.anchoredEnd && !gapOpen { return t.isEmpty }
+        return t.count >= gapMin
+    }
+
+    static func find(_ l: [UInt8], in t: ArraySlice<UInt8>, from minOffset: Int) -> Int? {
+        guard t.count >= l.count + minOffset else { return nil }
+        var i = t.startIndex + minOffset
+        while i + l.count <= t.endIndex {
+            if t[i..<(i + l.count)].elementsEqual(l) { return i }
+            i += 1
+        }
+        return nil
     }
 }
 
