@@ -37,6 +37,17 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
         .executableTarget(
+            name: "XDM",
+            dependencies: [
+                "BenchData",
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "RuleKitCore", package: "RuleKit"),
+                .product(name: "RuleKitXDM", package: "RuleKit"),
+            ],
+            path: "Benchmarks/XDM",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+        .executableTarget(
             name: "hub-bench",
             dependencies: [
                 .product(name: "RuleKitCore", package: "RuleKit"),

@@ -30,7 +30,9 @@ struct SchemaCompiler {
                 errors.append("unresolvable $ref '\(absolute.text)' in \(origin)")
                 continue
             }
-            refNode.target = compile(at: target)
+            let t = compile(at: target)
+            t.referenceCount += 1
+            refNode.target = t
         }
         if !errors.isEmpty { throw SchemaError(message: errors.joined(separator: "\n")) }
         return node
@@ -83,8 +85,8 @@ struct SchemaCompiler {
                 }
                 checks.append(.type(set))
             }
-            if case .array(let e)? = o["enum"] { checks.append(.enumeration(e)) }
-            if let c = o["const"] { checks.append(.constant(c)) }
+            if case .array(let e)? = o["enum"] { checks.append(.enumeration(Box(e))) }
+            if let c = o["const"] { checks.append(.constant(Box(c))) }
             if let m = o["multipleOf"]?.numberValue { checks.append(.multipleOf(m)) }
             if let m = o["maximum"]?.numberValue { checks.append(.maximum(m, exclusive: false)) }
             if let m = o["exclusiveMaximum"]?.numberValue { checks.append(.maximum(m, exclusive: true)) }
@@ -99,7 +101,7 @@ struct SchemaCompiler {
                 if case .array(let a) = items {
                     let tuple = a.indices.map { sub(loc, "items", String($0)) }
                     let additional = o["additionalItems"].map { _ in sub(loc, "additionalItems") }
-                    checks.append(.tupleItems(tuple, additional: additional))
+                    checks.append(.tupleItems(Box(TupleInfo(items: tuple, additional: additional))))
                 } else {
                     checks.append(.items(sub(loc, "items")))
                 }
@@ -110,7 +112,7 @@ struct SchemaCompiler {
             if o["contains"] != nil { checks.append(.contains(sub(loc, "contains"))) }
             if let m = o["maxProperties"].flatMap(Self.count) { checks.append(.maxProperties(m)) }
             if let m = o["minProperties"].flatMap(Self.count) { checks.append(.minProperties(m)) }
-            if case .array(let r)? = o["required"], !r.isEmpty { checks.append(.required(r.compactMap(\.stringValue))) }
+            if case .array(let r)? = o["required"], !r.isEmpty { checks.append(.required(Box(r.compactMap(\.stringValue)))) }
             let props = o["properties"]?.objectValue
             let patterns = o["patternProperties"]?.objectValue
             if props != nil || patterns != nil || o["additionalProperties"] != nil {
@@ -123,7 +125,7 @@ struct SchemaCompiler {
                     }
                 }
                 let additional = o["additionalProperties"].map { _ in sub(loc, "additionalProperties") }
-                checks.append(.properties(byName, patterns: pats, additional: additional))
+                checks.append(.properties(Box(PropertiesInfo(byName: byName, patterns: pats, additional: additional))))
             }
             if case .object(let deps)? = o["dependencies"] {
                 var list: [(String, [String]?, SchemaNode?)] = []
@@ -132,16 +134,16 @@ struct SchemaCompiler {
                         list.append((k, nil, sub(loc, "dependencies", k)))
                     }
                 }
-                checks.append(.dependencies(list))
+                checks.append(.dependencies(Box(list)))
             }
             if o["propertyNames"] != nil { checks.append(.propertyNames(sub(loc, "propertyNames"))) }
             if o["if"] != nil {
-                checks.append(.conditional(sub(loc, "if"), then: o["then"].map { _ in sub(loc, "then") },
-                                           else: o["else"].map { _ in sub(loc, "else") }))
+                checks.append(.conditional(Box(ConditionalInfo(condition: sub(loc, "if"), then: o["then"].map { _ in sub(loc, "then") },
+                                                               otherwise: o["else"].map { _ in sub(loc, "else") }))))
             }
-            if case .array(let a)? = o["allOf"] { checks.append(.allOf(a.indices.map { sub(loc, "allOf", String($0)) })) }
-            if case .array(let a)? = o["anyOf"] { checks.append(.anyOf(a.indices.map { sub(loc, "anyOf", String($0)) })) }
-            if case .array(let a)? = o["oneOf"] { checks.append(.oneOf(a.indices.map { sub(loc, "oneOf", String($0)) })) }
+            if case .array(let a)? = o["allOf"] { checks.append(.allOf(Box(a.indices.map { sub(loc, "allOf", String($0)) }))) }
+            if case .array(let a)? = o["anyOf"] { checks.append(.anyOf(Box(a.indices.map { sub(loc, "anyOf", String($0)) }))) }
+            if case .array(let a)? = o["oneOf"] { checks.append(.oneOf(Box(a.indices.map { sub(loc, "oneOf", String($0)) }))) }
             if o["not"] != nil { checks.append(.not(sub(loc, "not"))) }
             if case .string(let f)? = o["format"], let kind = Self.format(f) { checks.append(.format(kind)) }
             node.checks = checks

@@ -12,6 +12,8 @@ final class SchemaNode: @unchecked Sendable {
     let location: String
     /// For references: the node they point to (set after compiling, which allows cycles).
     var target: SchemaNode?
+    /// How many references point at this node; only shared targets are worth memoizing.
+    var referenceCount = 0
 
     init(location: String) {
         self.location = location
@@ -85,10 +87,23 @@ final class Pattern: @unchecked Sendable {
     let source: String
     let regex: NSRegularExpression?
     let glob: Glob?
+    let hasWildcard: Bool
+
+    /// For `^literal`, `^literal.*` and `^literal.*$`: the literal. Such a pattern matches the keys that
+    /// start with it (for the `.*` forms, only when the rest has no line terminator: callers re-check
+    /// those rare keys with `matches`).
+    var literalPrefix: [UInt8]? {
+        guard let g = glob, g.anchoredStart, case .literal(let l)? = g.pieces.first else { return nil }
+        let rest = g.pieces.dropFirst()
+        if rest.isEmpty && !g.anchoredEnd { return l }
+        if rest.count == 1, case .any(min: 0) = rest.first! { return l }
+        return nil
+    }
 
     init?(_ source: String) {
         self.source = source
         glob = Pattern.glob(source)
+        hasWildcard = glob?.pieces.contains { if case .any = $0 { true } else { false } } ?? false
         if glob != nil {
             regex = nil
         } else {
@@ -146,16 +161,29 @@ final class Pattern: @unchecked Sendable {
     }
 
     func matches(_ s: String) -> Bool {
-        if let glob {
-            // '.' does not match line terminators in ECMA regexes.
-            if glob.pieces.contains(where: { if case .any = $0 { true } else { false } }),
-               s.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) || s.contains("\u{2028}") || s.contains("\u{2029}") {
-                return regexFallback(s)
-            }
-            return Pattern.match(glob, Array(s.utf8)[...])
-        }
+        if glob != nil { return matches(PatternSubject(s)) }
         let ns = s as NSString
         return regex!.firstMatch(in: s, options: [], range: NSRange(location: 0, length: ns.length)) != nil
+    }
+
+    /// Matching against a subject prepared once (a property name tried against many patterns).
+    func matches(_ subject: PatternSubject) -> Bool {
+        guard let glob else { return matches(subject.text) }
+        // '.' does not match line terminators in ECMA regexes.
+        if hasWildcard, subject.hasLineTerminator { return regexFallback(subject.text) }
+        return Pattern.match(glob, subject.bytes[...])
+    }
+
+    /// LF, CR, U+2028 or U+2029 (E2 80 A8/A9), which '.' does not match.
+    static func hasLineTerminator(_ s: String) -> Bool {
+        var prev2: UInt8 = 0, prev1: UInt8 = 0
+        for b in s.utf8 {
+            if b == 0x0A || b == 0x0D { return true }
+            if prev2 == 0xE2 && prev1 == 0x80 && (b == 0xA8 || b == 0xA9) { return true }
+            prev2 = prev1
+            prev1 = b
+        }
+        return false
     }
 
     private func regexFallback(_ s: String) -> Bool {
@@ -218,33 +246,125 @@ final class Pattern: @unchecked Sendable {
     }
 }
 
+/// A string prepared for matching against several patterns: its bytes and whether it has a line
+/// terminator, computed once.
+struct PatternSubject {
+    let text: String
+    let bytes: [UInt8]
+    let hasLineTerminator: Bool
+
+    init(_ text: String) {
+        self.text = text
+        bytes = Array(text.utf8)
+        hasLineTerminator = Pattern.hasLineTerminator(text)
+    }
+}
+
 /// What a `format` keyword checks.
 enum FormatKind: Sendable {
     case dateTime, date, time, email, hostname, ipv4, ipv6, uri, uriReference, uuid, regex, url, jsonPointer
 }
 
+/// Payloads of the checks that carry more than one reference, boxed so that walking a node's checks
+/// costs one retain per check (the validator's hot loop).
+final class Box<T>: @unchecked Sendable {
+    // Immutable after compile.
+    let value: T
+    init(_ value: T) { self.value = value }
+}
+
+struct PropertiesInfo {
+    var byName: [String: SchemaNode]
+    var patterns: [(Pattern, SchemaNode)]
+    var additional: SchemaNode?
+    /// `^literal.*` patterns in a byte trie: one walk over a key finds every one it matches. XDM's
+    /// `@context` guard is 36 such namespace prefixes, tried on every key of every extensible object.
+    var prefixes: PrefixTrie
+    /// The patterns the trie does not cover, by index into `patterns`.
+    var others: [Int]
+
+    init(byName: [String: SchemaNode], patterns: [(Pattern, SchemaNode)], additional: SchemaNode?) {
+        self.byName = byName
+        self.patterns = patterns
+        self.additional = additional
+        var trie = PrefixTrie()
+        var others: [Int] = []
+        for (i, (p, _)) in patterns.enumerated() {
+            if let lit = p.literalPrefix, lit.allSatisfy({ $0 < 128 }) { trie.insert(lit, i) } else { others.append(i) }
+        }
+        prefixes = trie
+        self.others = others
+    }
+}
+
+/// Literal prefixes → pattern indices, as a dense ASCII trie (no hashing on the hot path).
+struct PrefixTrie {
+    var next: [Int32] = Array(repeating: -1, count: 128)
+    var terminals: [[Int]] = [[]]
+    var isEmpty: Bool { terminals.count == 1 && terminals[0].isEmpty }
+
+    mutating func insert(_ bytes: [UInt8], _ id: Int) {
+        var n = 0
+        for b in bytes {
+            guard b < 128 else { return }
+            let i = n * 128 + Int(b)
+            if next[i] < 0 {
+                next[i] = Int32(terminals.count)
+                terminals.append([])
+                next.append(contentsOf: repeatElement(-1, count: 128))
+            }
+            n = Int(next[i])
+        }
+        terminals[n].append(id)
+    }
+
+    /// Calls `found` with each pattern whose prefix starts `key`.
+    func forEachMatch(_ key: String, _ found: (Int) -> Void) {
+        var n = 0
+        for id in terminals[0] { found(id) }
+        for b in key.utf8 {
+            guard b < 128 else { return }
+            let m = next[n * 128 + Int(b)]
+            if m < 0 { return }
+            n = Int(m)
+            for id in terminals[n] { found(id) }
+        }
+    }
+}
+
+struct TupleInfo {
+    var items: [SchemaNode]
+    var additional: SchemaNode?
+}
+
+struct ConditionalInfo {
+    var condition: SchemaNode
+    var then: SchemaNode?
+    var otherwise: SchemaNode?
+}
+
 /// One assertion of a compiled schema.
 enum Check: @unchecked Sendable {
     case type(TypeSet)
-    case enumeration([Value])
-    case constant(Value)
+    case enumeration(Box<[Value]>)
+    case constant(Box<Value>)
     case multipleOf(Double)
     case maximum(Double, exclusive: Bool)
     case minimum(Double, exclusive: Bool)
     case maxLength(Int), minLength(Int)
     case pattern(Pattern)
     case items(SchemaNode)
-    case tupleItems([SchemaNode], additional: SchemaNode?)
+    case tupleItems(Box<TupleInfo>)
     case maxItems(Int), minItems(Int)
     case uniqueItems
     case contains(SchemaNode)
     case maxProperties(Int), minProperties(Int)
-    case required([String])
-    case properties([String: SchemaNode], patterns: [(Pattern, SchemaNode)], additional: SchemaNode?)
-    case dependencies([(String, [String]?, SchemaNode?)])
+    case required(Box<[String]>)
+    case properties(Box<PropertiesInfo>)
+    case dependencies(Box<[(String, [String]?, SchemaNode?)]>)
     case propertyNames(SchemaNode)
-    case conditional(SchemaNode, then: SchemaNode?, else: SchemaNode?)
-    case allOf([SchemaNode]), anyOf([SchemaNode]), oneOf([SchemaNode])
+    case conditional(Box<ConditionalInfo>)
+    case allOf(Box<[SchemaNode]>), anyOf(Box<[SchemaNode]>), oneOf(Box<[SchemaNode]>)
     case not(SchemaNode)
     case format(FormatKind)
     case ref(SchemaNode)

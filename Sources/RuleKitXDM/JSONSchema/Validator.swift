@@ -65,7 +65,7 @@ struct Run {
     var path: [PathComponent] = []
     /// Running hash of the instance location (one per depth), for the memo of reference applications.
     var signature: [UInt64] = [0]
-    var memo: [MemoKey: Bool] = [:]
+    var memo: [MemoKey: Bool] = Dictionary(minimumCapacity: 64)
 
     struct MemoKey: Hashable {
         var node: ObjectIdentifier
@@ -88,10 +88,16 @@ struct Run {
 
     mutating func push(_ c: PathComponent) {
         path.append(c)
-        var h = Hasher()
-        h.combine(signature[signature.count - 1])
-        h.combine(c)
-        signature.append(UInt64(bitPattern: Int64(h.finalize())))
+        // FNV-1a over the parent's signature and the component: cheap, and collisions only cost a
+        // missed memo hit being taken for a hit if two locations at one depth collide (64-bit: negligible).
+        var h = signature[signature.count - 1] ^ 0xcbf2_9ce4_8422_2325
+        switch c {
+        case .key(let k):
+            for b in k.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        case .index(let i):
+            h = (h ^ UInt64(bitPattern: Int64(i)) ^ 0xff) &* 0x100_0000_01b3
+        }
+        signature.append(h)
     }
 
     mutating func pop() {
@@ -127,6 +133,8 @@ struct Run {
         switch c {
         case .ref(let refNode):
             guard let target = refNode.target else { return true }
+            // Only a target referenced from several places can be applied twice at one location.
+            if target.referenceCount < 2 { return check(target, v) }
             let key = MemoKey(node: ObjectIdentifier(target), location: signature[signature.count - 1], depth: path.count)
             if let known = memo[key] { return known }
             let r = check(target, v)
@@ -136,11 +144,13 @@ struct Run {
             if t.admits(v) { return true }
             fail(node, "type", "expected \(t.names.joined(separator: " or ")), found \(Run.typeName(v))")
             return false
-        case .enumeration(let values):
+        case .enumeration(let box):
+            let values = box.value
             if values.contains(where: { Run.equal($0, v) }) { return true }
             fail(node, "enum", "\(Run.brief(v)) is not one of \(values.prefix(8).map(Run.brief).joined(separator: ", "))\(values.count > 8 ? ", ..." : "")")
             return false
-        case .constant(let x):
+        case .constant(let box):
+            let x = box.value
             if Run.equal(x, v) { return true }
             fail(node, "const", "expected \(Run.brief(x)), found \(Run.brief(v))")
             return false
@@ -189,7 +199,8 @@ struct Run {
                 if !ok && (!collect || errors.count >= maxErrors) { break }
             }
             return ok
-        case .tupleItems(let tuple, let additional):
+        case .tupleItems(let box):
+            let tuple = box.value.items, additional = box.value.additional
             guard case .array(let a) = v else { return true }
             var ok = true
             for (i, x) in a.enumerated() {
@@ -238,7 +249,8 @@ struct Run {
             if o.count >= n { return true }
             fail(node, "minProperties", "fewer than \(n) properties")
             return false
-        case .required(let names):
+        case .required(let box):
+            let names = box.value
             guard case .object(let o) = v else { return true }
             var ok = true
             for n in names where o[n] == nil {
@@ -247,7 +259,8 @@ struct Run {
                 if !collect { break }
             }
             return ok
-        case .properties(let byName, let patterns, let additional):
+        case .properties(let box):
+            let byName = box.value.byName, patterns = box.value.patterns, additional = box.value.additional
             guard case .object(let o) = v else { return true }
             var ok = true
             for (k, x) in o {
@@ -258,11 +271,26 @@ struct Run {
                     if !check(s, x) { ok = false }
                     pop()
                 }
-                for (p, s) in patterns where p.matches(k) {
-                    matched = true
-                    push(.key(k))
-                    if !check(s, x) { ok = false }
-                    pop()
+                if !patterns.isEmpty {
+                    let info = box.value
+                    var lineTerminator: Bool?
+                    info.prefixes.forEachMatch(k) { i in
+                        if lineTerminator == nil { lineTerminator = Pattern.hasLineTerminator(k) }
+                        if lineTerminator! && !patterns[i].0.matches(k) { return }
+                        matched = true
+                        push(.key(k))
+                        if !check(patterns[i].1, x) { ok = false }
+                        pop()
+                    }
+                    if !info.others.isEmpty {
+                        let subject = PatternSubject(k)
+                        for i in info.others where patterns[i].0.matches(subject) {
+                            matched = true
+                            push(.key(k))
+                            if !check(patterns[i].1, x) { ok = false }
+                            pop()
+                        }
+                    }
                 }
                 if !matched, let additional {
                     if additional.constant == false {
@@ -279,7 +307,8 @@ struct Run {
                 if !ok && (!collect || errors.count >= maxErrors) { return false }
             }
             return ok
-        case .dependencies(let deps):
+        case .dependencies(let box):
+            let deps = box.value
             guard case .object(let o) = v else { return true }
             var ok = true
             for (k, names, schema) in deps where o[k] != nil {
@@ -299,23 +328,27 @@ struct Run {
                 return false
             }
             return true
-        case .conditional(let ifSchema, let thenSchema, let elseSchema):
+        case .conditional(let box):
+            let ifSchema = box.value.condition, thenSchema = box.value.then, elseSchema = box.value.otherwise
             if quietly(ifSchema, v) {
                 return thenSchema.map { check($0, v) } ?? true
             }
             return elseSchema.map { check($0, v) } ?? true
-        case .allOf(let schemas):
+        case .allOf(let box):
+            let schemas = box.value
             var ok = true
             for s in schemas where !check(s, v) {
                 ok = false
                 if !collect { return false }
             }
             return ok
-        case .anyOf(let schemas):
+        case .anyOf(let box):
+            let schemas = box.value
             for s in schemas where quietly(s, v) { return true }
             fail(node, "anyOf", "matches none of the \(schemas.count) 'anyOf' schemas")
             return false
-        case .oneOf(let schemas):
+        case .oneOf(let box):
+            let schemas = box.value
             var hits = 0
             for s in schemas where quietly(s, v) {
                 hits += 1
