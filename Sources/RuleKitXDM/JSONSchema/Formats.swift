@@ -163,24 +163,31 @@ enum Formats {
 
     // MARK: URIs
 
-    static let unreserved = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~".utf8)
-    static let subDelims = Set("!$&'()*+,;=".utf8)
+    /// Allowed-byte tables for URI components (unreserved + sub-delims + the component's extra
+    /// characters), built once.
+    static func table(_ extra: String) -> [Bool] {
+        var t = [Bool](repeating: false, count: 128)
+        for b in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=".utf8 { t[Int(b)] = true }
+        for b in extra.utf8 { t[Int(b)] = true }
+        return t
+    }
+
+    static let tables: [String: [Bool]] = ["": table(""), ":": table(":"), ":@/": table(":@/"), ":@/?": table(":@/?")]
+
+    static func isHex(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66)
+    }
 
     /// Checks RFC 3986 characters of a component: unreserved, sub-delims, `extra`, and valid %XX escapes.
     static func component(_ s: Substring, extra: String) -> Bool {
-        let ex = Set(extra.utf8)
-        let b = Array(s.utf8)
-        var i = 0
-        while i < b.count {
-            let c = b[i]
+        let allowed = tables[extra] ?? table(extra)
+        var it = s.utf8.makeIterator()
+        while let c = it.next() {
             if c == 0x25 {
-                guard i + 2 < b.count, Character(UnicodeScalar(b[i + 1])).isHexDigit, Character(UnicodeScalar(b[i + 2])).isHexDigit
-                else { return false }
-                i += 3
+                guard let a = it.next(), let b = it.next(), isHex(a), isHex(b) else { return false }
                 continue
             }
-            guard unreserved.contains(c) || subDelims.contains(c) || ex.contains(c) else { return false }
-            i += 1
+            guard c < 128, allowed[Int(c)] else { return false }
         }
         return true
     }

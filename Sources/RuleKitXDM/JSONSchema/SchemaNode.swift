@@ -273,8 +273,48 @@ final class Box<T>: @unchecked Sendable {
     init(_ value: T) { self.value = value }
 }
 
+/// Property name → schema, found by an FNV hash of the name's bytes (no per-lookup hasher seeding,
+/// which dominated the validator's profile with `Dictionary`).
+struct NameTable {
+    private var names: [String] = []
+    private var nodes: [SchemaNode] = []
+    private var slots: [Int32] = []
+    private var mask = 0
+
+    init(_ byName: [String: SchemaNode]) {
+        var size = 8
+        while size < byName.count * 2 { size *= 2 }
+        slots = Array(repeating: -1, count: size)
+        mask = size - 1
+        for (k, n) in byName {
+            var i = NameTable.hash(k) & mask
+            while slots[i] >= 0 { i = (i + 1) & mask }
+            slots[i] = Int32(names.count)
+            names.append(k)
+            nodes.append(n)
+        }
+    }
+
+    static func hash(_ s: String) -> Int {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in s.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        return Int(truncatingIfNeeded: h ^ (h >> 29))
+    }
+
+    subscript(_ key: String) -> SchemaNode? {
+        if names.isEmpty { return nil }
+        var i = NameTable.hash(key) & mask
+        while true {
+            let s = slots[i]
+            if s < 0 { return nil }
+            if names[Int(s)] == key { return nodes[Int(s)] }
+            i = (i + 1) & mask
+        }
+    }
+}
+
 struct PropertiesInfo {
-    var byName: [String: SchemaNode]
+    var byName: NameTable
     var patterns: [(Pattern, SchemaNode)]
     var additional: SchemaNode?
     /// `^literal.*` patterns in a byte trie: one walk over a key finds every one it matches. XDM's
@@ -284,7 +324,7 @@ struct PropertiesInfo {
     var others: [Int]
 
     init(byName: [String: SchemaNode], patterns: [(Pattern, SchemaNode)], additional: SchemaNode?) {
-        self.byName = byName
+        self.byName = NameTable(byName)
         self.patterns = patterns
         self.additional = additional
         var trie = PrefixTrie()
