@@ -95,9 +95,12 @@ enum Formats {
             guard (1...63).contains(l.utf8.count), l.first != "-", l.last != "-",
                   l.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D })
             else { return false }
-            // "--" in positions 3-4 is reserved for IDNA ("xn--").
+            // "--" in positions 3-4 is reserved for IDNA: only an A-label ("xn--") may have it, and it must
+            // decode to a valid U-label.
             let u = Array(l.utf8)
-            if u.count >= 4, u[2] == 0x2D, u[3] == 0x2D, !(l.lowercased().hasPrefix("xn--")) { return false }
+            if u.count >= 4, u[2] == 0x2D, u[3] == 0x2D {
+                guard l.lowercased().hasPrefix("xn--"), IDNA.validALabel(l) else { return false }
+            }
         }
         return true
     }
