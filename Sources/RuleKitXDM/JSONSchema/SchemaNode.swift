@@ -171,11 +171,14 @@ final class Pattern: @unchecked Sendable {
         guard let glob else { return matches(subject.text) }
         // '.' does not match line terminators in ECMA regexes.
         if hasWildcard, subject.hasLineTerminator { return regexFallback(subject.text) }
-        return Pattern.match(glob, subject.bytes[...])
+        var text = subject.text
+        return text.withUTF8 { Pattern.match(glob, $0[...]) }
     }
 
     /// LF, CR, U+2028 or U+2029 (E2 80 A8/A9), which '.' does not match.
     static func hasLineTerminator(_ s: String) -> Bool {
+        // Fast path: no byte that could start one.
+        if !s.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0xE2 }) { return false }
         var prev2: UInt8 = 0, prev1: UInt8 = 0
         for b in s.utf8 {
             if b == 0x0A || b == 0x0D { return true }
@@ -192,7 +195,7 @@ final class Pattern: @unchecked Sendable {
     }
 
     /// Glob matching on bytes: literals in order, gaps of at least `min` characters between them.
-    static func match(_ g: Glob, _ text: ArraySlice<UInt8>) -> Bool {
+    static func match(_ g: Glob, _ text: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
         var pieces = g.pieces[...]
         var t = text
         // Leading literal with ^: must be a prefix.
@@ -235,7 +238,7 @@ final class Pattern: @unchecked Sendable {
         return t.count >= gapMin
     }
 
-    static func find(_ l: [UInt8], in t: ArraySlice<UInt8>, from minOffset: Int) -> Int? {
+    static func find(_ l: [UInt8], in t: Slice<UnsafeBufferPointer<UInt8>>, from minOffset: Int) -> Int? {
         guard t.count >= l.count + minOffset else { return nil }
         var i = t.startIndex + minOffset
         while i + l.count <= t.endIndex {
@@ -250,12 +253,10 @@ final class Pattern: @unchecked Sendable {
 /// terminator, computed once.
 struct PatternSubject {
     let text: String
-    let bytes: [UInt8]
     let hasLineTerminator: Bool
 
     init(_ text: String) {
         self.text = text
-        bytes = Array(text.utf8)
         hasLineTerminator = Pattern.hasLineTerminator(text)
     }
 }
@@ -295,6 +296,9 @@ struct NameTable {
         }
     }
 
+    /// Every (name, schema) pair.
+    var entries: [(String, SchemaNode)] { Array(zip(names, nodes)) }
+
     static func hash(_ s: String) -> Int {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         for b in s.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
@@ -315,6 +319,7 @@ struct NameTable {
 
 struct PropertiesInfo {
     var byName: NameTable
+    var byNameEntries: [(String, SchemaNode)] { byName.entries }
     var patterns: [(Pattern, SchemaNode)]
     var additional: SchemaNode?
     /// `^literal.*` patterns in a byte trie: one walk over a key finds every one it matches. XDM's
