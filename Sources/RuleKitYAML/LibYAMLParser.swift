@@ -24,7 +24,6 @@ struct LibYAMLParser {
         var entry: Int
         var anchor: String?
         var nodesAtStart: Int
-        var mark: SourceLocation
     }
 
     struct Anchor {
@@ -66,9 +65,16 @@ struct LibYAMLParser {
                     return .failure(builder.syntaxError(parser))
                 }
                 let done = event.type == YAML_STREAM_END_EVENT
-                let step = Result { () throws(DiagnosticError) in try builder.handle(&event) }
+                do {
+                    try builder.handle(&event)
+                } catch let e as DiagnosticError {
+                    yaml_event_delete(&event)
+                    return .failure(e)
+                } catch {
+                    yaml_event_delete(&event)
+                    return .failure(DiagnosticError(.error(.yamlSyntax, "\(error)")))
+                }
                 yaml_event_delete(&event)
-                if case .failure(let e) = step { return .failure(e) }
                 if done { return .success(()) }
             }
         }
@@ -231,7 +237,7 @@ struct LibYAMLParser {
         }
         let entry = newEntry(m)
         stack.append(Frame(isMapping: mapping, start: mapping ? scratchMembers.count : scratchValues.count,
-                           entry: entry, anchor: anchor, nodesAtStart: nodes - 1, mark: location(m)))
+                           entry: entry, anchor: anchor, nodesAtStart: nodes - 1))
     }
 
     mutating func close(_ m: yaml_mark_t) throws(DiagnosticError) {
