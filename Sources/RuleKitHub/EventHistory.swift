@@ -2,33 +2,6 @@ public import Foundation
 public import RuleKitCore
 
 
-/// One history search: events whose masked data hashes like `mask`, within a time window.
-public struct EventHistoryRequest: Sendable, Hashable {
-    /// Flattened key → value pairs.
-    public var mask: ValueObject
-    public var from: Date?
-    public var to: Date?
-
-    public init(mask: ValueObject, from: Date? = nil, to: Date? = nil) {
-        self.mask = mask
-        self.from = from
-        self.to = to
-    }
-}
-
-/// The answer to one search; `count` -1 means the store failed.
-public struct EventHistoryResult: Sendable, Hashable {
-    public var count: Int
-    public var oldest: Date?
-    public var newest: Date?
-
-    public init(count: Int, oldest: Date? = nil, newest: Date? = nil) {
-        self.count = count
-        self.oldest = oldest
-        self.newest = newest
-    }
-}
-
 /// Where the hub keeps event history: events recorded by the hash of their masked data.
 public protocol EventHistoryStore: Sendable {
     func record(hash: UInt32, timestamp: Date) -> Bool

@@ -1,34 +1,9 @@
 public import Foundation
 public import RuleKitCore
 
-/// One event-history search: the flattened mask content, within an optional time window.
-public struct HistoryRequest: Sendable, Hashable {
-    /// Flattened key → value pairs the recorded event must have.
-    public var mask: ValueObject
-    public var from: Date?
-    public var to: Date?
-
-    public init(mask: ValueObject, from: Date? = nil, to: Date? = nil) {
-        self.mask = mask
-        self.from = from
-        self.to = to
-    }
-}
-
-/// The answer to one history request: how many matched, and when (count -1: a database error).
-public struct HistoryResult: Sendable, Hashable {
-    public var count: Int
-    public var oldest: Date?
-    public var newest: Date?
-
-    public init(count: Int, oldest: Date? = nil, newest: Date? = nil) {
-        self.count = count
-        self.oldest = oldest
-        self.newest = newest
-    }
-
-    public static let databaseError = HistoryResult(count: -1)
-}
+/// History searches and answers are the shared `EventHistoryRequest`/`EventHistoryResult` of RuleKitCore.
+public typealias HistoryRequest = EventHistoryRequest
+public typealias HistoryResult = EventHistoryResult
 
 /// What the engine needs from its host: state lookups, event history, the clock, and a way out for the
 /// events consequences produce. The event hub implements it; tests use a mock.
