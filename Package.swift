@@ -36,7 +36,7 @@ let package = Package(
         .executableTarget(
             name: "rulekit",
             dependencies: [
-                "RuleKitCore", "RuleKitYAML",
+                "RuleKitCore", "RuleKitYAML", "RuleKitRules", "RuleKitXDM",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

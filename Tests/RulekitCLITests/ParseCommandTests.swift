@@ -17,6 +17,21 @@ import Testing
         ("parse-quiet-ok", ["parse", "--quiet", "\(fixtures)/event.json"], nil),
         ("parse-no-files", ["parse"], nil),
         ("parse-bad-format", ["parse", "--format", "xml", "x"], nil),
+        ("explain-purchase", ["explain", "--event", "\(fixtures)/purchase-event.json",
+                              "--state", "com.adobe.module.configuration=\(fixtures)/configuration-state.json"], nil),
+        ("explain-missing-event", ["explain", "--event", "\(fixtures)/nope.json"], nil),
+        ("convert-yaml-to-launch", ["convert", "Rules/lifecycle.yaml", "--to", "launch-json"], nil),
+        ("convert-unknown-matcher", ["convert", "\(fixtures)/unknown-matcher.yaml", "--to", "launch-json"], nil),
+        ("xdm-validate-jsonl", ["xdm", "validate", "--class", "https://rulekit.dev/xdm/sdk/experienceevent",
+                                "--mixin", "https://rulekit.dev/xdm/sdk/commerce-details", "--format", "json",
+                                "\(fixtures)/payloads.jsonl"], nil),
+        ("xdm-validate-text", ["xdm", "validate", "--class", "https://rulekit.dev/xdm/sdk/experienceevent",
+                               "--mixin", "https://rulekit.dev/xdm/sdk/commerce-details", "\(fixtures)/payloads.jsonl"], nil),
+        ("xdm-validate-valid", ["xdm", "validate", "--class", "https://rulekit.dev/xdm/sdk/experienceevent",
+                                "--mixin", "https://rulekit.dev/xdm/sdk/web-details", "Schemas/examples/web-details.example.json"], nil),
+        ("xdm-unknown-class", ["xdm", "validate", "--class", "https://rulekit.dev/xdm/sdk/experienceevnt", "x.json"], nil),
+        ("xdm-paths-marketing", ["xdm", "paths", "--class", "https://rulekit.dev/xdm/sdk/experienceevent",
+                                 "--mixin", "https://rulekit.dev/xdm/sdk/marketing"], nil),
     ]
 
     @Test(arguments: cases.map(\.golden))
@@ -26,9 +41,28 @@ import Testing
         if let diff = CLIRunner.compare(out, golden: golden) { Issue.record("\(diff)") }
     }
 
-    @Test func helpShowsAnExampleAndExitsZero() throws {
-        let out = try CLIRunner.run(["parse", "--help"])
+    @Test(arguments: [["parse"], ["convert"], ["explain"], ["xdm", "validate"], ["xdm", "paths"], ["schema"]])
+    func helpShowsAnExampleAndExitsZero(_ command: [String]) throws {
+        let out = try CLIRunner.run(command + ["--help"])
         #expect(out.status == 0)
         #expect(out.stdout.contains("Example:"))
+    }
+
+    @Test func schemaPrintsTheRulesFormatSchema() throws {
+        let out = try CLIRunner.run(["schema"])
+        #expect(out.status == 0)
+        #expect(out.stdout.contains("\"title\": \"RuleKit rules\""))
+    }
+
+    @Test func convertRoundTripsThroughLaunchJSON() throws {
+        let json = try CLIRunner.run(["convert", "Rules/commerce.yaml", "--to", "launch-json"])
+        #expect(json.status == 0)
+        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("rk-\(UUID()).json")
+        try json.stdout.write(to: tmp, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: tmp) }
+        let yaml = try CLIRunner.run(["convert", tmp.path, "--to", "yaml"])
+        #expect(yaml.status == 0)
+        #expect(yaml.stdout.contains("id: big-order"))
+        #expect(yaml.stdout.contains("xdm.commerce.order.priceTotal"))
     }
 }

@@ -109,7 +109,7 @@ public enum ExplainText {
         case .existence(let key, let v, let negated, let r):
             out += "\(pad)\(mark(r)) \(key) \(negated ? "nx" : "ex") — \(v.map { "is \(JSONWriter.string($0))" } ?? "missing")\n"
         case .historical(let s, let operand, let op, let value, let r):
-            out += "\(pad)\(mark(r)) history (\(s)) = \(operand) \(op.rawValue) \(value)\n"
+            out += "\(pad)\(mark(r)) history (\(s)) = \(operand) \(op.code) \(value)\n"
         case .comparison(let t):
             let resolved = t.resolved.map { JSONWriter.string($0) } ?? "missing (as \"\")"
             let conv = t.converted.map { "\(t.conversion)(…) = \(JSONWriter.string($0))" } ?? "\(t.conversion)(…) failed"
@@ -119,7 +119,7 @@ public enum ExplainText {
             case .conversionFailed(let m): "error: \(m)"
             case .unsupported(let m): "error: \(m)"
             }
-            out += "\(pad)\(mark(t.outcome.isMatch)) \(t.key) \(t.operation.rawValue) \(JSONWriter.string(t.operand)) — \(resolved), \(conv): \(why)\n"
+            out += "\(pad)\(mark(t.outcome.isMatch)) \(t.key) \(t.operation.code) \(JSONWriter.string(t.operand)) — \(resolved), \(conv): \(why)\n"
         }
     }
 }

@@ -26,6 +26,9 @@ public enum Operation: String, Sendable, Hashable, CaseIterable {
 
     public static let codes = ["eq", "ne", "gt", "ge", "lt", "le", "co", "nc", "sw", "ew", "ex", "nx"]
 
+    /// The Launch matcher code (`eq`, `ne`, ...).
+    public var code: String { Operation.codes[Operation.allCases.firstIndex(of: self)!] }
+
     /// The code a misspelled or spelled-out matcher most likely meant (`equals` → `eq`, `eqals` → `eq`).
     public static func suggestion(for code: String) -> String? {
         let spelled: [String: String] = [

@@ -262,8 +262,9 @@ struct PatternSubject {
 }
 
 /// What a `format` keyword checks.
-enum FormatKind: Sendable {
-    case dateTime, date, time, email, hostname, ipv4, ipv6, uri, uriReference, uuid, regex, url, jsonPointer
+enum FormatKind: String, Sendable {
+    case dateTime = "date-time", date, time, email, hostname, ipv4, ipv6, uri, uriReference = "uri-reference", uuid, regex
+    case url, jsonPointer = "json-pointer"
 }
 
 /// Payloads of the checks that carry more than one reference, boxed so that walking a node's checks

@@ -188,7 +188,7 @@ struct Run {
         case .format(let kind):
             guard formats, case .string(let s) = v else { return true }
             if Formats.check(kind, s) { return true }
-            fail(node, "format", "\(Run.brief(v)) is not a valid \(kind)")
+            fail(node, "format", "\(Run.brief(v)) is not a valid \(kind.rawValue)")
             return false
         case .items(let item):
             guard case .array(let a) = v else { return true }

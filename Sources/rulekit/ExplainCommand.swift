@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import RuleKitCore
+import RuleKitRules
+
+/// `rulekit explain`: every rule against one event, matcher by matcher.
+struct ExplainCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "explain",
+        abstract: "Show, for one event, whether each rule matched and why.",
+        discussion: """
+            For every rule: matched or not; for every matcher: the key, the value it resolved to, the
+            conversion the matcher value's type chose, and the outcome (match, no match, or error).
+
+            Example:
+              rulekit explain --event purchase.json --state com.adobe.module.configuration=config.json
+            """
+    )
+
+    @Option(help: "The event: a JSON object {name, type, source, data}.")
+    var event: String
+
+    @Option(name: .long, help: "Rules file or folder (repeatable; default Rules/).")
+    var rules: [String] = []
+
+    @Option(name: .long, help: "A shared state: NAME=FILE (repeatable).")
+    var state: [String] = []
+
+    @Option(name: .customLong("xdm-state"), help: "An XDM shared state: NAME=FILE (repeatable).")
+    var xdmState: [String] = []
+
+    func run() throws {
+        var sources = RuleSources()
+        let states: [String: ValueObject], xdm: [String: ValueObject]
+        let input: Value
+        do {
+            try sources.load(rules.isEmpty ? ["Rules"] : rules)
+            states = try StateOptions.parse(state)
+            xdm = try StateOptions.parse(xdmState)
+            guard let v = try InputFiles.documents(event).first?.value, v.objectValue != nil else {
+                Stderr.write("error: the event file must hold a JSON object\n")
+                throw ExitCode(2)
+            }
+            input = v
+        } catch let e as InputError {
+            switch e {
+            case .unreadable(let m): Stderr.write("error: \(m)\n")
+            case .invalid(let d, let source):
+                var r = DiagnosticRenderer()
+                r.addSource(source, for: event)
+                Stderr.write(r.render(d.diagnostics) + "\n")
+            }
+            throw ExitCode(2)
+        }
+        if sources.hasErrors {
+            Stderr.write(sources.render(sources.diagnostics.filter { $0.severity == .error }) + "\n")
+            throw ExitCode(1)
+        }
+        let (compiled, _) = sources.compiled()
+        let e = EngineEvent(name: input["name"]?.stringValue ?? "event", type: input["type"]?.stringValue ?? "",
+                            source: input["source"]?.stringValue ?? "", data: input["data"]?.objectValue)
+        var r = Resolver(event: e, runtime: StaticRulesRuntime(states: states, xdmStates: xdm), slotCount: compiled.slotCount)
+        print(ExplainText.render(Evaluator.explain(compiled, &r)), terminator: "")
+    }
+}

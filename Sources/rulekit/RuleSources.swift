@@ -1,0 +1,78 @@
+import Foundation
+import RuleKitCore
+import RuleKitRules
+import RuleKitYAML
+
+/// Loads rules from files and folders (YAML or JSON, either format), collecting every diagnostic.
+struct RuleSources {
+    var sets: [(path: String, set: RuleSet)] = []
+    var diagnostics: [Diagnostic] = []
+    var renderer = DiagnosticRenderer()
+
+    /// The rule files under `path` (a folder: its `*.yaml`, `*.yml`, `*.json`, not tests), or the file.
+    static func files(_ path: String) throws(InputError) -> [String] {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else { throw .unreadable("no such file or folder '\(path)'") }
+        guard isDir.boolValue else { return [path] }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        return names.filter { n in
+            (n.hasSuffix(".yaml") || n.hasSuffix(".yml") || n.hasSuffix(".json")) && !n.contains(".test.")
+        }.sorted().map { (path as NSString).appendingPathComponent($0) }
+    }
+
+    mutating func load(_ paths: [String]) throws(InputError) {
+        for p in paths {
+            for f in try Self.files(p) {
+                let bytes = try InputFiles.bytes(f)
+                renderer.addSource(String(decoding: bytes, as: UTF8.self), for: f)
+                do {
+                    let doc = f.hasSuffix(".json") ? try JSONReader.read(bytes, file: f, keepSourceMap: true)
+                        : try YAMLReader.read(bytes, file: f)
+                    diagnostics += doc.warnings
+                    let result = RuleSetLoader.load(doc)
+                    diagnostics += result.diagnostics
+                    if let set = result.ruleSet { sets.append((f, set)) }
+                } catch {
+                    diagnostics += error.diagnostics
+                }
+            }
+        }
+    }
+
+    var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+
+    /// Every loaded set planned and appended in file order.
+    func compiled() -> (CompiledRuleSet, [Diagnostic]) {
+        var all = CompiledRuleSet.empty
+        var diags: [Diagnostic] = []
+        for (_, set) in sets {
+            let c = Planner().plan(set)
+            diags += c.diagnostics
+            all = all.appending(c)
+        }
+        return (all, diags)
+    }
+
+    func render(_ ds: [Diagnostic]) -> String {
+        var d = Diagnostics(cap: 1000)
+        d.append(contentsOf: ds)
+        return renderer.render(d.sorted)
+    }
+}
+
+/// Reads `NAME=FILE` options into shared states.
+enum StateOptions {
+    static func parse(_ options: [String]) throws(InputError) -> [String: ValueObject] {
+        var out: [String: ValueObject] = [:]
+        for o in options {
+            guard let eq = o.firstIndex(of: "="), eq != o.startIndex else {
+                throw .unreadable("expected NAME=FILE, got '\(o)'")
+            }
+            let name = String(o[..<eq]), file = String(o[o.index(after: eq)...])
+            let docs = try InputFiles.documents(file)
+            guard case .object(let obj)? = docs.first?.value else { throw .unreadable("state file '\(file)' is not an object") }
+            out[name] = obj
+        }
+        return out
+    }
+}

@@ -1,0 +1,163 @@
+import ArgumentParser
+import Foundation
+import RuleKitCore
+import RuleKitXDM
+
+/// `rulekit xdm`: validate payloads against XDM schemas, list a schema's paths.
+struct XDMCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "xdm",
+        abstract: "Validate XDM payloads and list XDM paths.",
+        subcommands: [XDMValidateCommand.self, XDMPathsCommand.self]
+    )
+}
+
+/// Options naming the schema: a class with field groups from the schema folder, or one schema file.
+struct SchemaChoice: ParsableArguments {
+    @Option(name: .customLong("class"), help: "The XDM class $id (with --mixin for field groups).")
+    var classID: String?
+
+    @Option(name: .customLong("mixin"), help: "A field group $id (repeatable).")
+    var mixins: [String] = []
+
+    @Option(help: "Any JSON Schema file (e.g. a bundled one) instead of --class.")
+    var schema: String?
+
+    @Option(help: "The folder of XDM schemas.")
+    var schemas: String = "Schemas"
+
+    func validate() throws {
+        if (classID == nil) == (schema == nil) { throw ValidationError("give either --class (with --mixin) or --schema") }
+        if schema != nil && !mixins.isEmpty { throw ValidationError("--mixin goes with --class, not --schema") }
+    }
+
+    /// The compiled validator (exit 2 when the schemas cannot be read or composed).
+    func load() throws -> (JSONSchemaValidator, XDMPathCatalog?) {
+        do {
+            if let schema {
+                let docs = try InputFiles.documents(schema)
+                guard let v = docs.first?.value else { throw InputError.unreadable("'\(schema)' holds no schema") }
+                var registry = SchemaRegistry()
+                MetaSchemas.register(in: &registry)
+                return (try JSONSchemaValidator(schema: v, registry: registry), nil)
+            }
+            let xdm = try XDMRegistry(folder: URL(fileURLWithPath: schemas))
+            let composed = try xdm.compose(class: classID!, fieldGroups: mixins)
+            return (composed.validator, composed.catalog)
+        } catch let e as InputError {
+            if case .unreadable(let m) = e { Stderr.write("error: \(m)\n") }
+            if case .invalid(let d, _) = e { Stderr.write(d.description + "\n") }
+            throw ExitCode(2)
+        } catch let e as DiagnosticError {
+            Stderr.write(DiagnosticRenderer().render(e.diagnostics) + "\n")
+            throw ExitCode(2)
+        } catch let e as SchemaError {
+            Stderr.write("error: \(e.message)\n")
+            throw ExitCode(2)
+        }
+    }
+}
+
+struct XDMValidateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Validate JSON or JSON-lines payloads against an XDM class with field groups, or a schema file.",
+        discussion: """
+            With --format json, one line per input document: {"line":N,"valid":true|false,"errors":[...]}.
+            Text output lists only the invalid documents. Exit 1 if any is invalid.
+
+            Example:
+              rulekit xdm validate --class https://rulekit.dev/xdm/sdk/experienceevent \\
+                --mixin https://rulekit.dev/xdm/sdk/commerce-details Schemas/examples/commerce-details.example.json
+            """
+    )
+
+    enum Format: String, ExpressibleByArgument { case text, json }
+
+    @OptionGroup var choice: SchemaChoice
+
+    @Option(help: "text or json.")
+    var format: Format = .text
+
+    @Argument(help: "JSON or JSON-lines (.jsonl) files.")
+    var files: [String]
+
+    func run() throws {
+        let (validator, _) = try choice.load()
+        var out = StdoutBuffer()
+        var invalid = 0
+        var unreadable = false
+        for file in files {
+            var documents: [(Int, Result<Value, DiagnosticError>)] = []
+            if file.hasSuffix(".jsonl") {
+                do {
+                    var line = 0
+                    for r in try JSONLinesReader(path: file) {
+                        line += 1
+                        documents.append((line, r))
+                    }
+                } catch {
+                    Stderr.write("error: cannot read '\(file)'\n")
+                    unreadable = true
+                    continue
+                }
+            } else {
+                do {
+                    documents = [(1, .success(try InputFiles.documents(file, format: .json)[0].value))]
+                } catch .unreadable(let m) {
+                    Stderr.write("error: \(m)\n")
+                    unreadable = true
+                    continue
+                } catch .invalid(let e, _) {
+                    documents = [(e.diagnostics.first?.location?.line ?? 1, .failure(e))]
+                }
+            }
+            for (line, r) in documents {
+                var errors: [(String, String)] = []
+                switch r {
+                case .success(let v): errors = validator.validate(v).map { ($0.instancePath, $0.message) }
+                case .failure(let e): errors = e.diagnostics.map { ("", "not JSON: \($0.message)") }
+                }
+                if !errors.isEmpty { invalid += 1 }
+                switch format {
+                case .json:
+                    let obj: Value = ["line": .int(Int64(line)), "valid": .bool(errors.isEmpty),
+                                      "errors": .array(errors.map { ["path": .string($0.0), "message": .string($0.1)] })]
+                    out.write(JSONWriter.string(obj) + "\n")
+                case .text:
+                    for (path, message) in errors { out.write("\(file):\(line): \(path.isEmpty ? "/" : path): \(message)\n") }
+                }
+            }
+        }
+        out.flush()
+        if unreadable { throw ExitCode(2) }
+        if invalid > 0 { throw ExitCode(1) }
+    }
+}
+
+struct XDMPathsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "paths",
+        abstract: "List every leaf path of an XDM class with field groups, with its type.",
+        discussion: """
+            Example:
+              rulekit xdm paths --class https://rulekit.dev/xdm/sdk/experienceevent \\
+                --mixin https://rulekit.dev/xdm/sdk/web-details
+            """
+    )
+
+    @OptionGroup var choice: SchemaChoice
+
+    func run() throws {
+        guard choice.schema == nil else {
+            Stderr.write("error: xdm paths takes --class (with --mixin)\n")
+            throw ExitCode(2)
+        }
+        let (_, catalog) = try choice.load()
+        var out = StdoutBuffer()
+        for p in catalog?.paths ?? [] {
+            out.write("\(p.path)\t\(p.type)\(p.format.map { " (\($0))" } ?? "")\n")
+        }
+        out.flush()
+    }
+}
