@@ -8,6 +8,8 @@ struct RuleSources {
     var sets: [(path: String, set: RuleSet)] = []
     var diagnostics: [Diagnostic] = []
     var renderer = DiagnosticRenderer()
+    /// How many files were read (loaded or not).
+    var fileCount = 0
 
     /// The rule files under `path` (a folder: its `*.yaml`, `*.yml`, `*.json`, not tests), or the file.
     static func files(_ path: String) throws(InputError) -> [String] {
@@ -24,6 +26,7 @@ struct RuleSources {
         for p in paths {
             for f in try Self.files(p) {
                 let bytes = try InputFiles.bytes(f)
+                fileCount += 1
                 renderer.addSource(String(decoding: bytes, as: UTF8.self), for: f)
                 do {
                     let doc = f.hasSuffix(".json") ? try JSONReader.read(bytes, file: f, keepSourceMap: true)

@@ -1,4 +1,5 @@
 import Foundation
+import RuleKitCore
 import RuleKitTestSupport
 import Testing
 
@@ -17,6 +18,12 @@ import Testing
         ("parse-quiet-ok", ["parse", "--quiet", "\(fixtures)/event.json"], nil),
         ("parse-no-files", ["parse"], nil),
         ("parse-bad-format", ["parse", "--format", "xml", "x"], nil),
+        ("lint-shipped-rules", ["lint"], nil),
+        ("lint-traps", ["lint", "\(fixtures)/lint-traps.yaml"], nil),
+        ("lint-traps-strict", ["lint", "--strict", "\(fixtures)/lint-traps.yaml"], nil),
+        ("lint-traps-json", ["lint", "--format", "json", "\(fixtures)/lint-traps.yaml"], nil),
+        ("lint-syntax-error", ["lint", "\(fixtures)/broken.yaml"], nil),
+        ("lint-missing-path", ["lint", "\(fixtures)/missing-rules/"], nil),
         ("explain-purchase", ["explain", "--event", "\(fixtures)/purchase-event.json",
                               "--state", "com.adobe.module.configuration=\(fixtures)/configuration-state.json"], nil),
         ("explain-missing-event", ["explain", "--event", "\(fixtures)/nope.json"], nil),
@@ -41,11 +48,21 @@ import Testing
         if let diff = CLIRunner.compare(out, golden: golden) { Issue.record("\(diff)") }
     }
 
-    @Test(arguments: [["parse"], ["convert"], ["explain"], ["xdm", "validate"], ["xdm", "paths"], ["schema"]])
+    @Test(arguments: [["parse"], ["lint"], ["convert"], ["explain"], ["xdm", "validate"], ["xdm", "paths"], ["schema"]])
     func helpShowsAnExampleAndExitsZero(_ command: [String]) throws {
         let out = try CLIRunner.run(command + ["--help"])
         #expect(out.status == 0)
         #expect(out.stdout.contains("Example:"))
+    }
+
+    @Test func lintWritesSARIF210() throws {
+        let out = try CLIRunner.run(["lint", "--format", "sarif", "\(Self.fixtures)/lint-traps.yaml"])
+        #expect(out.status == 0)
+        let v = try JSONReader.value(out.stdout)
+        #expect(v["version"] == "2.1.0")
+        let results = v["runs"]?[0]?["results"]?.arrayValue ?? []
+        #expect(results.count == 10)
+        #expect(results.first?["locations"]?[0]?["physicalLocation"]?["region"]?["startLine"] == 5)
     }
 
     @Test func schemaPrintsTheRulesFormatSchema() throws {

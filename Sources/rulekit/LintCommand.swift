@@ -1,0 +1,119 @@
+import ArgumentParser
+import Foundation
+import RuleKitCore
+import RuleKitRules
+import RuleKitXDM
+
+/// `rulekit lint`: every problem that can be known without running, with locations and stable codes.
+struct LintCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lint",
+        abstract: "Check rules offline: syntax, structure, Launch traps, keys and types against Schemas/.",
+        discussion: """
+            Findings carry file:line:column, the rule id, a severity and a stable code. Exit 1 when there is an
+            error (with --strict, also a warning).
+
+            Example:
+              rulekit lint Rules/ --format sarif > rulekit.sarif
+            """
+    )
+
+    enum Format: String, ExpressibleByArgument { case text, json, sarif }
+
+    @Argument(help: "Rules files or folders (default Rules/).")
+    var paths: [String] = []
+
+    @Option(help: "text, json or sarif (SARIF 2.1.0).")
+    var format: Format = .text
+
+    @Option(help: "The folder of XDM schemas.")
+    var schemas: String = "Schemas"
+
+    @Option(help: "Example events (JSON lines) whose keys count as known.")
+    var examples: String = "Examples/events.jsonl"
+
+    @Flag(help: "Fail on warnings too.")
+    var strict = false
+
+    func run() throws {
+        var sources = RuleSources()
+        do { try sources.load(paths.isEmpty ? ["Rules"] : paths) } catch .unreadable(let m) {
+            Stderr.write("error: \(m)\n")
+            throw ExitCode(2)
+        } catch { throw ExitCode(2) }
+        var linter = Linter()
+        if let xdm = try? XDMRegistry(folder: URL(fileURLWithPath: schemas)),
+           let cls = xdm.documents.keys.first(where: { $0.hasSuffix("/experienceevent") }),
+           let composed = try? xdm.compose(class: cls, fieldGroups: xdm.fieldGroups(for: cls)) {
+            linter.catalog = composed.catalog
+            linter.xdmValidator = composed.validator
+        }
+        if let reader = try? JSONLinesReader(path: examples) {
+            for r in reader {
+                guard case .success(let v) = r, case .object(let data)? = v["data"] else { continue }
+                for k in Flatten.object(data, arrays: true).keys {
+                    linter.exampleKeys.insert(k)
+                    linter.exampleKeys.insert(XDMPathCatalog.normalize(k))
+                }
+            }
+        }
+        var all = Diagnostics(cap: 5000)
+        all.append(contentsOf: linter.lint(sources))
+        let findings = all.sorted
+        switch format {
+        case .text:
+            if !findings.isEmpty { print(sources.render(findings)) }
+            let e = findings.count { $0.severity == .error }, w = findings.count { $0.severity == .warning }
+            print("\(e) error\(e == 1 ? "" : "s"), \(w) warning\(w == 1 ? "" : "s") in \(sources.fileCount) rules file\(sources.fileCount == 1 ? "" : "s")")
+        case .json:
+            print(JSONWriter.string(.array(findings.map(Self.json)), options: .pretty))
+        case .sarif:
+            print(JSONWriter.string(Self.sarif(findings), options: .pretty))
+        }
+        if findings.contains(where: { $0.severity == .error || (strict && $0.severity == .warning) }) { throw ExitCode(1) }
+    }
+
+    static func ruleID(_ d: Diagnostic) -> String? {
+        guard let r = d.message.range(of: "rule ") else { return nil }
+        let rest = d.message[r.upperBound...]
+        let id = rest.prefix { $0 != ":" && $0 != " " }
+        return id.isEmpty ? nil : String(id)
+    }
+
+    static func json(_ d: Diagnostic) -> Value {
+        var o: ValueObject = ["severity": .string(d.severity.rawValue), "code": .string(d.code.rawValue),
+                              "message": .string(d.message)]
+        if let l = d.location {
+            o["file"] = .string(l.file)
+            o["line"] = .int(Int64(l.line))
+            o["column"] = .int(Int64(l.column))
+        }
+        if let id = ruleID(d) { o["rule"] = .string(id) }
+        return .object(o)
+    }
+
+    static func sarif(_ findings: [Diagnostic]) -> Value {
+        let codes = Array(Set(findings.map(\.code.rawValue))).sorted()
+        let results: [Value] = findings.map { d in
+            var r: ValueObject = ["ruleId": .string(d.code.rawValue),
+                                  "level": .string(d.severity == .error ? "error" : d.severity == .warning ? "warning" : "note"),
+                                  "message": ["text": .string(d.message)]]
+            if let l = d.location {
+                r["locations"] = [["physicalLocation": [
+                    "artifactLocation": ["uri": .string(l.file)],
+                    "region": ["startLine": .int(Int64(l.line)), "startColumn": .int(Int64(l.column))],
+                ]]]
+            }
+            return .object(r)
+        }
+        return [
+            "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+            "version": "2.1.0",
+            "runs": [[
+                "tool": ["driver": ["name": "rulekit", "informationUri": "https://rulekit.dev",
+                                    "rules": .array(codes.map { ["id": .string($0)] })]],
+                "results": .array(results),
+            ]],
+        ]
+    }
+}

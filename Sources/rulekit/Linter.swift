@@ -1,0 +1,178 @@
+import Foundation
+import RuleKitCore
+import RuleKitRules
+import RuleKitXDM
+
+extension DiagnosticCode {
+    static let lintMissingKeyTrap: DiagnosticCode = "lint.missing-key-trap"
+    static let lintNumericString: DiagnosticCode = "lint.numeric-matcher-string-value"
+    static let lintTypeMismatch: DiagnosticCode = "lint.xdm-type-mismatch"
+    static let lintUnknownKey: DiagnosticCode = "lint.unknown-key"
+    static let lintNeverFires: DiagnosticCode = "lint.never-fires"
+    static let lintSelfTrigger: DiagnosticCode = "lint.self-trigger"
+    static let lintInvalidXDM: DiagnosticCode = "lint.invalid-xdm-data"
+    static let lintDuplicateID: DiagnosticCode = "lint.duplicate-rule-id"
+}
+
+/// Everything `rulekit lint` can know without running: the loaders' and planner's findings plus the
+/// Launch traps, key checks against the XDM catalog and example events, and rules that cannot fire.
+struct Linter {
+    var catalog: XDMPathCatalog?
+    var xdmValidator: JSONSchemaValidator?
+    /// Flattened keys seen in example events (`Examples/events.jsonl`).
+    var exampleKeys: Set<String> = []
+
+    func lint(_ sources: RuleSources) -> [Diagnostic] {
+        var out = sources.diagnostics
+        var ids: [String: SourceLocation?] = [:]
+        for (path, set) in sources.sets {
+            let plan = Planner().plan(set)
+            out += plan.diagnostics
+            let elements = Dictionary(set.dataElements.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+            for (i, rule) in set.rules.enumerated() {
+                let label = rule.id ?? "#\(i)"
+                if let id = rule.id {
+                    if let first = ids[id], first?.file != path {
+                        out.append(.error(.lintDuplicateID, "rule id '\(id)' is also used in \(first?.file ?? "another file")",
+                                          at: rule.location))
+                    }
+                    ids[id] = rule.location
+                }
+                lintCondition(rule.condition, rule: label, elements: elements, guarded: [], into: &out)
+                if let planned = plan.rules.first(where: { $0.rule.location == rule.location && $0.rule.id == rule.id }) {
+                    if Self.neverFires(planned.condition) {
+                        out.append(.warning(.lintNeverFires, "rule \(label) can never fire: its condition is always false",
+                                            at: rule.location))
+                    }
+                    if planned.consequences.contains(where: { $0.kind == .other || $0.kind == .schema }),
+                       Self.canMatchConsequenceEvents(planned.condition) {
+                        out.append(.warning(.lintSelfTrigger,
+                            "rule \(label) can match its own rules-consequence events (its condition does not require the triggering event's type, source or data); in the reference it re-triggers without end",
+                            at: rule.location))
+                    }
+                }
+                for c in rule.consequences where c.type == "add" || c.type == "mod" {
+                    lintXDMData(c, rule: label, into: &out)
+                }
+            }
+        }
+        return out
+    }
+
+    /// `guarded`: keys an enclosing `and` requires to exist (so the missing-key trap cannot spring).
+    func lintCondition(_ c: Condition, rule: String, elements: [String: DataElement], guarded: Set<String>,
+                       into out: inout [Diagnostic]) {
+        var inner = guarded
+        if c.kind == .group, c.definition.logic == "and" {
+            for sub in c.definition.conditions ?? [] where sub.kind == .matcher && sub.definition.matcher == "ex" {
+                if let k = sub.definition.key { inner.insert(k) }
+            }
+        }
+        for sub in c.definition.conditions ?? [] {
+            lintCondition(sub, rule: rule, elements: elements, guarded: c.definition.logic == "and" ? inner : guarded, into: &out)
+        }
+        guard c.kind == .matcher, let key = c.definition.key, let code = c.definition.matcher,
+              let op = Operation(code: code) else { return }
+        let values = c.definition.values ?? []
+        var path = key
+        var declaredType: DataElement.ValueType?
+        if key.hasPrefix("%"), key.hasSuffix("%"), let e = elements[String(key.dropFirst().dropLast())] {
+            path = e.path
+            declaredType = e.type
+        }
+        let isToken = path.hasPrefix("~")
+        let mayBeMissing = !isToken || path.hasPrefix("~state") || path.hasPrefix("~xdm.")
+        // Launch traps: a missing key reads as "".
+        if mayBeMissing, !guarded.contains(key), op == .notEquals || op == .notContains
+            || (op == .equals && values.contains(where: { $0 == .string("") || $0 == .bool(false) })) {
+            out.append(.warning(.lintMissingKeyTrap,
+                "rule \(rule): '\(code)' on '\(key)' is also true when the key is missing (a missing key reads as \"\"); add {key: \(key), ex: true} if it must exist",
+                at: c.location))
+        }
+        if [.greaterThan, .greaterEqual, .lessThan, .lessEqual].contains(op), values.contains(where: { $0.stringValue != nil }) {
+            out.append(.warning(.lintNumericString,
+                "rule \(rule): '\(code)' with a string value never matches (ordering exists only for numbers); write the value as a number",
+                at: c.location))
+        }
+        guard !isToken else { return }
+        let xdmPath = path.hasPrefix("xdm.") ? String(path.dropFirst(4)) : path
+        let leaf = catalog?.leaf(xdmPath)
+        if leaf == nil, declaredType == nil, !exampleKeys.contains(path), !exampleKeys.contains(XDMPathCatalog.normalize(path)) {
+            if catalog != nil || !exampleKeys.isEmpty {
+                out.append(.warning(.lintUnknownKey,
+                    "rule \(rule): key '\(key)' is neither an XDM path of Schemas/, a data element, a ~ token, nor a key seen in the example events",
+                    at: c.location))
+            }
+        }
+        if let leaf, op != .exists, op != .notExist {
+            let numeric = leaf.type.contains("number") || leaf.type.contains("integer")
+            for v in values {
+                if numeric, case .string(let s) = v, [.equals, .notEquals].contains(op) {
+                    out.append(.warning(.lintTypeMismatch,
+                        "rule \(rule): '\(key)' is a \(leaf.type) in XDM but the value \"\(s)\" is a string, so it is compared as text",
+                        at: c.location))
+                }
+                if leaf.type == "string", v.numberValue != nil, op != .equals, op != .notEquals {
+                    out.append(.warning(.lintTypeMismatch,
+                        "rule \(rule): '\(key)' is a string in XDM but '\(code)' compares it as a number", at: c.location))
+                }
+            }
+        }
+    }
+
+    func lintXDMData(_ c: Consequence, rule: String, into out: inout [Diagnostic]) {
+        guard let validator = xdmValidator, case .object(let data)? = c.detail["eventdata"],
+              case .object(let xdm)? = data["xdm"] else { return }
+        // A consequence attaches part of a payload: missing required fields are not its business, and in
+        // `mod` a null deletes a field rather than setting it.
+        let errors = validator.validate(Self.withoutNulls(.object(xdm))).filter { !$0.schemaPath.hasSuffix("/required") }
+        for e in errors.prefix(5) {
+            out.append(.warning(.lintInvalidXDM,
+                "rule \(rule): consequence \(c.id) attaches XDM that does not fit Schemas/ at xdm\(e.instancePath): \(e.message)",
+                at: c.location))
+        }
+    }
+
+    static func withoutNulls(_ v: Value) -> Value {
+        switch v {
+        case .object(let o):
+            return .object(ValueObject(o.compactMap { k, x in x.isNull ? nil : (k, withoutNulls(x)) }))
+        case .array(let a): return .array(a.map(withoutNulls))
+        default: return v
+        }
+    }
+
+    /// Always false: an unknown logic, or an `and` requiring two different values (or ex and nx) of a key.
+    static func neverFires(_ c: PlannedCondition) -> Bool {
+        switch c {
+        case .unknownLogic: return true
+        case .or(let cs): return cs.allSatisfy(neverFires)
+        case .and(let cs):
+            if cs.contains(where: neverFires) { return true }
+            var eq: [KeyRef: String] = [:]
+            var exists: [KeyRef: Bool] = [:]
+            for x in cs {
+                switch x {
+                case .comparison(let k, .equals, .string(_, let v)):
+                    if let other = eq[k.ref], other != v { return true }
+                    eq[k.ref] = v
+                case .existence(let k, let negated):
+                    if let other = exists[k.ref], other != negated { return true }
+                    exists[k.ref] = negated
+                default: break
+                }
+            }
+            return false
+        default: return false
+        }
+    }
+
+    /// Whether a rules-consequence event (type rulesEngine, data {triggeredconsequence}) can satisfy it.
+    static func canMatchConsequenceEvents(_ c: PlannedCondition) -> Bool {
+        var r = Resolver(event: EngineEvent(name: RulesEventNames.consequenceEventName, type: RulesEventNames.rulesEngineType,
+                                            source: RulesEventNames.responseContent,
+                                            data: ["triggeredconsequence": ["id": "x", "type": "url", "detail": [:]]]),
+                         runtime: StaticRulesRuntime())
+        return Evaluator.matches(c, &r)
+    }
+}
