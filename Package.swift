@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "RuleKitRules", targets: ["RuleKitRules"]),
         .library(name: "RuleKitHub", targets: ["RuleKitHub"]),
         .library(name: "RuleKitXDM", targets: ["RuleKitXDM"]),
+        .library(name: "RuleKitExtension", targets: ["RuleKitExtension"]),
         .executable(name: "rulekit", targets: ["rulekit"]),
     ],
     dependencies: [
@@ -33,6 +34,10 @@ let package = Package(
         .target(name: "RuleKitRules", dependencies: ["RuleKitCore"], swiftSettings: strict),
         .target(name: "RuleKitHub", dependencies: ["RuleKitCore"], swiftSettings: strict),
         .target(name: "RuleKitXDM", dependencies: ["RuleKitCore", "RuleKitYAML"], swiftSettings: strict),
+        .target(
+            name: "RuleKitExtension",
+            dependencies: ["RuleKitCore", "RuleKitYAML", "RuleKitRules", "RuleKitHub", "RuleKitXDM"],
+            swiftSettings: strict),
         .executableTarget(
             name: "rulekit",
             dependencies: [
@@ -52,6 +57,9 @@ let package = Package(
         .testTarget(
             name: "RuleKitXDMTests", dependencies: ["RuleKitXDM", "RuleKitCore", "RuleKitTestSupport"],
             swiftSettings: strict),
+        .testTarget(
+            name: "RuleKitExtensionTests",
+            dependencies: ["RuleKitExtension", "RuleKitHub", "RuleKitRules", "RuleKitCore"], swiftSettings: strict),
         .testTarget(name: "RuleKitHubTests", dependencies: ["RuleKitHub", "RuleKitCore"], swiftSettings: strict),
         .testTarget(
             name: "RulekitCLITests", dependencies: ["RuleKitCore", "RuleKitTestSupport", "rulekit"],

@@ -95,12 +95,37 @@ public final class EventHub: Sendable {
 
     // MARK: registration
 
+    /// Makes an extension for a runtime: how extensions that need configuration are registered.
+    public typealias ExtensionFactory = @Sendable (any ExtensionRuntime) -> (any Extension)?
+
+    /// Registers the initial extensions (made by factories) concurrently, then boots the hub.
+    public func registerExtensions(factories: [ExtensionFactory],
+                                   completion: (@Sendable (Result<Void, HubError>) -> Void)? = nil) {
+        register(factories.map { f in (f, "extension factory") }) { [self] result in
+            start()
+            completion?(result)
+        }
+    }
+
     /// Registers the initial extensions concurrently, then boots the hub: events dispatched before are
     /// delivered in order after every `onRegistered` finished (in dependency order where declared).
     public func registerExtensions(_ types: [any Extension.Type],
                                    completion: (@Sendable (Result<Void, HubError>) -> Void)? = nil) {
-        register(types) { [self] result in
+        let makers: [(ExtensionFactory, String)] = types.map { t in
+            let make: ExtensionFactory = { t.init(runtime: $0) }
+            return (make, String(describing: t))
+        }
+        register(makers) { [self] result in
             start()
+            completion?(result)
+        }
+    }
+
+    /// Registers one more extension, made by a factory, after boot.
+    public func registerExtension(factory: @escaping ExtensionFactory,
+                                  completion: (@Sendable (Result<Void, HubError>) -> Void)? = nil) {
+        register([(factory, "extension factory")]) { [self] result in
+            if case .success = result, state.withLock({ $0.started }) { shareHubState() }
             completion?(result)
         }
     }
@@ -108,7 +133,8 @@ public final class EventHub: Sendable {
     /// Registers one more extension after boot.
     public func registerExtension(_ type: any Extension.Type,
                                   completion: (@Sendable (Result<Void, HubError>) -> Void)? = nil) {
-        register([type]) { [self] result in
+        let make: ExtensionFactory = { type.init(runtime: $0) }
+        register([(make, String(describing: type))]) { [self] result in
             if case .success = result, state.withLock({ $0.started }) { shareHubState() }
             completion?(result)
         }
@@ -133,16 +159,16 @@ public final class EventHub: Sendable {
         }
     }
 
-    private func register(_ types: [any Extension.Type], done: @escaping @Sendable (Result<Void, HubError>) -> Void) {
+    private func register(_ makers: [(ExtensionFactory, String)], done: @escaping @Sendable (Result<Void, HubError>) -> Void) {
         let group = DispatchGroup()
         let made = Locked<[(ExtensionContainer, (any Extension)?, String)]>([])
-        for type in types {
-            let container = ExtensionContainer(label: String(describing: type))
+        for (make, label) in makers {
+            let container = ExtensionContainer(label: label)
             let runtime = HubRuntime(hub: self, container: container)
             group.enter()
             container.queue.async {
-                let ext = type.init(runtime: runtime)
-                made.withLock { $0.append((container, ext, String(describing: type))) }
+                let ext = make(runtime)
+                made.withLock { $0.append((container, ext, label)) }
                 group.leave()
             }
         }

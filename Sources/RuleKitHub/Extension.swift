@@ -102,4 +102,6 @@ public protocol ExtensionRuntime: Sendable {
     func getHistoricalEvents(_ requests: [EventHistoryRequest], enforceOrder: Bool) -> [EventHistoryResult]
     /// Records an event in history; false when it could not be recorded.
     func recordHistoricalEvent(_ event: Event) -> Bool
+    /// Adds an event preprocessor to the hub (the rules engine is one).
+    func registerPreprocessor(_ preprocessor: @escaping EventPreprocessor)
 }

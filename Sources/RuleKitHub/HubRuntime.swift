@@ -65,4 +65,6 @@ final class HubRuntime: ExtensionRuntime {
     }
 
     func recordHistoricalEvent(_ event: Event) -> Bool { hub?.recordHistoricalEvent(event) ?? false }
+
+    func registerPreprocessor(_ preprocessor: @escaping EventPreprocessor) { hub?.registerPreprocessor(preprocessor) }
 }

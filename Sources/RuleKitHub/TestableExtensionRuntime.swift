@@ -29,6 +29,7 @@ public final class TestableExtensionRuntime: ExtensionRuntime {
         var responseListeners: [(Event, ResponseListener)] = []
         var stopped = false
         var history: [UInt32] = []
+        var preprocessors: [EventPreprocessor] = []
     }
 
     private let state = Locked(State())
@@ -129,6 +130,16 @@ public final class TestableExtensionRuntime: ExtensionRuntime {
         return requests.map { r in
             EventHistoryResult(count: history.filter { $0 == EventHistoryHash.hash(r.mask) }.count)
         }
+    }
+
+    public func registerPreprocessor(_ preprocessor: @escaping EventPreprocessor) {
+        state.withLock { $0.preprocessors.append(preprocessor) }
+    }
+
+    /// Runs the registered preprocessors on `event`, as the hub would before delivery.
+    public func preprocess(_ event: Event) -> Event {
+        let ps = state.withLock { $0.preprocessors }
+        return ps.reduce(event) { e, p in p(e) }
     }
 
     public func recordHistoricalEvent(_ event: Event) -> Bool {

@@ -1,0 +1,83 @@
+// RuleKitExtension puts the rules engine inside the event hub: an extension that loads rules from
+// files (atomically: a broken set never replaces a working one), runs every event through the engine
+// as the hub's preprocessor, reads standard and XDM shared states at each event's version, and bounds
+// chains of rules-consequence events so no rule set can make the hub loop forever.
+public import Foundation
+public import RuleKitCore
+public import RuleKitRules
+internal import RuleKitYAML
+
+/// Reads rules from files and folders (YAML or JSON, Launch or RuleKit format), collecting every
+/// diagnostic with its location.
+public struct RuleFiles: Sendable {
+    public private(set) var sets: [(path: String, set: RuleSet)] = []
+    public private(set) var diagnostics: [Diagnostic] = []
+    /// The text of every file read, for rendering diagnostics with their source lines.
+    public private(set) var sources: [String: String] = [:]
+
+    public init() {}
+
+    public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+
+    /// The rule files under `path`: a folder's `*.yaml`, `*.yml` and `*.json` (not `*.test.*`), or the file.
+    public static func files(_ path: String) -> [String]? {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else { return nil }
+        guard isDir.boolValue else { return [path] }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        return names.filter { n in
+            (n.hasSuffix(".yaml") || n.hasSuffix(".yml") || n.hasSuffix(".json")) && !n.contains(".test.")
+        }.sorted().map { (path as NSString).appendingPathComponent($0) }
+    }
+
+    /// Loads every file under `paths`; unreadable paths become error diagnostics.
+    public mutating func load(_ paths: [String]) {
+        for p in paths {
+            guard let files = Self.files(p) else {
+                diagnostics.append(.error(.unreadable, "no such rules file or folder '\(p)'"))
+                continue
+            }
+            for f in files { load(file: f) }
+        }
+    }
+
+    mutating func load(file f: String) {
+        guard let data = FileManager.default.contents(atPath: f) else {
+            diagnostics.append(.error(.unreadable, "cannot read '\(f)'"))
+            return
+        }
+        let bytes = [UInt8](data)
+        sources[f] = String(decoding: bytes, as: UTF8.self)
+        do {
+            let doc = f.hasSuffix(".json") ? try JSONReader.read(bytes, file: f, keepSourceMap: true)
+                : try YAMLReader.read(bytes, file: f)
+            diagnostics += doc.warnings
+            let result = RuleSetLoader.load(doc)
+            diagnostics += result.diagnostics
+            if let set = result.ruleSet { sets.append((f, set)) }
+        } catch {
+            diagnostics += error.diagnostics
+        }
+    }
+
+    /// Every set planned and appended in file order, with the planner's findings.
+    public func compiled() -> (CompiledRuleSet, [Diagnostic]) {
+        var all = CompiledRuleSet.empty
+        var diags: [Diagnostic] = []
+        for (_, set) in sets {
+            let c = Planner().plan(set)
+            diags += c.diagnostics
+            all = all.appending(c)
+        }
+        return (all, diags)
+    }
+
+    /// The diagnostics rendered with source lines, sorted.
+    public func render(_ ds: [Diagnostic]) -> String {
+        var r = DiagnosticRenderer()
+        for (f, text) in sources { r.addSource(text, for: f) }
+        var d = Diagnostics(cap: 1000)
+        d.append(contentsOf: ds)
+        return r.render(d.sorted)
+    }
+}

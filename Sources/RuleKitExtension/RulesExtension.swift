@@ -1,0 +1,186 @@
+public import Foundation
+public import RuleKitCore
+public import RuleKitHub
+public import RuleKitRules
+
+/// The rules extension: registered like any other, it loads its rules and then enriches every event
+/// before any listener sees it.
+///
+/// ```swift
+/// let hub = EventHub()
+/// hub.registerExtensions(factories: [RulesExtension.factory(.init(sources: ["Rules"]))]) { _ in }
+/// hub.dispatch(event)   // listeners receive the event after the rules ran
+/// ```
+public final class RulesExtension: Extension, @unchecked Sendable {
+    public struct Configuration: Sendable {
+        /// Rules files or folders.
+        public var sources: [String]
+        /// Most rules-consequence events that may descend from one event (see `docs/rules-extension.md`).
+        public var consequenceChainLimit: Int
+        public var engineName: String
+
+        public init(sources: [String] = ["Rules"], consequenceChainLimit: Int = 8,
+                    engineName: String = RulesExtension.extensionName + ".engine") {
+            self.sources = sources
+            self.consequenceChainLimit = consequenceChainLimit
+            self.engineName = engineName
+        }
+    }
+
+    public static let extensionName = "rulekit.rules"
+    /// Published after each load attempt: data `{"loaded": Bool, "rules": N, "diagnostics": [...]}`.
+    public static let diagnosticsEventType = "com.rulekit.eventType.rules"
+    public static let diagnosticsEventSource = "com.rulekit.eventSource.diagnostics"
+    /// A configuration event with data `{"rulekit.rules": [paths]}` makes the extension reload.
+    public static let reloadKey = "rulekit.rules"
+
+    public let name = RulesExtension.extensionName
+    public let friendlyName = "RuleKit Rules"
+    public let version = RuleKitVersion.current
+    public let runtime: any ExtensionRuntime
+    public var api: (any Sendable)? { control }
+
+    let engine: RulesEngine
+    let control: RulesControl
+    /// Loaded rule sets waiting for their reset event: rules take effect where that event stands in hub
+    /// order, so events dispatched before a load are evaluated (and replayed) exactly as on a device.
+    let pending = Locked<[UUID: CompiledRuleSet]>([:])
+
+    /// A factory for `EventHub.registerExtensions(factories:)`.
+    public static func factory(_ configuration: Configuration) -> EventHub.ExtensionFactory {
+        { runtime in RulesExtension(runtime: runtime, configuration: configuration) }
+    }
+
+    public convenience init?(runtime: any ExtensionRuntime) {
+        self.init(runtime: runtime, configuration: Configuration())
+    }
+
+    public init(runtime: any ExtensionRuntime, configuration: Configuration) {
+        self.runtime = runtime
+        engine = RulesEngine(name: configuration.engineName, runtime: HubRulesRuntime(runtime: runtime))
+        control = RulesControl(configuration: configuration)
+        control.extensionRef = self
+    }
+
+    public func onRegistered() {
+        let chain = ConsequenceChain(limit: control.configuration.consequenceChainLimit)
+        let engine = self.engine
+        let pending = self.pending
+        runtime.registerPreprocessor { event in
+            if chain.exceeded(event) { return event }
+            if let set = pending.withLock({ $0.removeValue(forKey: event.id) }) { engine.setRules(set) }
+            let processed = engine.process(EventBridge.engineEvent(event))
+            return processed.data == event.data ? event : event.copy(withData: processed.data)
+        }
+        registerListener(type: EventType.configuration, source: EventSource.requestContent) { [weak self] e in
+            guard let self, case .array(let paths)? = e.data?[Self.reloadKey] else { return }
+            _ = self.control.reload(sources: paths.compactMap(\.stringValue))
+        }
+        _ = control.reload(sources: control.configuration.sources)
+    }
+
+    public func onUnregistered() {}
+
+    /// Loads `sources` atomically: on any error the rules in force stay; the outcome is published.
+    func load(_ sources: [String]) -> RulesLoadOutcome {
+        var files = RuleFiles()
+        files.load(sources)
+        let (compiled, planDiagnostics) = files.compiled()
+        let diagnostics = files.diagnostics + planDiagnostics
+        let ok = !files.hasErrors
+        if ok {
+            let reset = engine.resetEvent()
+            pending.withLock { $0[reset.id] = compiled }
+            runtime.dispatch(event: EventBridge.hubEvent(reset))
+        }
+        let outcome = RulesLoadOutcome(loaded: ok, ruleCount: ok ? compiled.rules.count : engine.rules.rules.count,
+                                       diagnostics: diagnostics, rendered: files.render(diagnostics))
+        dispatch(event: Event(name: "Rules loaded", type: Self.diagnosticsEventType, source: Self.diagnosticsEventSource,
+                              data: outcome.value))
+        return outcome
+    }
+}
+
+/// What a load produced.
+public struct RulesLoadOutcome: Sendable {
+    public var loaded: Bool
+    /// Rules in force after the attempt.
+    public var ruleCount: Int
+    public var diagnostics: [Diagnostic]
+    /// The diagnostics with source lines, for logs.
+    public var rendered: String
+
+    var value: ValueObject {
+        ["loaded": .bool(loaded), "rules": .int(Int64(ruleCount)),
+         "diagnostics": .array(diagnostics.map { d in
+             var o: ValueObject = ["severity": .string(d.severity.rawValue), "code": .string(d.code.rawValue),
+                                   "message": .string(d.message)]
+             if let l = d.location { o["location"] = .string(l.description) }
+             return .object(o)
+         })]
+    }
+}
+
+/// The extension's published API: reload on demand, read the last outcome.
+public final class RulesControl: Sendable {
+    let configuration: RulesExtension.Configuration
+    private let state = Locked<(ext: RulesExtension?, last: RulesLoadOutcome?)>((nil, nil))
+
+    init(configuration: RulesExtension.Configuration) {
+        self.configuration = configuration
+    }
+
+    var extensionRef: RulesExtension? {
+        get { state.withLock { $0.ext } }
+        set { state.withLock { $0.ext = newValue } }
+    }
+
+    /// Reloads from `sources` (default: the configured ones); atomic.
+    @discardableResult
+    public func reload(sources: [String]? = nil) -> RulesLoadOutcome? {
+        guard let ext = extensionRef else { return nil }
+        let outcome = ext.load(sources ?? configuration.sources)
+        state.withLock { $0.last = outcome }
+        return outcome
+    }
+
+    /// The outcome of the last load.
+    public var lastOutcome: RulesLoadOutcome? { state.withLock { $0.last } }
+
+    /// Rules in force.
+    public var ruleCount: Int { extensionRef?.engine.rules.rules.count ?? 0 }
+}
+
+/// Bounds chains of rules-consequence events: an event descending from `limit` consequence events is
+/// delivered unprocessed (and the cut is logged), so a rule that matches its own consequences cannot
+/// loop forever. A rule set that terminates in the reference never reaches the bound.
+final class ConsequenceChain: Sendable {
+    let limit: Int
+    private let depths = Locked<(depth: [UUID: Int], order: [UUID])>(([:], []))
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Whether `event` is too deep; consequence events record their depth as they pass.
+    func exceeded(_ event: Event) -> Bool {
+        guard event.type == RulesEventNames.rulesEngineType, event.source == RulesEventNames.responseContent,
+              let parent = event.parentID else { return false }
+        return depths.withLock { d in
+            let depth = (d.depth[parent] ?? 0) + 1
+            d.depth[event.id] = depth
+            d.order.append(event.id)
+            if d.order.count > 65_536 {
+                let old = d.order.removeFirst()
+                d.depth[old] = nil
+            }
+            if depth > limit {
+                FileHandle.standardError.write(Data(
+                    "rulekit: consequence chain of \(depth) events cut at event \(event.id) (limit \(limit))\n".utf8))
+                return true
+            }
+            return false
+        }
+    }
+
+}

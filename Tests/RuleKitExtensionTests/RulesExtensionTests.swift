@@ -1,0 +1,170 @@
+import Foundation
+import RuleKitCore
+import RuleKitHub
+import RuleKitRules
+import Testing
+
+@testable import RuleKitExtension
+
+/// End to end through a real hub: events in, enriched events out at the listeners.
+@Suite struct RulesExtensionTests {
+    final class Sink: Sendable {
+        let events = Locked<[Event]>([])
+        var all: [Event] { events.withLock { $0 } }
+        func named(_ n: String) -> [Event] { all.filter { $0.name == n } }
+    }
+
+    static func folder(_ files: [String: String]) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rk-rules-\(UUID())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        for (name, text) in files { try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        return dir.path
+    }
+
+    static func eventually(_ seconds: Double = 5, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition() { return true }
+            Thread.sleep(forTimeInterval: 0.002)
+        }
+        return condition()
+    }
+
+    /// A hub with the rules extension (and states published by a helper extension), plus a sink.
+    static func hub(rules: String, states: [String: ValueObject] = [:], xdm: [String: ValueObject] = [:],
+                    limit: Int = 8, early: [Event] = []) -> (EventHub, Sink, RulesControl) {
+        let hub = EventHub()
+        let sink = Sink()
+        hub.registerEventListener(type: EventType.wildcard, source: EventSource.wildcard) { e in sink.events.withLock { $0.append(e) } }
+        for e in early { hub.dispatch(e) }
+        var factories: [EventHub.ExtensionFactory] = [RulesExtension.factory(.init(sources: [rules], consequenceChainLimit: limit))]
+        for (name, data) in states { factories.append(StatePublisher.factory(name: name, state: data, xdm: xdm[name])) }
+        for (name, data) in xdm where states[name] == nil { factories.append(StatePublisher.factory(name: name, state: nil, xdm: data)) }
+        let done = Locked(false)
+        hub.registerExtensions(factories: factories) { _ in done.withLock { $0 = true } }
+        _ = eventually { done.withLock { $0 } }
+        return (hub, sink, hub.api(named: RulesExtension.extensionName, as: RulesControl.self)!)
+    }
+
+    @Test func eventsAreEnrichedBeforeListenersSeeThem() throws {
+        let dir = try Self.folder(["r.yaml": """
+            rules:
+              - id: tag
+                when: {key: ~type, eq: purchase}
+                then: [{add: {tier: gold}}, {dispatch: {type: followup, source: rules, action: copy}}]
+            """])
+        let (hub, sink, control) = Self.hub(rules: dir)
+        #expect(control.lastOutcome?.loaded == true)
+        hub.dispatch(Event(name: "buy", type: "purchase", source: "app", data: ["total": 10]))
+        #expect(Self.eventually { sink.all.contains { $0.type == "followup" } })
+        let buy = try #require(sink.named("buy").first)
+        #expect(buy.data == ["total": 10, "tier": "gold"])
+        let follow = try #require(sink.all.first { $0.type == "followup" })
+        #expect(follow.parentID == buy.id)
+        #expect(follow.data == ["total": 10, "tier": "gold"])
+    }
+
+    @Test func eventsBeforeTheFirstLoadAreReplayedOnce() throws {
+        let dir = try Self.folder(["r.yaml": """
+            rules:
+              - id: hello
+                when: {key: ~type, eq: early}
+                then: [{type: url, detail: {u: "{%n%}"}}]
+            """])
+        let early = (0..<3).map { Event(name: "e\($0)", type: "early", source: "app", data: ["n": .int(Int64($0))]) }
+        let (_, sink, _) = Self.hub(rules: dir, early: early)
+        #expect(Self.eventually { sink.named(RulesEventNames.consequenceEventName).count == 3 })
+        Thread.sleep(forTimeInterval: 0.1)
+        let urls = sink.named(RulesEventNames.consequenceEventName).compactMap { $0.data?["triggeredconsequence"]?["detail"]?["u"] }
+        #expect(urls == ["0", "1", "2"])
+    }
+
+    @Test func aBrokenReloadKeepsTheGoodRulesAndSaysWhy() throws {
+        let good = try Self.folder(["r.yaml": "rules:\n  - {id: a, when: {key: ~type, eq: t}, then: [{add: {a: 1}}]}\n"])
+        let bad = try Self.folder(["r.yaml": "rules:\n  - {id: b, when: {key: ~type, eqq: t}, then: []}\n"])
+        let (hub, sink, control) = Self.hub(rules: good)
+        #expect(Self.eventually { control.ruleCount == 1 })
+        let outcome = try #require(control.reload(sources: [bad]))
+        #expect(!outcome.loaded)
+        #expect(outcome.rendered.contains("unknown matcher 'eqq' (did you mean 'eq'?)"))
+        #expect(control.ruleCount == 1)
+        hub.dispatch(Event(name: "x", type: "t", source: "s", data: [:]))
+        #expect(Self.eventually { sink.named("x").first?.data == ["a": 1] })
+        #expect(sink.all.contains { $0.type == RulesExtension.diagnosticsEventType && $0.data?["loaded"] == false })
+        // A configuration event naming new sources reloads too.
+        let other = try Self.folder(["r.yaml": "rules:\n  - {id: c, when: {key: ~type, eq: t}, then: [{add: {c: 3}}]}\n"])
+        hub.dispatch(Event(name: "cfg", type: EventType.configuration, source: EventSource.requestContent,
+                           data: [RulesExtension.reloadKey: [.string(other)]]))
+        #expect(Self.eventually { control.lastOutcome?.loaded == true && control.lastOutcome?.diagnostics.isEmpty == true })
+        hub.dispatch(Event(name: "y", type: "t", source: "s", data: [:]))
+        #expect(Self.eventually { sink.named("y").first?.data == ["c": 3] })
+    }
+
+    @Test func aRuleMatchingItsOwnConsequenceEventsIsCutAtTheBound() throws {
+        let dir = try Self.folder(["r.yaml": """
+            rules:
+              - id: loop
+                when: {key: tier, ne: gold}
+                then: [{type: url, detail: {u: x}}]
+            """])
+        let (hub, sink, _) = Self.hub(rules: dir, limit: 5)
+        let start = Event(name: "start", type: "t", source: "s", data: ["tier": "silver"])
+        hub.dispatch(start)
+        Thread.sleep(forTimeInterval: 0.3)
+        // The chain that descends from "start" (the rule also matches the hub's own events, each its own chain).
+        var ids: Set<UUID> = [start.id]
+        var chain = 0
+        for e in sink.all where e.name == RulesEventNames.consequenceEventName {
+            if let p = e.parentID, ids.contains(p) {
+                ids.insert(e.id)
+                chain += 1
+            }
+        }
+        #expect(chain == 6, "\(chain)")
+    }
+
+    @Test func conditionsReadStandardAndXDMStatesAtTheEventsVersion() throws {
+        let dir = try Self.folder(["r.yaml": """
+            rules:
+              - id: s
+                when:
+                  all:
+                    - {key: ~state.cfg/privacy, eq: optedin}
+                    - {key: ~xdm.edge/device.type, eq: mobile}
+                then: [{add: {ok: true}}]
+            """])
+        let (hub, sink, _) = Self.hub(rules: dir, states: ["cfg": ["privacy": "optedin"]], xdm: ["edge": ["device": ["type": "mobile"]]])
+        hub.dispatch(Event(name: "x", type: "t", source: "s", data: [:]))
+        #expect(Self.eventually { sink.named("x").first?.data == ["ok": true] })
+    }
+}
+
+/// Publishes a shared state (and an XDM one) under a given name at registration.
+final class StatePublisher: Extension, @unchecked Sendable {
+    let name: String
+    let friendlyName = "State"
+    let version = "1"
+    let runtime: any ExtensionRuntime
+    let state: ValueObject?
+    let xdm: ValueObject?
+
+    init(runtime: any ExtensionRuntime, name: String, state: ValueObject?, xdm: ValueObject?) {
+        self.runtime = runtime
+        self.name = name
+        self.state = state
+        self.xdm = xdm
+    }
+
+    convenience init?(runtime: any ExtensionRuntime) { nil }
+
+    static func factory(name: String, state: ValueObject?, xdm: ValueObject?) -> EventHub.ExtensionFactory {
+        { StatePublisher(runtime: $0, name: name, state: state, xdm: xdm) }
+    }
+
+    func onRegistered() {
+        if let state { createSharedState(data: state, event: nil) }
+        if let xdm { createXDMSharedState(data: xdm, event: nil) }
+    }
+
+    func onUnregistered() {}
+}
