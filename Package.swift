@@ -41,7 +41,7 @@ let package = Package(
         .executableTarget(
             name: "rulekit",
             dependencies: [
-                "RuleKitCore", "RuleKitYAML", "RuleKitRules", "RuleKitXDM",
+                "RuleKitCore", "RuleKitYAML", "RuleKitRules", "RuleKitXDM", "RuleKitHub", "RuleKitExtension",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

@@ -65,6 +65,58 @@ import Testing
         #expect(results.first?["locations"]?[0]?["physicalLocation"]?["region"]?["startLine"] == 5)
     }
 
+    /// UUIDs differ per run: numbered in order of appearance so the transcript can be pinned.
+    static func normalizingIDs(_ text: String) -> String {
+        var map: [String: String] = [:]
+        var out = text
+        let pattern = try! NSRegularExpression(pattern: "[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}")
+        let ns = text as NSString
+        for m in pattern.matches(in: text, range: NSRange(location: 0, length: ns.length)) {
+            let id = ns.substring(with: m.range)
+            if map[id] == nil { map[id] = "ID-\(map.count + 1)" }
+        }
+        for (id, label) in map { out = out.replacingOccurrences(of: id, with: label) }
+        return out
+    }
+
+    @Test func runOnTheShippedDefaultsMatchesGolden() throws {
+        var out = try CLIRunner.run(["run"])
+        out.stdout = Self.normalizingIDs(out.stdout)
+        if let diff = CLIRunner.compare(out, golden: "run-defaults") { Issue.record("\(diff)") }
+    }
+
+    @Test(.enabled(if: SharedCorpus.isPresent, "../shared is absent: the rules-1000 workload is not run"))
+    func runFiresExactlyTheExpectedRulesOnTheBenchmarkWorkload() throws {
+        let bench = try #require(SharedCorpus.folder("bench"))
+        let state = try JSONReader.read(try #require(SharedCorpus.bytes(bench.appendingPathComponent("state.json")))).value
+        var args = ["run", "--rules", bench.appendingPathComponent("rules-1000.json").path]
+        for (name, data) in state.objectValue ?? [:] {
+            let f = FileManager.default.temporaryDirectory.appendingPathComponent("rk-state-\(UUID()).json")
+            try JSONWriter.string(data).write(to: f, atomically: true, encoding: .utf8)
+            args += ["--state", "\(name)=\(f.path)"]
+        }
+        args.append(bench.appendingPathComponent("events-10k.jsonl").path)
+        let out = try CLIRunner.run(args)
+        #expect(out.status == 0, "\(out.stderr)")
+        let expected = try JSONReader.read(try #require(SharedCorpus.bytes(bench.appendingPathComponent("expected.json")))).value
+        let samples = expected["sample_matches_rules1000"]?.objectValue ?? [:]
+        // Input events come out in input order; those a rule matched carry its ruleIndex.
+        let inputs = out.stdout.split(separator: "\n").compactMap { try? JSONReader.value(String($0)) }
+            .filter { $0["parentID"] == nil && $0["type"]?.stringValue?.hasPrefix("com.adobe.eventType.") == true
+                && $0["source"]?.stringValue != "com.adobe.eventSource.sharedState" && $0["source"]?.stringValue != "com.adobe.eventSource.requestReset" }
+        #expect(inputs.count == 10_000)
+        var matched = 0
+        for (i, e) in inputs.enumerated() {
+            let got = e["data"]?["ruleIndex"]?.intValue
+            if let want = samples[String(i)]?[0]?.intValue {
+                #expect(got == want, "event \(i): rule \(String(describing: got)), expected \(want)")
+            }
+            if got != nil { matched += 1 }
+        }
+        #expect(matched == Int(expected["rule_sets"]?["1000"]?["sample"]?["events_matched"]?.intValue ?? -1))
+        #expect(matched == samples.count)
+    }
+
     @Test func schemaPrintsTheRulesFormatSchema() throws {
         let out = try CLIRunner.run(["schema"])
         #expect(out.status == 0)

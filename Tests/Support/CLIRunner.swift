@@ -3,6 +3,7 @@ public import Foundation
 /// Runs the built `rulekit` executable and pins its output against golden files.
 public enum CLIRunner {
     public struct Output: Sendable {
+        // Tests may normalize the streams (run ids) before comparing.
         public var status: Int32
         public var stdout: String
         public var stderr: String

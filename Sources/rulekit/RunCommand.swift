@@ -1,0 +1,188 @@
+import ArgumentParser
+import Foundation
+import RuleKitCore
+import RuleKitExtension
+import RuleKitHub
+import RuleKitRules
+
+/// `rulekit run`: the main job — events through a hub with the rules extension, delivered events out.
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run events through a hub with the rules extension and print every event it delivered.",
+        discussion: """
+            Boots a hub with the rules extension, publishes the given states (each as the shared state of an
+            extension of that name) before the first event, streams the input events (JSON lines
+            {"name","type","source","data"}), and writes every event the hub delivered, after the rules ran,
+            in hub order, as JSON lines {"id","name","type","source","data","parentID","responseID"}.
+            With no arguments it runs Examples/events.jsonl against Rules/.
+
+            Example:
+              rulekit run --rules Rules --state com.adobe.module.configuration=config.json events.jsonl
+            """
+    )
+
+    @Option(name: .long, help: "Rules file or folder (repeatable; default Rules/).")
+    var rules: [String] = []
+
+    @Option(name: .long, help: "A shared state: NAME=FILE (repeatable).")
+    var state: [String] = []
+
+    @Option(name: .customLong("xdm-state"), help: "An XDM shared state: NAME=FILE (repeatable).")
+    var xdmState: [String] = []
+
+    @Argument(help: "Events as JSON lines ('-' for standard input; default Examples/events.jsonl).")
+    var events: String = "Examples/events.jsonl"
+
+    static let endType = "com.rulekit.eventType.run"
+
+    func run() throws {
+        let states: [String: ValueObject], xdm: [String: ValueObject]
+        do {
+            states = try StateOptions.parse(state)
+            xdm = try StateOptions.parse(xdmState)
+        } catch .unreadable(let m) {
+            Stderr.write("error: \(m)\n")
+            throw ExitCode(2)
+        } catch {
+            throw ExitCode(2)
+        }
+        let reader: JSONLinesReader
+        do { reader = try JSONLinesReader(path: events) } catch {
+            Stderr.write("error: cannot read '\(events)'\n")
+            throw ExitCode(2)
+        }
+        let sources = rules.isEmpty ? ["Rules"] : rules
+        var files = RuleFiles()
+        files.load(sources)
+        if files.hasErrors {
+            Stderr.write(files.render(files.diagnostics.filter { $0.severity == .error }) + "\n")
+            throw ExitCode(1)
+        }
+
+        let hub = EventHub()
+        let output = RunOutput()
+        hub.registerEventListener(type: EventType.wildcard, source: EventSource.wildcard) { e in output.deliver(e) }
+        var factories: [EventHub.ExtensionFactory] = [RulesExtension.factory(.init(sources: sources))]
+        for name in Set(states.keys).union(xdm.keys).sorted() {
+            factories.append(StatePublisherExtension.factory(name: name, state: states[name], xdm: xdm[name]))
+        }
+        let booted = DispatchSemaphore(value: 0)
+        let failure = Locked<HubError?>(nil)
+        hub.registerExtensions(factories: factories) { r in
+            if case .failure(let e) = r { failure.withLock { $0 = e } }
+            booted.signal()
+        }
+        booted.wait()
+        if let e = failure.withLock({ $0 }) {
+            Stderr.write("error: \(e)\n")
+            throw ExitCode(2)
+        }
+        let progress = isatty(STDERR_FILENO) == 1
+        var count = 0
+        var bad = 0
+        for record in reader {
+            switch record {
+            case .success(let v):
+                guard case .object(let o) = v else { bad += 1; continue }
+                hub.dispatch(Event(name: o["name"]?.stringValue ?? "event", type: o["type"]?.stringValue ?? "",
+                                   source: o["source"]?.stringValue ?? "", data: o["data"]?.objectValue))
+                count += 1
+                if progress && count % 10_000 == 0 { Stderr.write("\r\(count) events") }
+            case .failure(let e):
+                Stderr.write(DiagnosticRenderer().render(e.diagnostics) + "\n")
+                bad += 1
+            }
+        }
+        // Consequences of the last events are dispatched while they are processed: wait until a round of
+        // end markers passes with nothing new delivered before it.
+        var round = 0
+        while true {
+            let before = output.delivered
+            hub.dispatch(Event(name: "end \(round)", type: Self.endType, source: "end", data: nil))
+            output.waitForEnd(round)
+            if output.delivered == before { break }
+            round += 1
+        }
+        output.flush()
+        if progress { Stderr.write("\r\(count) events in, \(output.delivered) delivered\n") }
+        if bad > 0 { throw ExitCode(1) }
+    }
+}
+
+/// Writes delivered events as JSON lines, in hub order (the host listener runs on one serial queue).
+final class RunOutput: Sendable {
+    private let state = Locked<(buffer: String, delivered: Int, ends: Set<Int>)>(("", 0, []))
+    private let signal = DispatchSemaphore(value: 0)
+
+    var delivered: Int { state.withLock { $0.delivered } }
+
+    func deliver(_ e: Event) {
+        if e.type == RunCommand.endType {
+            let n = Int(e.name.split(separator: " ").last ?? "") ?? -1
+            state.withLock { _ = $0.ends.insert(n) }
+            signal.signal()
+            return
+        }
+        var o = ValueObject()
+        o["id"] = .string(e.id.uuidString)
+        o["name"] = .string(e.name)
+        o["type"] = .string(e.type)
+        o["source"] = .string(e.source)
+        if let d = e.data { o["data"] = .object(d) }
+        if let p = e.parentID { o["parentID"] = .string(p.uuidString) }
+        if let r = e.responseID { o["responseID"] = .string(r.uuidString) }
+        let line = JSONWriter.string(.object(o)) + "\n"
+        let full = state.withLock { s -> String? in
+            s.buffer += line
+            s.delivered += 1
+            guard s.buffer.utf8.count > 1 << 16 else { return nil }
+            defer { s.buffer = "" }
+            return s.buffer
+        }
+        if let full { FileHandle.standardOutput.write(Data(full.utf8)) }
+    }
+
+    func waitForEnd(_ n: Int) {
+        while !state.withLock({ $0.ends.contains(n) }) { signal.wait() }
+    }
+
+    func flush() {
+        let rest = state.withLock { s -> String in
+            defer { s.buffer = "" }
+            return s.buffer
+        }
+        if !rest.isEmpty { FileHandle.standardOutput.write(Data(rest.utf8)) }
+    }
+}
+
+/// Publishes a shared state and/or an XDM shared state under a given name at registration.
+final class StatePublisherExtension: Extension, @unchecked Sendable {
+    let name: String
+    let friendlyName: String
+    let version = RuleKitVersion.current
+    let runtime: any ExtensionRuntime
+    let state: ValueObject?
+    let xdm: ValueObject?
+
+    init(runtime: any ExtensionRuntime, name: String, state: ValueObject?, xdm: ValueObject?) {
+        self.runtime = runtime
+        self.name = name
+        self.friendlyName = name
+        self.state = state
+        self.xdm = xdm
+    }
+
+    convenience init?(runtime: any ExtensionRuntime) { nil }
+
+    static func factory(name: String, state: ValueObject?, xdm: ValueObject?) -> EventHub.ExtensionFactory {
+        { StatePublisherExtension(runtime: $0, name: name, state: state, xdm: xdm) }
+    }
+
+    func onRegistered() {
+        if let state { createSharedState(data: state, event: nil) }
+        if let xdm { createXDMSharedState(data: xdm, event: nil) }
+    }
+
+    func onUnregistered() {}
+}
