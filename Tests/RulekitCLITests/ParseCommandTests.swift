@@ -19,6 +19,9 @@ import Testing
         ("parse-no-files", ["parse"], nil),
         ("parse-bad-format", ["parse", "--format", "xml", "x"], nil),
         ("lint-shipped-rules", ["lint"], nil),
+        ("test-shipped-rules", ["test"], nil),
+        ("test-failing-case", ["test", "\(fixtures)/failing.test.yaml"], nil),
+        ("test-missing-path", ["test", "\(fixtures)/nope.test.yaml"], nil),
         ("lint-traps", ["lint", "\(fixtures)/lint-traps.yaml"], nil),
         ("lint-traps-strict", ["lint", "--strict", "\(fixtures)/lint-traps.yaml"], nil),
         ("lint-traps-json", ["lint", "--format", "json", "\(fixtures)/lint-traps.yaml"], nil),
@@ -48,7 +51,7 @@ import Testing
         if let diff = CLIRunner.compare(out, golden: golden) { Issue.record("\(diff)") }
     }
 
-    @Test(arguments: [["parse"], ["lint"], ["convert"], ["explain"], ["xdm", "validate"], ["xdm", "paths"], ["schema"]])
+    @Test(arguments: [["parse"], ["lint"], ["test"], ["run"], ["convert"], ["explain"], ["xdm", "validate"], ["xdm", "paths"], ["schema"]])
     func helpShowsAnExampleAndExitsZero(_ command: [String]) throws {
         let out = try CLIRunner.run(command + ["--help"])
         #expect(out.status == 0)
