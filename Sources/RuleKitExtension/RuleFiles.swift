@@ -2,7 +2,7 @@
 // files (atomically: a broken set never replaces a working one), runs every event through the engine
 // as the hub's preprocessor, reads standard and XDM shared states at each event's version, and bounds
 // chains of rules-consequence events so no rule set can make the hub loop forever.
-public import Foundation
+internal import Foundation
 public import RuleKitCore
 public import RuleKitRules
 internal import RuleKitYAML

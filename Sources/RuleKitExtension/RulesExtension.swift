@@ -1,7 +1,7 @@
-public import Foundation
+internal import Foundation
 public import RuleKitCore
 public import RuleKitHub
-public import RuleKitRules
+internal import RuleKitRules
 
 /// The rules extension: registered like any other, it loads its rules and then enriches every event
 /// before any listener sees it.

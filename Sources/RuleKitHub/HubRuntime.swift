@@ -1,5 +1,5 @@
 internal import Foundation
-public import RuleKitCore
+internal import RuleKitCore
 
 /// The runtime the hub gives one extension: every call acts as that extension.
 final class HubRuntime: ExtensionRuntime {

@@ -1,5 +1,5 @@
 internal import Foundation
-public import RuleKitCore
+internal import RuleKitCore
 
 /// What each consequence type does to the event being processed, as in the reference.
 enum Consequences {

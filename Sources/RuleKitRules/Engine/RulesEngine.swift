@@ -1,5 +1,5 @@
-public import Foundation
-public import RuleKitCore
+internal import Foundation
+internal import RuleKitCore
 
 
 /// Hands reevaluable rules to the host before their `schema` consequences run (the reference's

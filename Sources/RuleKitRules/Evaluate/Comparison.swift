@@ -1,4 +1,4 @@
-public import RuleKitCore
+internal import RuleKitCore
 
 /// Why a comparison came out as it did: "no match" and "error" stay apart, even though the Launch
 /// semantics make an error behave as false.

@@ -1,4 +1,4 @@
-public import RuleKitCore
+internal import RuleKitCore
 
 /// The converted forms of each slot's value for one pass: its string form lowercased into a byte pool
 /// (when ASCII), its integer and double conversions. Each is computed the first time a comparison

@@ -1,4 +1,4 @@
-public import RuleKitCore
+internal import RuleKitCore
 
 /// Compiles a `RuleSet` into a `CompiledRuleSet`, deciding once what every condition means.
 ///

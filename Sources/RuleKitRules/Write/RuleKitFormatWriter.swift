@@ -1,4 +1,4 @@
-public import RuleKitCore
+internal import RuleKitCore
 
 /// Writes a `RuleSet` in RuleKit's YAML format, using the short forms wherever they say exactly what the
 /// model holds and the Launch form elsewhere, so reading the text back gives the same rule set.

@@ -1,4 +1,4 @@
-public import RuleKitCore
+internal import RuleKitCore
 
 /// The JSON Schema meta-schemas RuleKit bundles (no network): tests and schemas `$ref` them.
 public enum MetaSchemas {

@@ -1,4 +1,4 @@
-public import RuleKitCore
+internal import RuleKitCore
 
 /// Why a schema could not be compiled.
 public struct SchemaError: Error, Sendable, CustomStringConvertible {

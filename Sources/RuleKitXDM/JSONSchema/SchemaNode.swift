@@ -1,5 +1,5 @@
 internal import Foundation
-public import RuleKitCore
+internal import RuleKitCore
 
 /// A compiled schema: the checks one (sub)schema applies, decided once. Nodes form a graph (references
 /// may be cyclic); they are built by `SchemaCompiler` and never change afterwards.
