@@ -53,7 +53,7 @@ let package = Package(
             exclude: ["yaml-test-suite-expected-failures.tsv"], swiftSettings: strict),
         .testTarget(
             name: "RuleKitRulesTests", dependencies: ["RuleKitRules", "RuleKitCore", "RuleKitYAML", "RuleKitTestSupport"],
-            exclude: ["aep-rules-expected-failures.tsv"], swiftSettings: strict),
+            exclude: ["aep-rules-expected-failures.tsv", "Fixtures", "Golden"], swiftSettings: strict),
         .testTarget(
             name: "RuleKitXDMTests", dependencies: ["RuleKitXDM", "RuleKitCore", "RuleKitTestSupport"],
             swiftSettings: strict),
