@@ -59,7 +59,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "RuleKitExtensionTests",
-            dependencies: ["RuleKitExtension", "RuleKitHub", "RuleKitRules", "RuleKitCore"], swiftSettings: strict),
+            dependencies: ["RuleKitExtension", "RuleKitHub", "RuleKitRules", "RuleKitXDM", "RuleKitCore"],
+            swiftSettings: strict),
         .testTarget(name: "RuleKitHubTests", dependencies: ["RuleKitHub", "RuleKitCore"], swiftSettings: strict),
         .testTarget(
             name: "RulekitCLITests", dependencies: ["RuleKitCore", "RuleKitTestSupport", "rulekit"],

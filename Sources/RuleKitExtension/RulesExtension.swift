@@ -18,12 +18,15 @@ public final class RulesExtension: Extension, @unchecked Sendable {
         /// Most rules-consequence events that may descend from one event (see `docs/rules-extension.md`).
         public var consequenceChainLimit: Int
         public var engineName: String
+        /// XDM alignment of rule-attached XDM data and published XDM shared states (nil: off).
+        public var xdm: XDMAlignment?
 
         public init(sources: [String] = ["Rules"], consequenceChainLimit: Int = 8,
-                    engineName: String = RulesExtension.extensionName + ".engine") {
+                    engineName: String = RulesExtension.extensionName + ".engine", xdm: XDMAlignment? = nil) {
             self.sources = sources
             self.consequenceChainLimit = consequenceChainLimit
             self.engineName = engineName
+            self.xdm = xdm
         }
     }
 
@@ -66,11 +69,35 @@ public final class RulesExtension: Extension, @unchecked Sendable {
         let chain = ConsequenceChain(limit: control.configuration.consequenceChainLimit)
         let engine = self.engine
         let pending = self.pending
+        let alignment = control.configuration.xdm
+        let runtime = self.runtime
         runtime.registerPreprocessor { event in
             if chain.exceeded(event) { return event }
             if let set = pending.withLock({ $0.removeValue(forKey: event.id) }) { engine.setRules(set) }
             let processed = engine.process(EventBridge.engineEvent(event))
-            return processed.data == event.data ? event : event.copy(withData: processed.data)
+            guard processed.data != event.data else { return event }
+            var data = processed.data
+            // XDM the rules attached or changed must fit the schemas.
+            if let alignment, let xdm = data?["xdm"], xdm != event.data?["xdm"] {
+                let (aligned, findings) = alignment.align(xdm)
+                if !findings.isEmpty {
+                    data?["xdm"] = aligned
+                    runtime.dispatch(event: XDMAlignment.report(findings, subject: "event \(event.id)", policy: alignment.policy))
+                }
+            }
+            return event.copy(withData: data)
+        }
+        if let alignment {
+            // XDM shared states any extension publishes are checked as they are set.
+            registerListener(type: EventType.hub, source: EventSource.sharedState) { [runtime] e in
+                guard e.name == EventHub.xdmSharedStateEventName, case .string(let owner)? = e.data?[EventHub.stateOwnerKey],
+                      let state = runtime.getXDMSharedState(extensionName: owner, event: nil, barrier: false, resolution: .any)?.value
+                else { return }
+                let (_, findings) = XDMAlignment(copying: alignment, policy: .warn).align(.object(state))
+                if !findings.isEmpty {
+                    runtime.dispatch(event: XDMAlignment.report(findings, subject: "XDM shared state of \(owner)", policy: .warn))
+                }
+            }
         }
         registerListener(type: EventType.configuration, source: EventSource.requestContent) { [weak self] e in
             guard let self, case .array(let paths)? = e.data?[Self.reloadKey] else { return }

@@ -2,6 +2,7 @@ import Foundation
 import RuleKitCore
 import RuleKitHub
 import RuleKitRules
+import RuleKitXDM
 import Testing
 
 @testable import RuleKitExtension
@@ -32,12 +33,14 @@ import Testing
 
     /// A hub with the rules extension (and states published by a helper extension), plus a sink.
     static func hub(rules: String, states: [String: ValueObject] = [:], xdm: [String: ValueObject] = [:],
-                    limit: Int = 8, early: [Event] = []) -> (EventHub, Sink, RulesControl) {
+                    limit: Int = 8, early: [Event] = [], alignment: XDMAlignment? = nil) -> (EventHub, Sink, RulesControl) {
         let hub = EventHub()
         let sink = Sink()
         hub.registerEventListener(type: EventType.wildcard, source: EventSource.wildcard) { e in sink.events.withLock { $0.append(e) } }
         for e in early { hub.dispatch(e) }
-        var factories: [EventHub.ExtensionFactory] = [RulesExtension.factory(.init(sources: [rules], consequenceChainLimit: limit))]
+        var factories: [EventHub.ExtensionFactory] = [
+            RulesExtension.factory(.init(sources: [rules], consequenceChainLimit: limit, xdm: alignment)),
+        ]
         for (name, data) in states { factories.append(StatePublisher.factory(name: name, state: data, xdm: xdm[name])) }
         for (name, data) in xdm where states[name] == nil { factories.append(StatePublisher.factory(name: name, state: nil, xdm: data)) }
         let done = Locked(false)
@@ -136,6 +139,60 @@ import Testing
         let (hub, sink, _) = Self.hub(rules: dir, states: ["cfg": ["privacy": "optedin"]], xdm: ["edge": ["device": ["type": "mobile"]]])
         hub.dispatch(Event(name: "x", type: "t", source: "s", data: [:]))
         #expect(Self.eventually { sink.named("x").first?.data == ["ok": true] })
+    }
+}
+
+extension RulesExtensionTests {
+    static let ee = "https://rulekit.dev/xdm/sdk/experienceevent"
+
+    static func alignment(_ policy: XDMAlignment.Policy) throws -> XDMAlignment {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let registry = try XDMRegistry(folder: root.appendingPathComponent("Schemas"))
+        return try XDMAlignment(registry: registry, classID: ee, policy: policy)
+    }
+
+    static let xdmRules = """
+        rules:
+          - id: enrich
+            when: {key: ~type, eq: edge}
+            then:
+              - add:
+                  xdm:
+                    commerce: {order: {priceTotal: "{%total%}"}}
+                    device: {type: "{%kind%}"}
+        """
+
+    @Test func warnLetsMisalignedXDMThroughAndSaysWhere() throws {
+        let (hub, sink, _) = Self.hub(rules: try Self.folder(["r.yaml": Self.xdmRules]), alignment: try Self.alignment(.warn))
+        hub.dispatch(Event(name: "e", type: "edge", source: "s", data: ["total": 959.45, "kind": "phone"]))
+        #expect(Self.eventually { sink.all.contains { $0.type == XDMAlignment.diagnosticsEventType } })
+        let e = try #require(sink.named("e").first)
+        #expect(e.data?["xdm"]?["commerce"]?["order"]?["priceTotal"] == "959.45")
+        let report = try #require(sink.all.first { $0.type == XDMAlignment.diagnosticsEventType })
+        let paths = report.data?["findings"]?.arrayValue?.compactMap { $0["path"]?.stringValue } ?? []
+        #expect(Set(paths) == ["/commerce/order/priceTotal", "/device/type"])
+    }
+
+    @Test func enforceCoercesRenderedStringsAndDropsWhatStillDoesNotFit() throws {
+        let (hub, sink, _) = Self.hub(rules: try Self.folder(["r.yaml": Self.xdmRules]), alignment: try Self.alignment(.enforce))
+        hub.dispatch(Event(name: "e", type: "edge", source: "s", data: ["total": 959.45, "kind": "phone"]))
+        #expect(Self.eventually { sink.all.contains { $0.type == XDMAlignment.diagnosticsEventType } })
+        let e = try #require(sink.named("e").first)
+        #expect(e.data?["xdm"]?["commerce"]?["order"]?["priceTotal"] == 959.45)
+        #expect(e.data?["xdm"]?["device"]?["type"] == nil)
+        let report = try #require(sink.all.first { $0.type == XDMAlignment.diagnosticsEventType })
+        let actions = Dictionary(uniqueKeysWithValues: (report.data?["findings"]?.arrayValue ?? []).compactMap { f in
+            f["path"]?.stringValue.map { ($0, f["action"]?.stringValue ?? "") }
+        })
+        #expect(actions == ["/commerce/order/priceTotal": "coerced", "/device/type": "dropped"])
+    }
+
+    @Test func misalignedXDMSharedStatesAreReported() throws {
+        let (_, sink, _) = Self.hub(rules: try Self.folder(["r.yaml": "rules: []\n"]),
+                                    xdm: ["edge": ["device": ["screenHeight": "tall"]]], alignment: try Self.alignment(.warn))
+        #expect(Self.eventually {
+            sink.all.contains { $0.type == XDMAlignment.diagnosticsEventType && $0.data?["subject"] == "XDM shared state of edge" }
+        })
     }
 }
 

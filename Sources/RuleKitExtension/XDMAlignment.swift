@@ -1,0 +1,92 @@
+internal import Foundation
+public import RuleKitCore
+internal import RuleKitHub
+public import RuleKitXDM
+
+/// Keeps XDM data aligned with `Schemas/`: the XDM that rules attach or modify, and the XDM shared states
+/// extensions publish.
+///
+/// Policy `warn` (default) lets the data through and reports each misaligned path (an event and a log
+/// line); `enforce` first coerces values a token rendered as strings to the schema's type, then drops
+/// the fields that still do not fit, and reports what it did. Never silent.
+public struct XDMAlignment: Sendable {
+    public enum Policy: String, Sendable {
+        case warn, enforce
+    }
+
+    public static let diagnosticsEventType = "com.rulekit.eventType.xdm"
+    public static let diagnosticsEventSource = "com.rulekit.eventSource.diagnostics"
+
+    public var policy: Policy
+    let validator: JSONSchemaValidator
+    let catalog: XDMPathCatalog
+
+    /// Aligns with `classID` and its field groups (all those loaded for it when `fieldGroups` is nil).
+    public init(registry: XDMRegistry, classID: String, fieldGroups: [String]? = nil, policy: Policy = .warn)
+        throws(DiagnosticError)
+    {
+        let schema = try registry.compose(class: classID, fieldGroups: fieldGroups ?? registry.fieldGroups(for: classID))
+        validator = schema.validator
+        catalog = schema.catalog
+        self.policy = policy
+    }
+
+    /// The same schema with another policy (shared states are another extension's: only reported).
+    init(copying other: XDMAlignment, policy: Policy) {
+        validator = other.validator
+        catalog = other.catalog
+        self.policy = policy
+    }
+
+    /// One misaligned path and what was done about it.
+    public struct Finding: Sendable, Hashable {
+        public enum Action: String, Sendable { case kept, coerced, dropped }
+        public var path: String
+        public var message: String
+        public var action: Action
+    }
+
+    /// Checks `xdm` (a partial payload: required fields are not its business) and, under `enforce`,
+    /// repairs it.
+    public func align(_ xdm: Value) -> (Value, [Finding]) {
+        let errors = validator.validate(xdm).filter { !$0.schemaPath.hasSuffix("/required") }
+        guard !errors.isEmpty else { return (xdm, []) }
+        guard policy == .enforce else {
+            return (xdm, errors.map { Finding(path: $0.instancePath, message: $0.message, action: .kept) })
+        }
+        var fixed = xdm
+        var findings: [Finding] = []
+        for e in errors {
+            let dotted = Self.dotted(e.instancePath)
+            guard !dotted.isEmpty else { continue }
+            if case .string? = fixed.value(atPath: dotted), let v = fixed.value(atPath: dotted),
+               case .success(let coerced) = XDMCoercion.coerce(v, at: dotted, in: catalog) {
+                fixed.setValue(coerced, atPath: dotted)
+                if validator.validate(fixed).filter({ $0.instancePath == e.instancePath }).isEmpty {
+                    findings.append(Finding(path: e.instancePath, message: e.message, action: .coerced))
+                    continue
+                }
+            }
+            fixed.setValue(nil, atPath: dotted)
+            findings.append(Finding(path: e.instancePath, message: e.message, action: .dropped))
+        }
+        return (fixed, findings)
+    }
+
+    static func dotted(_ pointer: String) -> String {
+        pointer.split(separator: "/", omittingEmptySubsequences: true)
+            .map { $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~") }
+            .joined(separator: ".")
+    }
+
+    /// The diagnostics event for findings about `subject` (an event id or an extension's state).
+    static func report(_ findings: [Finding], subject: String, policy: Policy) -> Event {
+        let lines = findings.map { "rulekit: XDM \(policy.rawValue): \(subject) at \($0.path.isEmpty ? "/" : $0.path): \($0.message) (\($0.action.rawValue))" }
+        FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        return Event(name: "XDM alignment", type: diagnosticsEventType, source: diagnosticsEventSource, data: [
+            "subject": .string(subject), "policy": .string(policy.rawValue),
+            "findings": .array(findings.map { ["path": .string($0.path), "message": .string($0.message),
+                                               "action": .string($0.action.rawValue)] }),
+        ])
+    }
+}
