@@ -4,6 +4,7 @@ import RuleKitCore
 import RuleKitExtension
 import RuleKitHub
 import RuleKitRules
+import RuleKitXDM
 
 /// `rulekit run`: the main job — events through a hub with the rules extension, delivered events out.
 struct RunCommand: ParsableCommand {
@@ -30,6 +31,12 @@ struct RunCommand: ParsableCommand {
 
     @Option(name: .customLong("xdm-state"), help: "An XDM shared state: NAME=FILE (repeatable).")
     var xdmState: [String] = []
+
+    @Option(help: "The folder of XDM schemas rule-attached XDM is aligned with (if it holds an ExperienceEvent class).")
+    var schemas: String = "Schemas"
+
+    @Option(name: .customLong("xdm-policy"), help: "warn (report misaligned XDM) or enforce (coerce or drop it).")
+    var xdmPolicy: String = "warn"
 
     @Argument(help: "Events as JSON lines ('-' for standard input; default Examples/events.jsonl).")
     var events: String = "Examples/events.jsonl"
@@ -63,7 +70,23 @@ struct RunCommand: ParsableCommand {
         let hub = EventHub()
         let output = RunOutput()
         hub.registerEventListener(type: EventType.wildcard, source: EventSource.wildcard) { e in output.deliver(e) }
-        var factories: [EventHub.ExtensionFactory] = [RulesExtension.factory(.init(sources: sources))]
+        guard let policy = XDMAlignment.Policy(rawValue: xdmPolicy) else {
+            Stderr.write("error: --xdm-policy must be warn or enforce\n")
+            throw ExitCode(2)
+        }
+        var alignment: XDMAlignment?
+        if FileManager.default.fileExists(atPath: schemas) {
+            do {
+                let registry = try XDMRegistry(folder: URL(fileURLWithPath: schemas))
+                if let cls = registry.documents.keys.sorted().first(where: { $0.hasSuffix("/experienceevent") }) {
+                    alignment = try XDMAlignment(registry: registry, classID: cls, policy: policy)
+                }
+            } catch {
+                Stderr.write(DiagnosticRenderer().render(error.diagnostics) + "\n")
+                throw ExitCode(2)
+            }
+        }
+        var factories: [EventHub.ExtensionFactory] = [RulesExtension.factory(.init(sources: sources, xdm: alignment))]
         for name in Set(states.keys).union(xdm.keys).sorted() {
             factories.append(StatePublisherExtension.factory(name: name, state: states[name], xdm: xdm[name]))
         }
