@@ -46,6 +46,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "example-host",
+            dependencies: ["RuleKitCore", "RuleKitHub", "RuleKitExtension"],
+            path: "Examples/Host",
+            swiftSettings: strict
+        ),
         .target(name: "RuleKitTestSupport", path: "Tests/Support", swiftSettings: strict),
         .testTarget(name: "RuleKitCoreTests", dependencies: ["RuleKitCore", "RuleKitTestSupport"], swiftSettings: strict),
         .testTarget(
@@ -63,7 +69,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "RuleKitHubTests", dependencies: ["RuleKitHub", "RuleKitCore"], swiftSettings: strict),
         .testTarget(
-            name: "RulekitCLITests", dependencies: ["RuleKitCore", "RuleKitTestSupport", "rulekit"],
+            name: "RulekitCLITests", dependencies: ["RuleKitCore", "RuleKitTestSupport", "rulekit", "example-host"],
             exclude: ["Fixtures", "Golden"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -120,6 +120,13 @@ import Testing
         #expect(matched == samples.count)
     }
 
+    @Test func theExampleHostShowsEnrichedEvents() throws {
+        let out = try CLIRunner.run([], executable: "example-host")
+        #expect(out.status == 0)
+        #expect(out.stdout.contains("\"customerTier\":\"gold\""))
+        #expect(out.stdout.contains("messaging is asked: {\"reason\":\"cart-abandon\",\"sku\":\"p0041725\"}"))
+    }
+
     @Test func schemaPrintsTheRulesFormatSchema() throws {
         let out = try CLIRunner.run(["schema"])
         #expect(out.status == 0)

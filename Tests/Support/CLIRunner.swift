@@ -14,21 +14,22 @@ public enum CLIRunner {
         }
     }
 
-    /// The `rulekit` binary next to the test bundle.
-    public static var executable: URL? {
+    /// A built executable of the package (`rulekit` by default) next to the test bundle.
+    public static func executable(_ name: String = "rulekit") -> URL? {
         var candidates: [URL] = []
         let bundle = Bundle.main.bundleURL
-        candidates.append(bundle.appendingPathComponent("rulekit"))
-        candidates.append(bundle.deletingLastPathComponent().appendingPathComponent("rulekit"))
+        candidates.append(bundle.appendingPathComponent(name))
+        candidates.append(bundle.deletingLastPathComponent().appendingPathComponent(name))
         let argv0 = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        candidates.append(argv0.appendingPathComponent("rulekit"))
-        candidates.append(argv0.deletingLastPathComponent().appendingPathComponent("rulekit"))
+        candidates.append(argv0.appendingPathComponent(name))
+        candidates.append(argv0.deletingLastPathComponent().appendingPathComponent(name))
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
 
-    /// Runs `rulekit args...` in `directory` (the repository root by default) with `stdin`.
-    public static func run(_ args: [String], stdin: String? = nil, in directory: URL? = nil) throws -> Output {
-        guard let exe = executable else {
+    /// Runs `rulekit args...` (or another executable) in `directory` (the repository root by default).
+    public static func run(_ args: [String], stdin: String? = nil, in directory: URL? = nil,
+                           executable name: String = "rulekit") throws -> Output {
+        guard let exe = executable(name) else {
             throw NSError(domain: "CLIRunner", code: 1, userInfo: [NSLocalizedDescriptionKey: "rulekit binary not found"])
         }
         let p = Process()
