@@ -22,7 +22,7 @@ import Testing
         return dir.path
     }
 
-    static func eventually(_ seconds: Double = 5, _ condition: () -> Bool) -> Bool {
+    static func eventually(_ seconds: Double = 30, _ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if condition() { return true }

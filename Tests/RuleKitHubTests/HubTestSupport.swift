@@ -79,7 +79,7 @@ enum Timeline {
 
 /// Polls until `condition` holds or `seconds` pass.
 @discardableResult
-func eventually(_ seconds: Double = 5, _ condition: () -> Bool) -> Bool {
+func eventually(_ seconds: Double = 30, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if condition() { return true }
