@@ -24,6 +24,9 @@ public enum HubError: Error, Sendable, Hashable, CustomStringConvertible {
 /// The event hub: registers extensions, numbers and preprocesses every event, delivers it to each
 /// extension's queue, and keeps versioned shared states and event history (the `MobileCore` role).
 ///
+/// The host owns the hub and keeps it alive while events should flow: extensions reach it through weak
+/// references, so once the host releases it, what extensions dispatch goes nowhere.
+///
 /// ```swift
 /// let hub = EventHub()
 /// hub.registerExtensions([RulesExtension.self, Greeter.self]) { result in ... }   // boots the hub

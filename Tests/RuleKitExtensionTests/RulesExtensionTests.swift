@@ -75,9 +75,11 @@ import Testing
                 then: [{type: url, detail: {u: "{%n%}"}}]
             """])
         let early = (0..<3).map { Event(name: "e\($0)", type: "early", source: "app", data: ["n": .int(Int64($0))]) }
-        let (_, sink, _) = Self.hub(rules: dir, early: early)
-        #expect(Self.eventually { sink.named(RulesEventNames.consequenceEventName).count == 3 })
-        Thread.sleep(forTimeInterval: 0.1)
+        let (hub, sink, _) = Self.hub(rules: dir, early: early)
+        withExtendedLifetime(hub) {
+            #expect(Self.eventually { sink.named(RulesEventNames.consequenceEventName).count == 3 })
+            Thread.sleep(forTimeInterval: 0.1)
+        }
         let urls = sink.named(RulesEventNames.consequenceEventName).compactMap { $0.data?["triggeredconsequence"]?["detail"]?["u"] }
         #expect(urls == ["0", "1", "2"])
     }
@@ -188,11 +190,14 @@ extension RulesExtensionTests {
     }
 
     @Test func misalignedXDMSharedStatesAreReported() throws {
-        let (_, sink, _) = Self.hub(rules: try Self.folder(["r.yaml": "rules: []\n"]),
-                                    xdm: ["edge": ["device": ["screenHeight": "tall"]]], alignment: try Self.alignment(.warn))
-        #expect(Self.eventually {
-            sink.all.contains { $0.type == XDMAlignment.diagnosticsEventType && $0.data?["subject"] == "XDM shared state of edge" }
-        })
+        // The hub must stay alive: extensions reach it weakly, and a released hub delivers nothing more.
+        let (hub, sink, _) = Self.hub(rules: try Self.folder(["r.yaml": "rules: []\n"]),
+                                      xdm: ["edge": ["device": ["screenHeight": "tall"]]], alignment: try Self.alignment(.warn))
+        withExtendedLifetime(hub) {
+            #expect(Self.eventually {
+                sink.all.contains { $0.type == XDMAlignment.diagnosticsEventType && $0.data?["subject"] == "XDM shared state of edge" }
+            })
+        }
     }
 }
 
