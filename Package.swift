@@ -21,6 +21,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // The only C in the package: libyaml, reached through one module map.
@@ -36,7 +37,10 @@ let package = Package(
         .target(name: "RuleKitXDM", dependencies: ["RuleKitCore", "RuleKitYAML"], swiftSettings: strict),
         .target(
             name: "RuleKitExtension",
-            dependencies: ["RuleKitCore", "RuleKitYAML", "RuleKitRules", "RuleKitHub", "RuleKitXDM"],
+            dependencies: [
+                "RuleKitCore", "RuleKitYAML", "RuleKitRules", "RuleKitHub", "RuleKitXDM",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strict),
         .executableTarget(
             name: "rulekit",

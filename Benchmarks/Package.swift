@@ -48,6 +48,15 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
         .executableTarget(
+            name: "history-bench",
+            dependencies: [
+                .product(name: "RuleKitCore", package: "RuleKit"),
+                .product(name: "RuleKitHub", package: "RuleKit"),
+                .product(name: "RuleKitExtension", package: "RuleKit"),
+            ],
+            path: "Benchmarks/HistoryBench"
+        ),
+        .executableTarget(
             name: "hub-bench",
             dependencies: [
                 .product(name: "RuleKitCore", package: "RuleKit"),

@@ -32,6 +32,9 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("xdm-state"), help: "An XDM shared state: NAME=FILE (repeatable).")
     var xdmState: [String] = []
 
+    @Option(name: .customLong("data-dir"), help: "Keep event history in DIR/history.sqlite (default: in memory).")
+    var dataDir: String?
+
     @Option(help: "The folder of XDM schemas rule-attached XDM is aligned with (if it holds an ExperienceEvent class).")
     var schemas: String = "Schemas"
 
@@ -67,7 +70,17 @@ struct RunCommand: ParsableCommand {
             throw ExitCode(1)
         }
 
-        let hub = EventHub()
+        var options = EventHub.Options()
+        if let dataDir {
+            switch SQLiteEventHistory.open(directory: dataDir) {
+            case .success(let store): options.history = store
+            case .failure(let e):
+                // The engine goes on: history answers the reference's error value.
+                Stderr.write(DiagnosticRenderer().render(e.diagnostics) + "\n")
+                options.history = FailingEventHistory(reason: e.description)
+            }
+        }
+        let hub = EventHub(options: options)
         let output = RunOutput()
         hub.registerEventListener(type: EventType.wildcard, source: EventSource.wildcard) { e in output.deliver(e) }
         guard let policy = XDMAlignment.Policy(rawValue: xdmPolicy) else {

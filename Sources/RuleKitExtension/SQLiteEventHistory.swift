@@ -1,0 +1,115 @@
+public import Foundation
+internal import GRDB
+public import RuleKitCore
+public import RuleKitHub
+
+/// Event history in a SQLite database file (through GRDB): events recorded by the hash of their masked
+/// data, as the reference records them, searched by hash and time window.
+///
+/// Why GRDB: a well-kept Swift layer over the system SQLite that gives WAL mode, a connection pool that is
+/// safe to share across threads, typed errors and migrations, where hand-written libsqlite3 calls would
+/// add a second C folder to the package. WAL with `synchronous=NORMAL`: a committed insert survives the
+/// process being killed at any point. A file that cannot be opened or is corrupt is reported by `open`;
+/// `FailingEventHistory` then answers the reference's error value (count -1) so the engine goes on.
+public final class SQLiteEventHistory: EventHistoryStore {
+    let pool: DatabasePool
+    /// Most records kept (oldest pruned first), or nil for no limit.
+    public let retention: Int?
+    private let inserts = Locked(0)
+
+    /// Opens (or creates) the history in `directory/history.sqlite`.
+    public static func open(directory: String, retention: Int? = 1_000_000) -> Result<SQLiteEventHistory, DiagnosticError> {
+        let path = (directory as NSString).appendingPathComponent("history.sqlite")
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            var config = Configuration()
+            config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+            let pool = try DatabasePool(path: path, configuration: config)
+            try pool.write { db in
+                try db.execute(sql: """
+                    CREATE TABLE IF NOT EXISTS events (hash INTEGER NOT NULL, ts REAL NOT NULL);
+                    CREATE INDEX IF NOT EXISTS events_hash_ts ON events (hash, ts);
+                    """)
+            }
+            // A corrupt file can open; reading it is what fails.
+            _ = try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM events") }
+            return .success(SQLiteEventHistory(pool: pool, retention: retention))
+        } catch {
+            return .failure(DiagnosticError(.error("history.unreadable",
+                "event history '\(path)' cannot be used: \(error)", at: SourceLocation(file: path, line: 1, column: 1))))
+        }
+    }
+
+    init(pool: DatabasePool, retention: Int?) {
+        self.pool = pool
+        self.retention = retention
+    }
+
+    public func record(hash: UInt32, timestamp: Date) -> Bool {
+        do {
+            try pool.write { db in
+                try db.execute(sql: "INSERT INTO events (hash, ts) VALUES (?, ?)",
+                               arguments: [Int64(hash), timestamp.timeIntervalSince1970 * 1000])
+            }
+            if let retention, inserts.withLock({ $0 += 1; return $0 % 1000 == 0 }) { prune(keeping: retention) }
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Inserts many records in one transaction (benchmarks, imports).
+    public func record(_ records: [(UInt32, Date)]) -> Bool {
+        do {
+            try pool.write { db in
+                let stmt = try db.makeStatement(sql: "INSERT INTO events (hash, ts) VALUES (?, ?)")
+                for (h, t) in records { try stmt.execute(arguments: [Int64(h), t.timeIntervalSince1970 * 1000]) }
+            }
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    func prune(keeping n: Int) {
+        try? pool.write { db in
+            try db.execute(sql: "DELETE FROM events WHERE rowid <= (SELECT max(rowid) FROM events) - ?", arguments: [n])
+        }
+    }
+
+    public func query(hash: UInt32, from: Date?, to: Date?, after: Date?) -> EventHistoryResult {
+        var sql = "SELECT count(*), min(ts), max(ts) FROM events WHERE hash = ?"
+        var args: [any DatabaseValueConvertible] = [Int64(hash)]
+        if let from { sql += " AND ts >= ?"; args.append(from.timeIntervalSince1970 * 1000) }
+        if let to { sql += " AND ts <= ?"; args.append(to.timeIntervalSince1970 * 1000) }
+        if let after { sql += " AND ts >= ?"; args.append(after.timeIntervalSince1970 * 1000) }
+        do {
+            let row = try pool.read { db in try Row.fetchOne(db, sql: sql, arguments: StatementArguments(args)) }
+            guard let row else { return EventHistoryResult(count: 0) }
+            let count: Int = row[0]
+            let oldest: Double? = row[1]
+            let newest: Double? = row[2]
+            return EventHistoryResult(count: count, oldest: oldest.map { Date(timeIntervalSince1970: $0 / 1000) },
+                                      newest: newest.map { Date(timeIntervalSince1970: $0 / 1000) })
+        } catch {
+            return .databaseError
+        }
+    }
+
+    /// Records kept.
+    public var count: Int { (try? pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM events") ?? 0 }) ?? -1 }
+}
+
+/// The history of a database that could not be opened: every query answers the reference's error value
+/// and nothing is recorded, so rules with historical conditions evaluate as on a device whose database
+/// failed.
+public final class FailingEventHistory: EventHistoryStore {
+    public let reason: String
+
+    public init(reason: String) {
+        self.reason = reason
+    }
+
+    public func record(hash: UInt32, timestamp: Date) -> Bool { false }
+    public func query(hash: UInt32, from: Date?, to: Date?, after: Date?) -> EventHistoryResult { .databaseError }
+}

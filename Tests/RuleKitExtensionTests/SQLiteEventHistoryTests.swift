@@ -1,0 +1,82 @@
+import Foundation
+import RuleKitCore
+import RuleKitHub
+import RuleKitRules
+import Testing
+
+@testable import RuleKitExtension
+
+/// Event history in a real SQLite file, through the hub and the rules extension.
+@Suite struct SQLiteEventHistoryTests {
+    static func directory() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("rk-history-\(UUID())").path
+    }
+
+    @Test func recordsPersistAcrossReopeningAndAnswerWindows() throws {
+        let dir = Self.directory()
+        let store = try SQLiteEventHistory.open(directory: dir).get()
+        let now = Date()
+        #expect(store.record(hash: 42, timestamp: now.addingTimeInterval(-60)))
+        #expect(store.record(hash: 42, timestamp: now))
+        #expect(store.record(hash: 7, timestamp: now))
+        let again = try SQLiteEventHistory.open(directory: dir).get()
+        #expect(again.query(hash: 42, from: nil, to: nil, after: nil).count == 2)
+        #expect(again.query(hash: 42, from: now.addingTimeInterval(-10), to: nil, after: nil).count == 1)
+        let r = again.query(hash: 42, from: nil, to: nil, after: nil)
+        #expect(abs((r.newest ?? .distantPast).timeIntervalSince(now)) < 0.01)
+        #expect(again.query(hash: 99, from: nil, to: nil, after: nil).count == 0)
+    }
+
+    @Test func retentionKeepsTheNewestRecords() throws {
+        let store = try SQLiteEventHistory.open(directory: Self.directory(), retention: 500).get()
+        for i in 0..<2000 { _ = store.record(hash: UInt32(i % 3), timestamp: Date()) }
+        #expect(store.count <= 1500)
+        #expect(store.count >= 500)
+    }
+
+    @Test func aCorruptFileIsReportedAndHistoryAnswersTheErrorValue() throws {
+        let dir = Self.directory()
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: dir + "/history.sqlite"))
+        guard case .failure(let e) = SQLiteEventHistory.open(directory: dir) else {
+            Issue.record("a corrupt file opened")
+            return
+        }
+        #expect(e.diagnostics[0].message.contains("history.sqlite"))
+        let failing = FailingEventHistory(reason: e.description)
+        #expect(failing.query(hash: 1, from: nil, to: nil, after: nil).count == -1)
+    }
+
+    @Test func historicalConditionsQueryTheDatabaseThroughTheHub() throws {
+        let store = try SQLiteEventHistory.open(directory: Self.directory()).get()
+        let rules = FileManager.default.temporaryDirectory.appendingPathComponent("rk-hrules-\(UUID()).yaml")
+        try """
+            rules:
+              - id: second-visit
+                when:
+                  all:
+                    - {key: ~type, eq: visit}
+                    - {history: {events: [{page: home}], matcher: ge, value: 2}}
+                then: [{add: {returning: true}}]
+            """.write(to: rules, atomically: true, encoding: .utf8)
+        let hub = EventHub(options: .init(history: store))
+        let seen = Locked<[Event]>([])
+        hub.registerEventListener(type: "visit", source: "app") { e in seen.withLock { $0.append(e) } }
+        let done = Locked(false)
+        hub.registerExtensions(factories: [RulesExtension.factory(.init(sources: [rules.path]))]) { _ in done.withLock { $0 = true } }
+        func wait(_ c: () -> Bool) -> Bool {
+            let end = Date().addingTimeInterval(30)
+            while Date() < end { if c() { return true }; Thread.sleep(forTimeInterval: 0.005) }
+            return c()
+        }
+        #expect(wait { done.withLock { $0 } })
+        for i in 0..<3 {
+            hub.dispatch(Event(name: "v\(i)", type: "visit", source: "app", data: ["page": "home"], mask: ["page"]))
+            #expect(wait { seen.withLock { $0.count } == i + 1 })
+        }
+        // Masked events are recorded after the rules ran: the first two visits see 0 and 1 earlier visits.
+        let returning = seen.withLock { $0 }.map { $0.data?["returning"] == .bool(true) }
+        #expect(returning == [false, false, true])
+        #expect(store.count == 3)
+    }
+}
