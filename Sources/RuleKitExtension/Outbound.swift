@@ -1,0 +1,167 @@
+public import Foundation
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+public import RuleKitCore
+internal import RuleKitRules
+
+/// A message leaving the host: a request with a JSON body.
+public struct OutboundMessage: Sendable, Hashable {
+    public var url: String
+    public var method: String
+    public var headers: ValueObject
+    public var body: Value?
+
+    public init(url: String, method: String = "POST", headers: ValueObject = [:], body: Value? = nil) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The event rules see: type `OutboundMessage.eventType`, source `eventSource`, data
+    /// `{url, method, headers, body}`.
+    public static let eventType = "com.rulekit.eventType.outbound"
+    public static let eventSource = "com.rulekit.eventSource.requestContent"
+
+    var eventData: ValueObject {
+        var o: ValueObject = ["url": .string(url), "method": .string(method), "headers": .object(headers)]
+        if let body { o["body"] = body }
+        return o
+    }
+
+    init?(eventData d: ValueObject) {
+        guard case .string(let url)? = d["url"] else { return nil }
+        self.url = url
+        method = d["method"]?.stringValue ?? "POST"
+        headers = d["headers"]?.objectValue ?? [:]
+        body = d["body"]
+    }
+
+    /// JSON form, for the JSON-lines transport.
+    public var value: Value { .object(eventData) }
+}
+
+extension RulesControl {
+    /// Runs a message through the rules (the outbound stage): rules that match the outbound event type
+    /// can add, modify or remove (`mod` with null) body fields and headers. Other consequences run as
+    /// for any event.
+    public func outbound(_ message: OutboundMessage) -> OutboundMessage {
+        guard let engine = extensionRef?.engine else { return message }
+        let event = EngineEvent(name: "Outbound message", type: OutboundMessage.eventType,
+                                source: OutboundMessage.eventSource, data: message.eventData)
+        let processed = engine.process(event)
+        return processed.data.flatMap(OutboundMessage.init(eventData:)) ?? message
+    }
+}
+
+/// Where outbound messages go.
+public protocol Transport: Sendable {
+    /// Sends one message; the result is the final status (HTTP status, or 0 for non-HTTP transports).
+    func send(_ message: OutboundMessage) async throws -> Int
+}
+
+/// Why a transport gave up.
+public struct TransportError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var status: Int?
+    public var description: String { message }
+}
+
+/// Writes each message as one JSON line (to a file or standard output).
+public final class JSONLinesTransport: Transport {
+    private let handle: FileHandle
+    private let lock = Locked(())
+
+    public init(handle: FileHandle = .standardOutput) {
+        self.handle = handle
+    }
+
+    public convenience init(path: String) throws {
+        if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+        guard let h = FileHandle(forWritingAtPath: path) else { throw TransportError(message: "cannot open '\(path)'") }
+        h.seekToEndOfFile()
+        self.init(handle: h)
+    }
+
+    public func send(_ message: OutboundMessage) async throws -> Int {
+        let line = JSONWriter.string(message.value) + "\n"
+        lock.withLock { _ in handle.write(Data(line.utf8)) }
+        return 0
+    }
+}
+
+/// Sends messages over HTTP with URLSession: retries with exponential backoff on 5xx and network errors,
+/// never on 4xx (the request itself is wrong).
+public final class HTTPTransport: Transport {
+    let session: URLSession
+    public let maxAttempts: Int
+    public let initialBackoff: Double
+
+    public init(session: URLSession = URLSession(configuration: .ephemeral), maxAttempts: Int = 4, initialBackoff: Double = 0.2) {
+        self.session = session
+        self.maxAttempts = maxAttempts
+        self.initialBackoff = initialBackoff
+    }
+
+    public func send(_ message: OutboundMessage) async throws -> Int {
+        guard let url = URL(string: message.url) else { throw TransportError(message: "invalid URL '\(message.url)'") }
+        var request = URLRequest(url: url)
+        request.httpMethod = message.method
+        for (k, v) in message.headers { request.setValue(v.stringValue ?? JSONWriter.string(v), forHTTPHeaderField: k) }
+        if let body = message.body {
+            request.httpBody = Data(JSONWriter.string(body).utf8)
+            if request.value(forHTTPHeaderField: "Content-Type") == nil {
+                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            }
+        }
+        var delay = initialBackoff
+        var lastError: String = ""
+        for attempt in 1...maxAttempts {
+            do {
+                let status = try await Self.status(of: request, session: session)
+                if (200..<300).contains(status) { return status }
+                if (400..<500).contains(status) {
+                    throw TransportError(message: "\(message.url) answered \(status): not retried", status: status)
+                }
+                lastError = "\(message.url) answered \(status)"
+            } catch let e as TransportError {
+                throw e
+            } catch {
+                lastError = "\(message.url): \(error.localizedDescription)"
+            }
+            if attempt < maxAttempts {
+                try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+                delay *= 2
+            }
+        }
+        throw TransportError(message: "\(lastError) after \(maxAttempts) attempts", status: nil)
+    }
+
+    static func status(of request: URLRequest, session: URLSession) async throws -> Int {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Int, any Error>) in
+            session.dataTask(with: request) { _, response, error in
+                if let error { c.resume(throwing: error) } else {
+                    c.resume(returning: (response as? HTTPURLResponse)?.statusCode ?? 0)
+                }
+            }.resume()
+        }
+    }
+}
+
+/// The outbound path of a host: every message through the rules' outbound stage, then the transport.
+public struct OutboundPipeline: Sendable {
+    public let rules: RulesControl?
+    public let transport: any Transport
+
+    public init(rules: RulesControl?, transport: any Transport) {
+        self.rules = rules
+        self.transport = transport
+    }
+
+    /// Sends `message` after the rules have seen it; returns the final status.
+    @discardableResult
+    public func send(_ message: OutboundMessage) async throws -> Int {
+        try await transport.send(rules?.outbound(message) ?? message)
+    }
+}
