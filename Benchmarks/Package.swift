@@ -48,6 +48,17 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
         .executableTarget(
+            name: "rules-hub-bench",
+            dependencies: [
+                "BenchData",
+                .product(name: "RuleKitCore", package: "RuleKit"),
+                .product(name: "RuleKitHub", package: "RuleKit"),
+                .product(name: "RuleKitRules", package: "RuleKit"),
+                .product(name: "RuleKitExtension", package: "RuleKit"),
+            ],
+            path: "Benchmarks/RulesHubBench"
+        ),
+        .executableTarget(
             name: "history-bench",
             dependencies: [
                 .product(name: "RuleKitCore", package: "RuleKit"),
