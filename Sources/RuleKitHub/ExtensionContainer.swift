@@ -58,6 +58,16 @@ final class ExtensionContainer: Sendable {
         if schedule { queue.async { self.drain() } }
     }
 
+    func enqueue(contentsOf events: [Event]) {
+        let schedule = state.withLock { s -> Bool in
+            for e in events { s.pending.append(e) }
+            guard !s.drainScheduled, !s.stopped, s.registered else { return false }
+            s.drainScheduled = true
+            return true
+        }
+        if schedule { queue.async { self.drain() } }
+    }
+
     /// Offers pending events again (after `startEvents`, registration, or a refused `readyForEvent`).
     func kick() {
         let schedule = state.withLock { s -> Bool in

@@ -163,6 +163,36 @@ import Testing
         #expect(r.userEvents[0].data?["second"] == true)
     }
 
+    /// A slow preprocessor under a burst: the hub hands events to extensions in batches; every event is still
+    /// preprocessed once, in hub order, and a masked event is in history before any listener sees it.
+    @Test func slowPreprocessorUnderBurstKeepsOrderAndHistory() {
+        let hub = EventHub()
+        let calls = Locked(0)
+        hub.registerPreprocessor { e in
+            Thread.sleep(forTimeInterval: 0.0002)
+            if e.type == "t" { calls.withLock { $0 += 1 } }
+            return e.copy(withData: (e.data ?? [:]).merging(["pre": true]))
+        }
+        let done = Locked(false)
+        hub.registerExtensions([ExtA.self]) { _ in done.withLock { $0 = true } }
+        eventually { done.withLock { $0 } }
+        let inHistoryAtDelivery = Locked<[Bool]>([])
+        hub.registerEventListener(type: "t", source: "s") { e in
+            let n = hub.historicalEvents([EventHistoryRequest(mask: ["n": e.data?["n"] ?? .null])], enforceOrder: false)
+            inHistoryAtDelivery.withLock { $0.append((n.first?.count ?? 0) == 1) }
+        }
+        for i in 0..<500 {
+            hub.dispatch(Event(name: "E\(i)", type: "t", source: "s", data: ["n": .int(Int64(i))], mask: ["n"]))
+        }
+        let r = recorder(hub, "test.a")
+        #expect(eventually { r.userEvents.count == 500 })
+        #expect(r.userEvents.map { $0.data?["n"]?.intValue ?? -1 } == Array(0..<500))
+        #expect(r.userEvents.allSatisfy { $0.data?["pre"] == true })
+        #expect(calls.withLock { $0 } == 500)
+        #expect(eventually { inHistoryAtDelivery.withLock { $0.count } == 500 })
+        #expect(inHistoryAtDelivery.withLock { $0.allSatisfy { $0 } })
+    }
+
     @Test func hostListenersSeeEvents() {
         let hub = bootedHub([ExtA.self])
         let got = Locked(0)

@@ -83,11 +83,21 @@ func engineOnly() -> Double {
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
 }
 
+// The machine is noisy: rounds interleave the three measurements and medians are compared.
+let rounds = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 5
 let n = Double(events.count)
-let engine = engineOnly()
-let without = throughHub(rules: false)
-let with = throughHub(rules: true)
+var engineTimes: [Double] = [], withoutTimes: [Double] = [], withTimes: [Double] = []
+for _ in 0..<rounds {
+    engineTimes.append(engineOnly())
+    withoutTimes.append(throughHub(rules: false))
+    withTimes.append(throughHub(rules: true))
+}
+func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
+let engine = median(engineTimes), without = median(withoutTimes), with = median(withTimes)
+print("\(events.count) events × \(rounds) rounds, medians:")
 print(String(format: "engine alone (process):      %.3f s = %8.0f events/s", engine, n / engine))
 print(String(format: "hub without rules extension: %.3f s = %8.0f events/s", without, n / without))
 print(String(format: "hub with rules extension:    %.3f s = %8.0f events/s", with, n / with))
 print(String(format: "extension cost %.3f s = %.2f × the engine's own time (target ≤ 1.20)", with - without, (with - without) / engine))
+print("per round (engine, without, with): " + zip(engineTimes, zip(withoutTimes, withTimes))
+    .map { String(format: "(%.2f %.2f %.2f)", $0.0, $0.1.0, $0.1.1) }.joined(separator: " "))
