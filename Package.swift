@@ -62,8 +62,9 @@ let package = Package(
             name: "RuleKitYAMLTests", dependencies: ["RuleKitYAML", "RuleKitCore", "RuleKitTestSupport"],
             exclude: ["yaml-test-suite-expected-failures.tsv"], swiftSettings: strict),
         .testTarget(
-            name: "RuleKitRulesTests", dependencies: ["RuleKitRules", "RuleKitCore", "RuleKitYAML", "RuleKitTestSupport"],
-            exclude: ["aep-rules-expected-failures.tsv", "Fixtures", "Golden"], swiftSettings: strict),
+            name: "RuleKitRulesTests",
+            dependencies: ["RuleKitRules", "RuleKitCore", "RuleKitYAML", "RuleKitTestSupport", "RuleKitHub", "RuleKitExtension"],
+            exclude: ["aep-rules-expected-failures.tsv", "aep-rules-hub-expected-failures.tsv", "Fixtures", "Golden"], swiftSettings: strict),
         .testTarget(
             name: "RuleKitXDMTests", dependencies: ["RuleKitXDM", "RuleKitCore", "RuleKitTestSupport"],
             swiftSettings: strict),
