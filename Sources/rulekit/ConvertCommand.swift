@@ -9,7 +9,7 @@ struct ConvertCommand: ParsableCommand {
         commandName: "convert",
         abstract: "Convert rules between RuleKit YAML and Adobe Launch rules.json.",
         discussion: """
-            Converting Launch JSON to YAML and back gives the same rules. Converting YAML to Launch JSON
+            Converting Launch JSON to YAML and back gives the same rules. Converting YAML to Launch JSON \
             inlines data elements and leaves out disabled rules, so the output loads in the Launch SDK.
 
             Example:

@@ -9,7 +9,7 @@ struct ExplainCommand: ParsableCommand {
         commandName: "explain",
         abstract: "Show, for one event, whether each rule matched and why.",
         discussion: """
-            For every rule: matched or not; for every matcher: the key, the value it resolved to, the
+            For every rule: matched or not; for every matcher: the key, the value it resolved to, the \
             conversion the matcher value's type chose, and the outcome (match, no match, or error).
 
             Example:

@@ -10,7 +10,7 @@ struct LintCommand: ParsableCommand {
         commandName: "lint",
         abstract: "Check rules offline: syntax, structure, Launch traps, keys and types against Schemas/.",
         discussion: """
-            Findings carry file:line:column, the rule id, a severity and a stable code. Exit 1 when there is an
+            Findings carry file:line:column, the rule id, a severity and a stable code. Exit 1 when there is an \
             error (with --strict, also a warning).
 
             Example:

@@ -7,7 +7,7 @@ struct ParseCommand: ParsableCommand {
         commandName: "parse",
         abstract: "Read YAML or JSON files and print each document as JSON.",
         discussion: """
-            Shows how YAML resolved your scalars (yes stays a string, 0x1F is 31, 22.0 a double).
+            Shows how YAML resolved your scalars (yes stays a string, 0x1F is 31, 22.0 a double). \
             Files ending in .json are read as JSON, everything else as YAML; '-' reads standard input.
 
             Example:

@@ -12,14 +12,14 @@ struct RunCommand: ParsableCommand {
         commandName: "run",
         abstract: "Run events through a hub with the rules extension and print every event it delivered.",
         discussion: """
-            Boots a hub with the rules extension, publishes the given states (each as the shared state of an
-            extension of that name) before the first event, streams the input events (JSON lines
-            {"name","type","source","data"}), and writes every event the hub delivered, after the rules ran,
-            in hub order, as JSON lines {"id","name","type","source","data","parentID","responseID"}.
+            Boots a hub with the rules extension, publishes the given states (each as the shared state of an \
+            extension of that name) before the first event, streams the input events (JSON lines \
+            {"name","type","source","data"}), and writes every event the hub delivered, after the rules ran, \
+            in hub order, as JSON lines {"id","name","type","source","data","parentID","responseID"}. \
             With no arguments it runs Examples/events.jsonl against Rules/.
 
             Example:
-              rulekit run --rules Rules --state com.adobe.module.configuration=config.json events.jsonl
+              rulekit run --state com.adobe.module.configuration=config.json events.jsonl
             """
     )
 

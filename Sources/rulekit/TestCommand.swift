@@ -11,9 +11,11 @@ struct TestCommand: ParsableCommand {
         commandName: "test",
         abstract: "Run rule test files (*.test.yaml beside the rules) and report each case.",
         discussion: """
-            A test file names its rules (default: the rules file of the same name, else every rules file in its
-            folder), optional shared and XDM states, and cases: events to process, and what to expect — the
-            rules that fire on the last event, its resulting data, and the events the rules dispatched.
+            A test file names its rules (default: the rules file of the same name, else every rules file in its \
+            folder), optional shared and XDM states and event history, and cases: events to process, and what to \
+            expect — the rules that fire on the last event, its resulting data, and the events the rules \
+            dispatched. `history` lists earlier events (`data`, `ageSeconds`) recorded before a case (or every \
+            case, at the top level); a case event with a `mask` is recorded after the rules see it, as the hub does.
 
                 rules: commerce.yaml
                 states:
@@ -21,8 +23,13 @@ struct TestCommand: ParsableCommand {
                 cases:
                   - name: big orders get gold
                     events:
-                      - {type: com.adobe.eventType.edge, source: com.adobe.eventSource.requestContent,
-                         data: {xdm: {eventType: commerce.purchases, commerce: {order: {priceTotal: 900.0}}}}}
+                      - type: com.adobe.eventType.edge
+                        source: com.adobe.eventSource.requestContent
+                        data:
+                          xdm: {eventType: commerce.purchases,
+                                commerce: {order: {priceTotal: 900.0}}}
+                    history:
+                      - {data: {lifecycle.launch: Shop}, ageSeconds: 3600}
                     expect:
                       fired: [big-order]
                       dataContains: {data: {customerTier: gold}}
@@ -136,14 +143,26 @@ struct RuleTestFile {
                                          xdmStates: Self.states(c["xdmStates"] ?? doc["xdmStates"]))
         let engine = RulesEngine(runtime: runtime)
         engine.setRules(compiled)
+        // Prior history: events recorded before the case, `ageSeconds` ago (default 0).
+        let now = Date()
+        for h in (c["history"] ?? doc["history"])?.arrayValue ?? [] {
+            let age = h["ageSeconds"]?.numberValue ?? 0
+            _ = runtime.recordHistory(EngineEvent(name: h["name"]?.stringValue ?? "history", type: h["type"]?.stringValue ?? "",
+                                                  source: h["source"]?.stringValue ?? "", data: h["data"]?.objectValue,
+                                                  timestamp: now.addingTimeInterval(-age)))
+        }
         var last: EngineEvent?
         var fired: [String] = []
         for e in c["events"]?.arrayValue ?? [] {
-            let event = EngineEvent(name: e["name"]?.stringValue ?? "event", type: e["type"]?.stringValue ?? "",
+            var event = EngineEvent(name: e["name"]?.stringValue ?? "event", type: e["type"]?.stringValue ?? "",
                                     source: e["source"]?.stringValue ?? "", data: e["data"]?.objectValue)
+            event.mask = e["mask"]?.arrayValue?.compactMap(\.stringValue)
             var r = Resolver(event: event, runtime: runtime, slotCount: compiled.slotCount)
             fired = Evaluator.matchingRules(compiled, &r).map(\.label)
-            last = engine.process(event)
+            let processed = engine.process(event)
+            // As the hub does: an event with a mask goes into history after the rules have seen it.
+            if processed.mask != nil { _ = runtime.recordHistory(processed) }
+            last = processed
         }
         var problems: [String] = []
         let expect = c["expect"]?.objectValue ?? [:]

@@ -63,7 +63,7 @@ struct XDMValidateCommand: ParsableCommand {
         commandName: "validate",
         abstract: "Validate JSON or JSON-lines payloads against an XDM class with field groups, or a schema file.",
         discussion: """
-            With --format json, one line per input document: {"line":N,"valid":true|false,"errors":[...]}.
+            With --format json, one line per input document: {"line":N,"valid":true|false,"errors":[...]}. \
             Text output lists only the invalid documents. Exit 1 if any is invalid.
 
             Example:
