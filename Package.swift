@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "RuleKitHub", targets: ["RuleKitHub"]),
         .library(name: "RuleKitXDM", targets: ["RuleKitXDM"]),
         .library(name: "RuleKitExtension", targets: ["RuleKitExtension"]),
+        .library(name: "RuleKitShared", targets: ["RuleKitShared"]),
         .executable(name: "rulekit", targets: ["rulekit"]),
     ],
     dependencies: [
@@ -34,18 +35,19 @@ let package = Package(
         .target(name: "RuleKitYAML", dependencies: ["RuleKitCore", "CYAML"], swiftSettings: strict),
         .target(name: "RuleKitRules", dependencies: ["RuleKitCore"], swiftSettings: strict),
         .target(name: "RuleKitHub", dependencies: ["RuleKitCore"], swiftSettings: strict),
+        .target(name: "RuleKitShared", dependencies: ["RuleKitCore"], swiftSettings: strict),
         .target(name: "RuleKitXDM", dependencies: ["RuleKitCore", "RuleKitYAML"], swiftSettings: strict),
         .target(
             name: "RuleKitExtension",
             dependencies: [
-                "RuleKitCore", "RuleKitYAML", "RuleKitRules", "RuleKitHub", "RuleKitXDM",
+                "RuleKitCore", "RuleKitYAML", "RuleKitRules", "RuleKitHub", "RuleKitXDM", "RuleKitShared",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),
         .executableTarget(
             name: "rulekit",
             dependencies: [
-                "RuleKitCore", "RuleKitYAML", "RuleKitRules", "RuleKitXDM", "RuleKitHub", "RuleKitExtension",
+                "RuleKitCore", "RuleKitYAML", "RuleKitRules", "RuleKitXDM", "RuleKitHub", "RuleKitExtension", "RuleKitShared",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -70,8 +72,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "RuleKitExtensionTests",
-            dependencies: ["RuleKitExtension", "RuleKitHub", "RuleKitRules", "RuleKitXDM", "RuleKitCore"],
+            dependencies: ["RuleKitExtension", "RuleKitHub", "RuleKitRules", "RuleKitXDM", "RuleKitCore", "RuleKitShared"],
             exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(name: "RuleKitSharedTests", dependencies: ["RuleKitShared", "RuleKitCore"], swiftSettings: strict),
         .testTarget(name: "RuleKitHubTests", dependencies: ["RuleKitHub", "RuleKitCore"], swiftSettings: strict),
         .testTarget(
             name: "RulekitCLITests", dependencies: ["RuleKitCore", "RuleKitTestSupport", "rulekit", "example-host"],

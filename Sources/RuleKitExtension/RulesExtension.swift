@@ -1,6 +1,7 @@
 internal import Foundation
 public import RuleKitCore
 public import RuleKitHub
+public import RuleKitShared
 internal import RuleKitRules
 
 /// The rules extension: registered like any other, it loads its rules and then enriches every event
@@ -20,13 +21,18 @@ public final class RulesExtension: Extension, @unchecked Sendable {
         public var engineName: String
         /// XDM alignment of rule-attached XDM data and published XDM shared states (nil: off).
         public var xdm: XDMAlignment?
+        /// Where the last rules set that loaded is kept (collection `rulekit.rules.last-good`), so that a
+        /// restart whose sources are broken still runs the last good rules (nil: not kept).
+        public var container: SharedContainer?
 
         public init(sources: [String] = ["Rules"], consequenceChainLimit: Int = 8,
-                    engineName: String = RulesExtension.extensionName + ".engine", xdm: XDMAlignment? = nil) {
+                    engineName: String = RulesExtension.extensionName + ".engine", xdm: XDMAlignment? = nil,
+                    container: SharedContainer? = nil) {
             self.sources = sources
             self.consequenceChainLimit = consequenceChainLimit
             self.engineName = engineName
             self.xdm = xdm
+            self.container = container
         }
     }
 
@@ -108,6 +114,15 @@ public final class RulesExtension: Extension, @unchecked Sendable {
 
     public func onUnregistered() {}
 
+    private let everLoaded = Locked(false)
+
+    /// The set takes effect at its reset event, in hub order.
+    private func install(_ set: CompiledRuleSet) {
+        let reset = engine.resetEvent()
+        pending.withLock { $0[reset.id] = set }
+        runtime.dispatch(event: EventBridge.hubEvent(reset))
+    }
+
     /// Loads `sources` atomically: on any error the rules in force stay; the outcome is published.
     func load(_ sources: [String]) -> RulesLoadOutcome {
         var files = RuleFiles()
@@ -115,13 +130,31 @@ public final class RulesExtension: Extension, @unchecked Sendable {
         let (compiled, planDiagnostics) = files.compiled()
         let diagnostics = files.diagnostics + planDiagnostics
         let ok = !files.hasErrors
+        var restored: CompiledRuleSet?
+        var notes: [Diagnostic] = []
         if ok {
-            let reset = engine.resetEvent()
-            pending.withLock { $0[reset.id] = compiled }
-            runtime.dispatch(event: EventBridge.hubEvent(reset))
+            install(compiled)
+            if let container = control.configuration.container {
+                do { try LastGoodRules.save(files, sources: sources, in: container) } catch {
+                    notes.append(.warning(.unreadable, "the last good rules were not kept: \(error)"))
+                }
+            }
+        } else if !everLoaded.withLock({ $0 }), let container = control.configuration.container {
+            // Nothing is running yet (a restart): fall back on the last set that loaded, and say so.
+            do {
+                if let (set, from) = try LastGoodRules.restore(from: container) {
+                    restored = set
+                    install(set)
+                    notes.append(.warning(.unreadable, "running the last good rules (from \(from.joined(separator: ", "))) instead"))
+                }
+            } catch {
+                notes.append(.warning(.unreadable, "the last good rules cannot be used: \(error)"))
+            }
         }
-        let outcome = RulesLoadOutcome(loaded: ok, ruleCount: ok ? compiled.rules.count : engine.rules.rules.count,
-                                       diagnostics: diagnostics, rendered: files.render(diagnostics))
+        if ok || restored != nil { everLoaded.withLock { $0 = true } }
+        let count = ok ? compiled.rules.count : restored?.rules.count ?? engine.rules.rules.count
+        let outcome = RulesLoadOutcome(loaded: ok, ruleCount: count, diagnostics: diagnostics + notes,
+                                       rendered: files.render(diagnostics + notes))
         dispatch(event: Event(name: "Rules loaded", type: Self.diagnosticsEventType, source: Self.diagnosticsEventSource,
                               data: outcome.value))
         return outcome

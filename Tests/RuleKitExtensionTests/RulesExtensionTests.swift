@@ -2,6 +2,7 @@ import Foundation
 import RuleKitCore
 import RuleKitHub
 import RuleKitRules
+import RuleKitShared
 import RuleKitXDM
 import Testing
 
@@ -33,13 +34,14 @@ import Testing
 
     /// A hub with the rules extension (and states published by a helper extension), plus a sink.
     static func hub(rules: String, states: [String: ValueObject] = [:], xdm: [String: ValueObject] = [:],
-                    limit: Int = 8, early: [Event] = [], alignment: XDMAlignment? = nil) -> (EventHub, Sink, RulesControl) {
+                    limit: Int = 8, early: [Event] = [], alignment: XDMAlignment? = nil,
+                    container: SharedContainer? = nil) -> (EventHub, Sink, RulesControl) {
         let hub = EventHub()
         let sink = Sink()
         hub.registerEventListener(type: EventType.wildcard, source: EventSource.wildcard) { e in sink.events.withLock { $0.append(e) } }
         for e in early { hub.dispatch(e) }
         var factories: [EventHub.ExtensionFactory] = [
-            RulesExtension.factory(.init(sources: [rules], consequenceChainLimit: limit, xdm: alignment)),
+            RulesExtension.factory(.init(sources: [rules], consequenceChainLimit: limit, xdm: alignment, container: container)),
         ]
         for (name, data) in states { factories.append(StatePublisher.factory(name: name, state: data, xdm: xdm[name])) }
         for (name, data) in xdm where states[name] == nil { factories.append(StatePublisher.factory(name: name, state: nil, xdm: data)) }
