@@ -66,3 +66,63 @@ import Testing
         #expect(torn.stderr.contains("corrupt shared data, not used"))
     }
 }
+
+/// Event history in SQLite survives a `rulekit run` killed while it writes: what was committed is there.
+@Suite struct HistoryKillTests {
+    @Test func aRunKilledMidWriteKeepsItsCommittedHistory() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rk-history-kill-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let rules = dir + "/rules.yaml"
+        try """
+            rules:
+              - id: rec
+                when: {key: ~type, eq: tap}
+                then: [{id: rec-h, history: {operation: insert, content: {tapped: x}}}]
+              - id: seen
+                when:
+                  all:
+                    - {key: ~type, eq: check}
+                    - history: {events: [{tapped: x}], matcher: ge, value: 1, searchType: any}
+                then: [{add: {seenBefore: true}}]
+            """.write(toFile: rules, atomically: true, encoding: .utf8)
+        let p = Process()
+        p.executableURL = try #require(CLIRunner.executable())
+        p.arguments = ["run", "--rules", rules, "--data-dir", dir + "/data", "-"]
+        p.currentDirectoryURL = SharedCorpus.repositoryRoot
+        let input = Pipe()
+        p.standardInput = input
+        let output = Pipe()
+        p.standardOutput = output
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        // Kill only once the run has recorded something (its output shows a history consequence), while
+        // it is still busy recording more.
+        let recorded = Locked(false)
+        let reader = output.fileHandleForReading
+        DispatchQueue.global().async {
+            while true {
+                let chunk = reader.availableData
+                if chunk.isEmpty { return }
+                if String(decoding: chunk, as: UTF8.self).contains("rec-h") { recorded.withLock { $0 = true } }
+            }
+        }
+        let line = Data("{\"name\":\"t\",\"type\":\"tap\",\"source\":\"app\",\"data\":{\"n\":1}}\n".utf8)
+        let writer = input.fileHandleForWriting
+        let deadline = Date().addingTimeInterval(60)
+        var after: Date?
+        while Date() < deadline {
+            for _ in 0..<50 { try? writer.write(contentsOf: line) }
+            if after == nil, recorded.withLock({ $0 }) { after = Date().addingTimeInterval(0.3) }
+            if let a = after, Date() > a { break }
+        }
+        #expect(recorded.withLock { $0 }, "the run never recorded history")
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        try? writer.close()
+        let check = try CLIRunner.run(["run", "--rules", rules, "--data-dir", dir + "/data", "-"],
+                                      stdin: "{\"name\":\"c\",\"type\":\"check\",\"source\":\"app\",\"data\":{\"k\":1}}\n")
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(!check.stderr.contains("corrupt"))
+        #expect(check.stdout.contains("\"seenBefore\":true"))
+    }
+}
