@@ -20,6 +20,10 @@ import Testing
         return p
     }
 
+    static func inode(_ path: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path))?[.systemFileNumber] as? Int
+    }
+
     @Test func concurrentIncrementsFromFourProcessesAllCount() throws {
         let dir = Self.directory()
         let workers = try (0..<4).map { _ in try Self.spawn(["shared", "increment", dir, "counters", "--key", "n", "--times", "150"]) }
@@ -36,8 +40,12 @@ import Testing
         let dir = Self.directory()
         var last = Int64(-1)
         for round in 0..<4 {
+            let before = Self.inode(dir + "/busy.json")
             let w = try Self.spawn(["shared", "increment", dir, "busy", "--times", "1000000"])
-            Thread.sleep(forTimeInterval: 0.15 + 0.05 * Double(round))
+            // Wait for the writer's first committed write (a new file is renamed into place), then let it run on.
+            let deadline = Date().addingTimeInterval(60)
+            while Self.inode(dir + "/busy.json") == before && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+            Thread.sleep(forTimeInterval: 0.05 + 0.05 * Double(round))
             kill(w.processIdentifier, SIGKILL)
             w.waitUntilExit()
             let out = try CLIRunner.run(["shared", "get", dir, "busy"])
