@@ -42,6 +42,8 @@ public final class RulesExtension: Extension, @unchecked Sendable {
     public static let diagnosticsEventSource = "com.rulekit.eventSource.diagnostics"
     /// A configuration event with data `{"rulekit.rules": [paths]}` makes the extension reload.
     public static let reloadKey = "rulekit.rules"
+    /// The shared-container collection that keeps the last rules set that loaded.
+    public static let lastGoodCollection = LastGoodRules.collection
 
     public let name = RulesExtension.extensionName
     public let friendlyName = "RuleKit Rules"

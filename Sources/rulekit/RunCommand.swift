@@ -4,6 +4,7 @@ import RuleKitCore
 import RuleKitExtension
 import RuleKitHub
 import RuleKitRules
+import RuleKitShared
 import RuleKitXDM
 
 /// `rulekit run`: the main job — events through a hub with the rules extension, delivered events out.
@@ -35,6 +36,12 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("data-dir"), help: "Keep event history in DIR/history.sqlite (default: in memory).")
     var dataDir: String?
 
+    @Option(name: .customLong("shared"), help: """
+        A shared data container (directory): its changes arrive as events, and the last good rules are kept \
+        there, so a run whose rules are broken runs them instead.
+        """)
+    var shared: String?
+
     @Option(help: "The folder of XDM schemas rule-attached XDM is aligned with (if it holds an ExperienceEvent class).")
     var schemas: String = "Schemas"
 
@@ -63,11 +70,20 @@ struct RunCommand: ParsableCommand {
             throw ExitCode(2)
         }
         let sources = rules.isEmpty ? ["Rules"] : rules
+        var container: SharedContainer?
+        if let shared {
+            do { container = try SharedContainer(directory: URL(fileURLWithPath: shared)) } catch {
+                Stderr.write("error: \(error)\n")
+                throw ExitCode(2)
+            }
+        }
         var files = RuleFiles()
         files.load(sources)
         if files.hasErrors {
             Stderr.write(files.render(files.diagnostics.filter { $0.severity == .error }) + "\n")
-            throw ExitCode(1)
+            // With kept rules the run goes on: the rules extension falls back on them (and says so).
+            guard let container, (try? container.read(RulesExtension.lastGoodCollection)) != nil else { throw ExitCode(1) }
+            Stderr.write("warning: running the last good rules kept in \(container.directory.path)\n")
         }
 
         var options = EventHub.Options()
@@ -99,7 +115,10 @@ struct RunCommand: ParsableCommand {
                 throw ExitCode(2)
             }
         }
-        var factories: [EventHub.ExtensionFactory] = [RulesExtension.factory(.init(sources: sources, xdm: alignment))]
+        var factories: [EventHub.ExtensionFactory] = [
+            RulesExtension.factory(.init(sources: sources, xdm: alignment, container: container)),
+        ]
+        if let container { factories.append(SharedDataExtension.factory(container)) }
         for name in Set(states.keys).union(xdm.keys).sorted() {
             factories.append(StatePublisherExtension.factory(name: name, state: states[name], xdm: xdm[name]))
         }

@@ -134,3 +134,27 @@ import Testing
         #expect(check.stdout.contains("\"seenBefore\":true"))
     }
 }
+
+/// `rulekit run --shared DIR`: the last good rules are kept, and a run with broken rules runs them.
+@Suite struct RunSharedTests {
+    @Test func aRunWithBrokenRulesFallsBackOnTheKeptRules() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rk-run-shared-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try "rules:\n  - id: tag\n    when: {key: ~type, eq: purchase}\n    then: [{add: {tier: gold}}]\n"
+            .write(toFile: dir + "/good.yaml", atomically: true, encoding: .utf8)
+        try "rules: [\n".write(toFile: dir + "/broken.yaml", atomically: true, encoding: .utf8)
+        let event = "{\"name\":\"buy\",\"type\":\"purchase\",\"source\":\"app\",\"data\":{\"sku\":\"x\"}}\n"
+        // Without kept rules, broken rules stop the run.
+        let refused = try CLIRunner.run(["run", "--rules", dir + "/broken.yaml", "--shared", dir + "/c", "-"], stdin: event)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("broken.yaml:2:1: error"))
+        let good = try CLIRunner.run(["run", "--rules", dir + "/good.yaml", "--shared", dir + "/c", "-"], stdin: event)
+        #expect(good.status == 0)
+        #expect(good.stdout.contains("\"tier\":\"gold\""))
+        let fallback = try CLIRunner.run(["run", "--rules", dir + "/broken.yaml", "--shared", dir + "/c", "-"], stdin: event)
+        #expect(fallback.status == 0)
+        #expect(fallback.stderr.contains("warning: running the last good rules kept in"))
+        #expect(fallback.stdout.contains("\"sku\":\"x\",\"tier\":\"gold\""))
+        #expect(fallback.stdout.contains("running the last good rules (from"))
+    }
+}
