@@ -58,6 +58,18 @@ let package = Package(
             path: "Examples/Host",
             swiftSettings: strict
         ),
+        .target(
+            name: "ReferralKit",
+            dependencies: ["RuleKitCore", "RuleKitHub", "RuleKitShared", "RuleKitExtension"],
+            path: "Examples/Referral/ReferralKit",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "referral-host",
+            dependencies: ["ReferralKit", "RuleKitCore", "RuleKitHub", "RuleKitShared", "RuleKitExtension"],
+            path: "Examples/Referral/Host",
+            swiftSettings: strict
+        ),
         .target(name: "RuleKitTestSupport", path: "Tests/Support", swiftSettings: strict),
         .testTarget(name: "RuleKitCoreTests", dependencies: ["RuleKitCore", "RuleKitTestSupport"], swiftSettings: strict),
         .testTarget(
@@ -75,6 +87,10 @@ let package = Package(
             dependencies: ["RuleKitExtension", "RuleKitHub", "RuleKitRules", "RuleKitXDM", "RuleKitCore", "RuleKitShared"],
             exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "RuleKitSharedTests", dependencies: ["RuleKitShared", "RuleKitCore"], swiftSettings: strict),
+        .testTarget(
+            name: "ReferralKitTests",
+            dependencies: ["ReferralKit", "RuleKitCore", "RuleKitHub", "RuleKitShared", "RuleKitExtension"],
+            swiftSettings: strict),
         .testTarget(name: "RuleKitHubTests", dependencies: ["RuleKitHub", "RuleKitCore"], swiftSettings: strict),
         .testTarget(
             name: "RulekitCLITests", dependencies: ["RuleKitCore", "RuleKitTestSupport", "rulekit", "example-host"],

@@ -1,0 +1,71 @@
+internal import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+internal import RuleKitCore
+
+/// The referral service's REST calls (token, identify, logout), synchronous because the extension makes
+/// them one at a time on its own queue. 5xx and network errors are retried with backoff; 4xx are answers.
+struct ReferralService: Sendable {
+    let baseURL: URL
+    let maxAttempts: Int
+    let initialBackoff: Double
+
+    struct Reply {
+        var status: Int
+        var body: Value?
+    }
+
+    func call(_ method: String, _ path: String, token: String? = nil, body: Value? = nil) throws(ReferralError) -> Reply {
+        var request = URLRequest(url: baseURL.appendingPathComponent(path))
+        request.httpMethod = method
+        request.timeoutInterval = 10
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let body {
+            request.httpBody = Data(JSONWriter.string(body).utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        var delay = initialBackoff
+        var last = ""
+        for attempt in 1...maxAttempts {
+            let (status, data, error) = Self.perform(request)
+            if let status, status < 500 {
+                let value = data.flatMap { $0.isEmpty ? nil : try? JSONReader.read([UInt8]($0)).value }
+                return Reply(status: status, body: value)
+            }
+            last = status.map { "HTTP \($0)" } ?? (error ?? "no response")
+            if attempt < maxAttempts {
+                Thread.sleep(forTimeInterval: delay)
+                delay *= 2
+            }
+        }
+        throw .service("\(method) \(path) failed after \(maxAttempts) attempts: \(last)")
+    }
+
+    private static func perform(_ request: URLRequest) -> (Int?, Data?, String?) {
+        let done = DispatchSemaphore(value: 0)
+        let result = Locked<(Int?, Data?, String?)>((nil, nil, nil))
+        URLSession.shared.dataTask(with: request) { data, response, error in
+            result.withLock { $0 = ((response as? HTTPURLResponse)?.statusCode, data, error.map { "\($0.localizedDescription)" }) }
+            done.signal()
+        }.resume()
+        done.wait()
+        return result.withLock { $0 }
+    }
+}
+
+public enum ReferralError: Error, Sendable, Equatable, CustomStringConvertible {
+    case service(String)
+    case rejected(status: Int, reason: String)
+    case notReady(SessionState)
+    case timedOut
+
+    public var description: String {
+        switch self {
+        case .service(let m): m
+        case .rejected(let s, let r): "the service refused (HTTP \(s)): \(r)"
+        case .notReady(let s): "no session to act on (state \(s.rawValue))"
+        case .timedOut: "no answer from the referral extension"
+        }
+    }
+}
