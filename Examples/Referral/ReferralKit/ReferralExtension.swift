@@ -159,19 +159,12 @@ public final class ReferralExtension: Extension, @unchecked Sendable {
         for (k, v) in extra { body[k] = v }
         let message = OutboundMessage(url: configuration.baseURL.appendingPathComponent("v1/share").absoluteString,
                                       headers: ["Authorization": .string("Bearer \(token)")], body: .object(body))
-        let pipeline = OutboundPipeline(rules: configuration.rules(),
-                                        transport: HTTPTransport(maxAttempts: configuration.maxAttempts,
-                                                                 initialBackoff: configuration.initialBackoff))
-        let done = DispatchSemaphore(value: 0)
-        let outcome = Locked<(any Error)?>(nil)
-        Task {
-            do { try await pipeline.send(message) } catch { outcome.withLock { $0 = error } }
-            done.signal()
-        }
-        done.wait()
-        if let error = outcome.withLock({ $0 }) {
-            if let t = error as? TransportError, let status = t.status { throw ReferralError.rejected(status: status, reason: t.message) }
-            throw ReferralError.service("\(error)")
+        // The rules' outbound stage is synchronous; the send is too (this runs on the extension's own queue,
+        // and blocking a Swift-concurrency thread on a Task here could starve a small cooperative pool).
+        let final = configuration.rules()?.outbound(message) ?? message
+        let reply = try service.send(final)
+        guard (200..<300).contains(reply.status) else {
+            throw ReferralError.rejected(status: reply.status, reason: reply.body?["message"]?.stringValue ?? "share refused")
         }
     }
 

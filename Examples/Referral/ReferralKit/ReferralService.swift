@@ -3,6 +3,7 @@ internal import Foundation
 import FoundationNetworking
 #endif
 internal import RuleKitCore
+internal import RuleKitExtension
 
 /// The referral service's REST calls (token, identify, logout), synchronous because the extension makes
 /// them one at a time on its own queue. 5xx and network errors are retried with backoff; 4xx are answers.
@@ -17,13 +18,25 @@ struct ReferralService: Sendable {
     }
 
     func call(_ method: String, _ path: String, token: String? = nil, body: Value? = nil) throws(ReferralError) -> Reply {
-        var request = URLRequest(url: baseURL.appendingPathComponent(path))
-        request.httpMethod = method
+        var headers: ValueObject = [:]
+        if let token { headers["Authorization"] = .string("Bearer \(token)") }
+        return try send(OutboundMessage(url: baseURL.appendingPathComponent(path).absoluteString, method: method,
+                                        headers: headers, body: body))
+    }
+
+    /// Sends a message as it stands (after the rules' outbound stage, for the share signal).
+    func send(_ message: OutboundMessage) throws(ReferralError) -> Reply {
+        guard let url = URL(string: message.url) else { throw .service("invalid URL '\(message.url)'") }
+        let method = message.method, path = url.path
+        var request = URLRequest(url: url)
+        request.httpMethod = message.method
         request.timeoutInterval = 10
-        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        if let body {
+        for (k, v) in message.headers { request.setValue(v.stringValue ?? JSONWriter.string(v), forHTTPHeaderField: k) }
+        if let body = message.body {
             request.httpBody = Data(JSONWriter.string(body).utf8)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            if request.value(forHTTPHeaderField: "Content-Type") == nil {
+                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            }
         }
         var delay = initialBackoff
         var last = ""
