@@ -84,12 +84,14 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "RuleKitExtensionTests",
-            dependencies: ["RuleKitExtension", "RuleKitHub", "RuleKitRules", "RuleKitXDM", "RuleKitCore", "RuleKitShared"],
+            dependencies: [
+                "RuleKitExtension", "RuleKitHub", "RuleKitRules", "RuleKitXDM", "RuleKitCore", "RuleKitShared", "RuleKitTestSupport",
+            ],
             exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "RuleKitSharedTests", dependencies: ["RuleKitShared", "RuleKitCore"], swiftSettings: strict),
         .testTarget(
             name: "ReferralKitTests",
-            dependencies: ["ReferralKit", "RuleKitCore", "RuleKitHub", "RuleKitShared", "RuleKitExtension"],
+            dependencies: ["ReferralKit", "RuleKitCore", "RuleKitHub", "RuleKitShared", "RuleKitExtension", "RuleKitTestSupport"],
             swiftSettings: strict),
         .testTarget(name: "RuleKitHubTests", dependencies: ["RuleKitHub", "RuleKitCore"], swiftSettings: strict),
         .testTarget(

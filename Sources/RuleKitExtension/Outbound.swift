@@ -91,6 +91,25 @@ public final class JSONLinesTransport: Transport {
     }
 }
 
+extension OutboundMessage {
+    /// The message as an HTTP request (JSON body, `Content-Type: application/json` unless a header says
+    /// otherwise); nil when the URL is not one.
+    public func urlRequest(timeout: TimeInterval = 60) -> URLRequest? {
+        guard let url = URL(string: url) else { return nil }
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        request.timeoutInterval = timeout
+        for (k, v) in headers { request.setValue(v.stringValue ?? JSONWriter.string(v), forHTTPHeaderField: k) }
+        if let body {
+            request.httpBody = Data(JSONWriter.string(body).utf8)
+            if request.value(forHTTPHeaderField: "Content-Type") == nil {
+                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            }
+        }
+        return request
+    }
+}
+
 /// Sends messages over HTTP with URLSession: retries with exponential backoff on 5xx and network errors,
 /// never on 4xx (the request itself is wrong).
 public final class HTTPTransport: Transport {
@@ -105,16 +124,7 @@ public final class HTTPTransport: Transport {
     }
 
     public func send(_ message: OutboundMessage) async throws -> Int {
-        guard let url = URL(string: message.url) else { throw TransportError(message: "invalid URL '\(message.url)'") }
-        var request = URLRequest(url: url)
-        request.httpMethod = message.method
-        for (k, v) in message.headers { request.setValue(v.stringValue ?? JSONWriter.string(v), forHTTPHeaderField: k) }
-        if let body = message.body {
-            request.httpBody = Data(JSONWriter.string(body).utf8)
-            if request.value(forHTTPHeaderField: "Content-Type") == nil {
-                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            }
-        }
+        guard let request = message.urlRequest() else { throw TransportError(message: "invalid URL '\(message.url)'") }
         var delay = initialBackoff
         var lastError: String = ""
         for attempt in 1...maxAttempts {

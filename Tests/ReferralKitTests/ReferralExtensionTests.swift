@@ -7,31 +7,22 @@ import RuleKitCore
 import RuleKitExtension
 import RuleKitHub
 import RuleKitShared
+import RuleKitTestSupport
 import Testing
 
 /// The referral SDK extension against a local stand-in for its service on 127.0.0.1
 /// (`Examples/Referral/fake_service.py`): session transitions, the token in the shared container, retries,
 /// errors, and the share signal through the rules' outbound stage.
 @Suite(.serialized) struct ReferralExtensionTests {
+    /// The stand-in service and its test controls.
     final class Service {
-        let process = Process()
-        let input = Pipe()
-        let port: Int
-        var base: URL { URL(string: "http://127.0.0.1:\(port)")! }
+        let server: LocalServer
+        var port: Int { server.port }
+        var base: URL { server.base }
 
         init() throws {
-            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-                .appendingPathComponent("../../Examples/Referral/fake_service.py").standardized
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", script.path]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardInput = input
-            try process.run()
-            var line = Data()
-            while let b = try output.fileHandleForReading.read(upToCount: 1), !b.isEmpty, b != Data("\n".utf8) { line.append(b) }
-            guard let p = Int(String(decoding: line, as: UTF8.self)) else { throw ReferralError.service("the service did not start") }
-            port = p
+            server = try LocalServer(script: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("../../Examples/Referral/fake_service.py").standardized)
         }
 
         func request(_ method: String, _ path: String) throws -> Value {
@@ -50,10 +41,7 @@ import Testing
         func log() throws -> [Value] { try request("GET", "/log").arrayValue ?? [] }
         func paths() throws -> [String] { try log().map { "\($0["method"]?.stringValue ?? "") \($0["path"]?.stringValue ?? "")" } }
 
-        func stop() {
-            try? input.fileHandleForWriting.close()
-            process.waitUntilExit()
-        }
+        func stop() { server.stop() }
     }
 
     static let rulesPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -80,9 +68,7 @@ import Testing
         return (hub, client)
     }
 
-    static var pythonAvailable: Bool {
-        ["/usr/bin/python3", "/usr/local/bin/python3"].contains { FileManager.default.isExecutableFile(atPath: $0) }
-    }
+    static var pythonAvailable: Bool { LocalServer.isAvailable }
 
     @Test(.enabled(if: pythonAvailable, "python3 (the local stand-in service) is not available"))
     func aSessionGoesThroughItsStatesAndTheShareSignalPassesTheRules() throws {

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import RuleKitCore
 import RuleKitHub
+import RuleKitTestSupport
 import Testing
 
 @testable import RuleKitExtension
@@ -55,23 +56,14 @@ import Testing
         #expect(try JSONReader.value(String(lines[0])) == Self.message.value)
     }
 
+    /// The collection endpoint (`Fixtures/http_server.py`) and its request log.
     final class Server {
-        let process = Process()
-        let input = Pipe()
-        let port: Int
+        let server: LocalServer
+        var port: Int { server.port }
 
         init() throws {
-            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/http_server.py")
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", script.path]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardInput = input
-            try process.run()
-            var line = Data()
-            while let b = try output.fileHandleForReading.read(upToCount: 1), !b.isEmpty, b != Data("\n".utf8) { line.append(b) }
-            guard let p = Int(String(decoding: line, as: UTF8.self)) else { throw TransportError(message: "server did not start") }
-            port = p
+            server = try LocalServer(script: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("Fixtures/http_server.py"))
         }
 
         func log() async throws -> [Value] {
@@ -84,15 +76,11 @@ import Testing
             return try JSONReader.read([UInt8](data)).value.arrayValue ?? []
         }
 
-        func stop() {
-            try? input.fileHandleForWriting.close()
-            process.waitUntilExit()
-        }
+        func stop() { server.stop() }
     }
 
     @Test func httpTransportDeliversTheModifiedMessageAndRetriesOnlyServerErrors() async throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") || FileManager.default.isExecutableFile(atPath: "/usr/local/bin/python3")
-            || ProcessInfo.processInfo.environment["PATH"]?.contains("python") == true else {
+        guard LocalServer.isAvailable else {
             print("skipping: python3 (the local test server) is not available")
             return
         }

@@ -26,18 +26,8 @@ struct ReferralService: Sendable {
 
     /// Sends a message as it stands (after the rules' outbound stage, for the share signal).
     func send(_ message: OutboundMessage) throws(ReferralError) -> Reply {
-        guard let url = URL(string: message.url) else { throw .service("invalid URL '\(message.url)'") }
+        guard let request = message.urlRequest(timeout: 10), let url = request.url else { throw .service("invalid URL '\(message.url)'") }
         let method = message.method, path = url.path
-        var request = URLRequest(url: url)
-        request.httpMethod = message.method
-        request.timeoutInterval = 10
-        for (k, v) in message.headers { request.setValue(v.stringValue ?? JSONWriter.string(v), forHTTPHeaderField: k) }
-        if let body = message.body {
-            request.httpBody = Data(JSONWriter.string(body).utf8)
-            if request.value(forHTTPHeaderField: "Content-Type") == nil {
-                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            }
-        }
         var delay = initialBackoff
         var last = ""
         for attempt in 1...maxAttempts {

@@ -1,0 +1,35 @@
+public import Foundation
+
+/// A local test server: a Python script that binds 127.0.0.1 on a free port, prints the port on its first
+/// line and exits when its standard input closes.
+public final class LocalServer: @unchecked Sendable {
+    let process = Process()
+    let input = Pipe()
+    public let port: Int
+    public var base: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// Whether python3 (which runs the servers) is installed.
+    public static var isAvailable: Bool {
+        ["/usr/bin/python3", "/usr/local/bin/python3"].contains { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    public init(script: URL) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = input
+        try process.run()
+        var line = Data()
+        while let b = try output.fileHandleForReading.read(upToCount: 1), !b.isEmpty, b != Data("\n".utf8) { line.append(b) }
+        guard let p = Int(String(decoding: line, as: UTF8.self)) else {
+            throw NSError(domain: "LocalServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(script.lastPathComponent) did not start"])
+        }
+        port = p
+    }
+
+    public func stop() {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+}
