@@ -48,23 +48,31 @@ public struct RuleFiles: Sendable {
         }
         let bytes = [UInt8](data)
         sources[f] = String(decoding: bytes, as: UTF8.self)
+        let (set, found) = Self.parse(bytes, file: f)
+        diagnostics += found
+        if let set { sets.append((f, set)) }
+    }
+
+    /// One rules file's text → its rule set (either syntax, either format) and every finding on the way.
+    public static func parse(_ bytes: [UInt8], file f: String) -> (RuleSet?, [Diagnostic]) {
         do {
             let doc = f.hasSuffix(".json") ? try JSONReader.read(bytes, file: f, keepSourceMap: true)
                 : try YAMLReader.read(bytes, file: f)
-            diagnostics += doc.warnings
             let result = RuleSetLoader.load(doc)
-            diagnostics += result.diagnostics
-            if let set = result.ruleSet { sets.append((f, set)) }
+            return (result.ruleSet, doc.warnings + result.diagnostics)
         } catch {
-            diagnostics += error.diagnostics
+            return (nil, error.diagnostics)
         }
     }
 
     /// Every set planned and appended in file order, with the planner's findings.
-    public func compiled() -> (CompiledRuleSet, [Diagnostic]) {
+    public func compiled() -> (CompiledRuleSet, [Diagnostic]) { Self.compile(sets.map(\.set)) }
+
+    /// Sets planned and appended in order, with the planner's findings.
+    public static func compile(_ sets: [RuleSet]) -> (CompiledRuleSet, [Diagnostic]) {
         var all = CompiledRuleSet.empty
         var diags: [Diagnostic] = []
-        for (_, set) in sets {
+        for set in sets {
             let c = Planner().plan(set)
             diags += c.diagnostics
             all = all.appending(c)

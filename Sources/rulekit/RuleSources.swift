@@ -1,7 +1,7 @@
 import Foundation
 import RuleKitCore
 import RuleKitRules
-import RuleKitYAML
+import RuleKitExtension
 
 /// Loads rules from files and folders (YAML or JSON, either format), collecting every diagnostic.
 struct RuleSources {
@@ -28,16 +28,9 @@ struct RuleSources {
                 let bytes = try InputFiles.bytes(f)
                 fileCount += 1
                 renderer.addSource(String(decoding: bytes, as: UTF8.self), for: f)
-                do {
-                    let doc = f.hasSuffix(".json") ? try JSONReader.read(bytes, file: f, keepSourceMap: true)
-                        : try YAMLReader.read(bytes, file: f)
-                    diagnostics += doc.warnings
-                    let result = RuleSetLoader.load(doc)
-                    diagnostics += result.diagnostics
-                    if let set = result.ruleSet { sets.append((f, set)) }
-                } catch {
-                    diagnostics += error.diagnostics
-                }
+                let (set, found) = RuleFiles.parse(bytes, file: f)
+                diagnostics += found
+                if let set { sets.append((f, set)) }
             }
         }
     }
@@ -45,16 +38,7 @@ struct RuleSources {
     var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
 
     /// Every loaded set planned and appended in file order.
-    func compiled() -> (CompiledRuleSet, [Diagnostic]) {
-        var all = CompiledRuleSet.empty
-        var diags: [Diagnostic] = []
-        for (_, set) in sets {
-            let c = Planner().plan(set)
-            diags += c.diagnostics
-            all = all.appending(c)
-        }
-        return (all, diags)
-    }
+    func compiled() -> (CompiledRuleSet, [Diagnostic]) { RuleFiles.compile(sets.map(\.set)) }
 
     func render(_ ds: [Diagnostic]) -> String {
         var d = Diagnostics(cap: 1000)

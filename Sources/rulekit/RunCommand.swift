@@ -210,34 +210,3 @@ final class RunOutput: Sendable {
         if !rest.isEmpty { FileHandle.standardOutput.write(Data(rest.utf8)) }
     }
 }
-
-/// Publishes a shared state and/or an XDM shared state under a given name at registration.
-final class StatePublisherExtension: Extension, @unchecked Sendable {
-    let name: String
-    let friendlyName: String
-    let version = RuleKitVersion.current
-    let runtime: any ExtensionRuntime
-    let state: ValueObject?
-    let xdm: ValueObject?
-
-    init(runtime: any ExtensionRuntime, name: String, state: ValueObject?, xdm: ValueObject?) {
-        self.runtime = runtime
-        self.name = name
-        self.friendlyName = name
-        self.state = state
-        self.xdm = xdm
-    }
-
-    convenience init?(runtime: any ExtensionRuntime) { nil }
-
-    static func factory(name: String, state: ValueObject?, xdm: ValueObject?) -> EventHub.ExtensionFactory {
-        { StatePublisherExtension(runtime: $0, name: name, state: state, xdm: xdm) }
-    }
-
-    func onRegistered() {
-        if let state { createSharedState(data: state, event: nil) }
-        if let xdm { createXDMSharedState(data: xdm, event: nil) }
-    }
-
-    func onUnregistered() {}
-}

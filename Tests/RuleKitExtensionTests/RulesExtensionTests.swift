@@ -43,8 +43,8 @@ import Testing
         var factories: [EventHub.ExtensionFactory] = [
             RulesExtension.factory(.init(sources: [rules], consequenceChainLimit: limit, xdm: alignment, container: container)),
         ]
-        for (name, data) in states { factories.append(StatePublisher.factory(name: name, state: data, xdm: xdm[name])) }
-        for (name, data) in xdm where states[name] == nil { factories.append(StatePublisher.factory(name: name, state: nil, xdm: data)) }
+        for (name, data) in states { factories.append(StatePublisherExtension.factory(name: name, state: data, xdm: xdm[name])) }
+        for (name, data) in xdm where states[name] == nil { factories.append(StatePublisherExtension.factory(name: name, state: nil, xdm: data)) }
         let done = Locked(false)
         hub.registerExtensions(factories: factories) { _ in done.withLock { $0 = true } }
         _ = eventually { done.withLock { $0 } }
@@ -201,34 +201,4 @@ extension RulesExtensionTests {
             })
         }
     }
-}
-
-/// Publishes a shared state (and an XDM one) under a given name at registration.
-final class StatePublisher: Extension, @unchecked Sendable {
-    let name: String
-    let friendlyName = "State"
-    let version = "1"
-    let runtime: any ExtensionRuntime
-    let state: ValueObject?
-    let xdm: ValueObject?
-
-    init(runtime: any ExtensionRuntime, name: String, state: ValueObject?, xdm: ValueObject?) {
-        self.runtime = runtime
-        self.name = name
-        self.state = state
-        self.xdm = xdm
-    }
-
-    convenience init?(runtime: any ExtensionRuntime) { nil }
-
-    static func factory(name: String, state: ValueObject?, xdm: ValueObject?) -> EventHub.ExtensionFactory {
-        { StatePublisher(runtime: $0, name: name, state: state, xdm: xdm) }
-    }
-
-    func onRegistered() {
-        if let state { createSharedState(data: state, event: nil) }
-        if let xdm { createXDMSharedState(data: xdm, event: nil) }
-    }
-
-    func onUnregistered() {}
 }

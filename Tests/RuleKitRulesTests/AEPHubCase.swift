@@ -17,23 +17,6 @@ struct AEPHubCase {
             && c["mockEventHistory"] == nil && c["expect"]?["eventHistory"] == nil
     }
 
-    /// Publishes one shared state at registration, like an extension that starts configured.
-    final class StatePublisher: Extension, @unchecked Sendable {
-        let name: String
-        let friendlyName = "State"
-        let version = "1"
-        let runtime: any ExtensionRuntime
-        let state: ValueObject
-        init(runtime: any ExtensionRuntime, name: String, state: ValueObject) {
-            self.runtime = runtime
-            self.name = name
-            self.state = state
-        }
-        convenience init?(runtime: any ExtensionRuntime) { nil }
-        func onRegistered() { createSharedState(data: state, event: nil) }
-        func onUnregistered() {}
-    }
-
     static func waitFor(seconds: Double = 20, _ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
@@ -56,7 +39,7 @@ struct AEPHubCase {
         var factories: [EventHub.ExtensionFactory] = [RulesExtension.factory(.init(sources: [rulesFile.path]))]
         for (name, state) in c["sharedStates"]?.objectValue ?? [:] {
             guard let data = state.objectValue else { continue }
-            factories.append { StatePublisher(runtime: $0, name: name, state: data) }
+            factories.append(StatePublisherExtension.factory(name: name, state: data))
         }
         let booted = Locked(false)
         hub.registerExtensions(factories: factories) { _ in booted.withLock { $0 = true } }

@@ -28,22 +28,6 @@ final class Counter: @unchecked Sendable {
     init(target: Int) { self.target = target }
 }
 
-final class StateExtension: Extension, @unchecked Sendable {
-    let name: String
-    let friendlyName = "state"
-    let version = "1"
-    let runtime: any ExtensionRuntime
-    let data: ValueObject
-    init(runtime: any ExtensionRuntime, name: String, data: ValueObject) {
-        self.runtime = runtime
-        self.name = name
-        self.data = data
-    }
-    convenience init?(runtime: any ExtensionRuntime) { nil }
-    func onRegistered() { createSharedState(data: data, event: nil) }
-    func onUnregistered() {}
-}
-
 func throughHub(rules: Bool) -> Double {
     let hub = EventHub()
     let counter = Counter(target: events.count)
@@ -53,7 +37,7 @@ func throughHub(rules: Bool) -> Double {
         if counter.n == counter.target { counter.done.signal() }
     }
     var factories: [EventHub.ExtensionFactory] = state.map { name, data in
-        { StateExtension(runtime: $0, name: name, data: data.objectValue ?? [:]) }
+        StatePublisherExtension.factory(name: name, state: data.objectValue ?? [:])
     }
     if rules { factories.append(RulesExtension.factory(.init(sources: [rulesPath]))) }
     let booted = DispatchSemaphore(value: 0)
