@@ -68,6 +68,17 @@ let package = Package(
             path: "Benchmarks/HistoryBench"
         ),
         .executableTarget(
+            name: "probe",
+            dependencies: [
+                "BenchData",
+                .product(name: "RuleKitCore", package: "RuleKit"),
+                .product(name: "RuleKitYAML", package: "RuleKit"),
+                .product(name: "RuleKitRules", package: "RuleKit"),
+                .product(name: "RuleKitXDM", package: "RuleKit"),
+            ],
+            path: "Benchmarks/Probe"
+        ),
+        .executableTarget(
             name: "hub-bench",
             dependencies: [
                 .product(name: "RuleKitCore", package: "RuleKit"),

@@ -106,16 +106,34 @@ public struct Diagnostics: Sendable {
 
     public init(cap: Int = 200) { self.cap = cap }
 
+    private var errors = 0
+    private var others = 0
+
+    /// Errors and other findings are capped apart, so a flood of warnings never hides an error (and a
+    /// load never succeeds because its error fell past the cap).
     public mutating func append(_ d: Diagnostic) {
-        if items.count < cap { items.append(d) } else { dropped += 1 }
+        if d.severity == .error {
+            guard errors < cap else { dropped += 1; return }
+            errors += 1
+        } else {
+            guard others < cap else { dropped += 1; return }
+            others += 1
+        }
+        items.append(d)
     }
+
+    /// Whether another warning would be kept: callers skip building messages that would be dropped.
+    public var acceptsWarnings: Bool { others < cap }
+
+    /// Counts a finding that was not built because it would have been dropped.
+    public mutating func countDropped() { dropped += 1 }
 
     public mutating func append(contentsOf ds: some Sequence<Diagnostic>) {
         for d in ds { append(d) }
     }
 
-    public var hasErrors: Bool { items.contains { $0.severity == .error } }
-    public var errorCount: Int { items.count { $0.severity == .error } }
+    public var hasErrors: Bool { errors > 0 }
+    public var errorCount: Int { errors }
     public var isEmpty: Bool { items.isEmpty }
 
     /// Sorted by file, line, column; those without a location last, in the order found.

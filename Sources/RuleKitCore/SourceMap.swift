@@ -74,9 +74,7 @@ public struct Document: Sendable {
     }
 
     /// A cursor at the root, for walking the document with locations.
-    public var root: ValueCursor {
-        ValueCursor(value: value, map: sourceMap, entry: sourceMap?.entries.isEmpty == false ? 0 : nil, path: [])
-    }
+    public var root: ValueCursor { ValueCursor(document: self) }
 }
 
 /// One segment of a path into a `Value`: an object key or an array index.
@@ -114,37 +112,101 @@ extension String {
     }
 }
 
+/// The document a cursor walks: its root value and source map, shared by every cursor into it, so a
+/// cursor costs one reference instead of a copy of the map.
+final class CursorSource: Sendable {
+    let root: Value
+    let map: SourceMap
+
+    init(root: Value, map: SourceMap) {
+        self.root = root
+        self.map = map
+    }
+
+    /// The path from the root to the node of entry `target`, found by descending through spans.
+    func path(to target: Int) -> [PathComponent] {
+        var out: [PathComponent] = []
+        var v = root
+        var e = 0
+        while e != target {
+            let end = e + Int(map.entries[e].span)
+            var c = e + 1
+            var n = 0
+            while c < end {
+                let s = Int(map.entries[c].span)
+                if target < c + s { break }
+                c += s
+                n += 1
+            }
+            guard c < end else { return out }
+            switch v {
+            case .object(let o) where n < o.count:
+                out.append(.key(o.key(at: n)))
+                v = o.value(at: n)
+            case .array(let a) where n < a.count:
+                out.append(.index(n))
+                v = a[n]
+            default:
+                return out
+            }
+            e = c
+        }
+        return out
+    }
+}
+
 /// A value inside a document together with where it is: the tool loaders use to walk input and point
 /// diagnostics at the exact node.
+///
+/// Walking is cheap: a child cursor holds the value, the shared document and an entry number; its path
+/// (for JSON pointers in diagnostics) is worked out from the source map only when asked for. Nodes with
+/// no entry of their own (inside an expanded YAML alias, or in a document read without a map) carry the
+/// components below the last entry explicitly.
 public struct ValueCursor: Sendable {
     public let value: Value
-    let map: SourceMap?
-    let entry: Int?
-    /// The path from the document root.
-    public let path: [PathComponent]
+    let source: CursorSource?
+    /// The node's source-map entry (or the nearest ancestor's that lends it), -1 for none.
+    let entry: Int
+    /// Path components below `entry` (empty in the common case).
+    let suffix: [PathComponent]
 
-    init(value: Value, map: SourceMap?, entry: Int?, path: [PathComponent]) {
+    init(value: Value, source: CursorSource?, entry: Int, suffix: [PathComponent]) {
         self.value = value
-        self.map = map
+        self.source = source
         self.entry = entry
-        self.path = path
+        self.suffix = suffix
+    }
+
+    init(document: Document) {
+        if let map = document.sourceMap, !map.entries.isEmpty {
+            self.init(value: document.value, source: CursorSource(root: document.value, map: map), entry: 0, suffix: [])
+        } else {
+            self.init(value: document.value, source: nil, entry: -1, suffix: [])
+        }
     }
 
     /// Wraps a value that has no source (built in code).
     public init(detached value: Value, path: [PathComponent] = []) {
-        self.init(value: value, map: nil, entry: nil, path: path)
+        self.init(value: value, source: nil, entry: -1, suffix: path)
+    }
+
+    /// The path from the document root.
+    public var path: [PathComponent] {
+        guard let source, entry >= 0 else { return suffix }
+        let head = source.path(to: entry)
+        return suffix.isEmpty ? head : head + suffix
     }
 
     /// Where the node starts, if known.
     public var location: SourceLocation? {
-        guard let map, let entry else { return nil }
-        return map.location(of: entry)
+        guard let source, entry >= 0 else { return nil }
+        return source.map.location(of: entry)
     }
 
     /// Where the key naming this node is, falling back to the node itself.
     public var keyLocation: SourceLocation? {
-        guard let map, let entry else { return nil }
-        return map.keyLocation(of: entry) ?? map.location(of: entry)
+        guard let source, entry >= 0 else { return nil }
+        return source.map.keyLocation(of: entry) ?? source.map.location(of: entry)
     }
 
     public var pointer: String { path.jsonPointer }
@@ -152,14 +214,13 @@ public struct ValueCursor: Sendable {
     /// The member `key` of an object node.
     public subscript(key: String) -> ValueCursor? {
         guard case .object(let o) = value, let i = o.index(forKey: key) else { return nil }
-        return member(at: i, of: o)
+        return child(o.value(at: i), entry: childEntry(i), component: .key(o.key(at: i)))
     }
 
     /// The element `index` of an array node.
     public subscript(index: Int) -> ValueCursor? {
         guard case .array(let a) = value, a.indices.contains(index) else { return nil }
-        let child = entry.flatMap { map?.childEntry(of: $0, position: index) } ?? entry
-        return ValueCursor(value: a[index], map: map, entry: child, path: path + [.index(index)])
+        return child(a[index], entry: childEntry(index), component: .index(index))
     }
 
     /// The members of an object node, in order (empty for other kinds).
@@ -168,7 +229,7 @@ public struct ValueCursor: Sendable {
         let entries = childEntries(count: o.count)
         return (0..<o.count).map { i in
             let k = o.key(at: i)
-            return (k, ValueCursor(value: o.value(at: i), map: map, entry: entries[i], path: path + [.key(k)]))
+            return (k, child(o.value(at: i), entry: entries[i], component: .key(k)))
         }
     }
 
@@ -176,25 +237,34 @@ public struct ValueCursor: Sendable {
     public var elements: [ValueCursor] {
         guard case .array(let a) = value else { return [] }
         let entries = childEntries(count: a.count)
-        return a.indices.map { ValueCursor(value: a[$0], map: map, entry: entries[$0], path: path + [.index($0)]) }
+        return a.indices.map { child(a[$0], entry: entries[$0], component: .index($0)) }
     }
 
-    /// The entries of all children in one walk (linear, unlike repeated subscripts).
-    private func childEntries(count: Int) -> [Int?] {
-        guard let map, let entry, map.entries[entry].span > 1 else { return Array(repeating: entry, count: count) }
-        var out = [Int?]()
+    private func child(_ v: Value, entry childEntry: Int, component: PathComponent) -> ValueCursor {
+        if childEntry >= 0 && suffix.isEmpty { return ValueCursor(value: v, source: source, entry: childEntry, suffix: []) }
+        return ValueCursor(value: v, source: source, entry: entry, suffix: suffix + [component])
+    }
+
+    /// The entry of child `position`, or -1 when this node lends its own entry to its children.
+    private func childEntry(_ position: Int) -> Int {
+        guard let source, entry >= 0, suffix.isEmpty else { return -1 }
+        return source.map.childEntry(of: entry, position: position) ?? -1
+    }
+
+    /// The entries of all children in one walk (linear, unlike repeated subscripts); -1 where lent.
+    private func childEntries(count: Int) -> [Int] {
+        guard let source, entry >= 0, suffix.isEmpty, source.map.entries[entry].span > 1 else {
+            return Array(repeating: -1, count: count)
+        }
+        let entries = source.map.entries
+        var out = [Int]()
         out.reserveCapacity(count)
         var c = entry + 1
-        let end = entry + Int(map.entries[entry].span)
+        let end = entry + Int(entries[entry].span)
         for _ in 0..<count {
-            out.append(c < end ? c : entry)
-            if c < end { c += Int(map.entries[c].span) }
+            out.append(c < end ? c : -1)
+            if c < end { c += Int(entries[c].span) }
         }
         return out
-    }
-
-    private func member(at i: Int, of o: ValueObject) -> ValueCursor {
-        let child = entry.flatMap { map?.childEntry(of: $0, position: i) } ?? entry
-        return ValueCursor(value: o.value(at: i), map: map, entry: child, path: path + [.key(o.key(at: i))])
     }
 }

@@ -43,19 +43,22 @@ struct LoaderContext {
         diagnostics.append(.error(code, message, at: at.location, pointer: at.pointer))
     }
 
-    mutating func warning(_ code: DiagnosticCode, _ message: String, _ at: ValueCursor) {
-        diagnostics.append(.warning(code, message, at: at.location, pointer: at.pointer))
+    mutating func warning(_ code: DiagnosticCode, _ message: @autoclosure () -> String, _ at: ValueCursor) {
+        guard diagnostics.acceptsWarnings else { return diagnostics.countDropped() }
+        diagnostics.append(.warning(code, message(), at: at.location, pointer: at.pointer))
     }
 
-    mutating func warnKey(_ code: DiagnosticCode, _ message: String, _ at: ValueCursor) {
-        diagnostics.append(.warning(code, message, at: at.keyLocation, pointer: at.pointer))
+    mutating func warnKey(_ code: DiagnosticCode, _ message: @autoclosure () -> String, _ at: ValueCursor) {
+        guard diagnostics.acceptsWarnings else { return diagnostics.countDropped() }
+        diagnostics.append(.warning(code, message(), at: at.keyLocation, pointer: at.pointer))
     }
 
     /// Reports keys of `object` outside `known` as warnings (the reference ignores them).
     mutating func unknownKeys(_ object: ValueCursor, known: Set<String>, what: String) {
         // Cursors (and their paths) are made only for the rare unknown key.
-        guard let o = object.value.objectValue, o.keys.contains(where: { !known.contains($0) }) else { return }
+        guard case .object(let o) = object.value, o.members.contains(where: { !known.contains($0.key) }) else { return }
         for (k, v) in object.members where !known.contains(k) {
+            guard diagnostics.acceptsWarnings else { diagnostics.countDropped(); continue }
             let hint = closest(k, in: known).map { " (did you mean '\($0)'?)" } ?? ""
             warnKey(.rulesUnknownKey, "unknown key '\(k)' in \(what) is ignored\(hint)", v)
         }

@@ -1,72 +1,116 @@
 /// A multi-pattern matcher over lowercased ASCII bytes (Aho–Corasick): finds every occurrence of every
 /// pattern in one pass over the text, so the index can tell which `co`/`sw`/`ew` rules can match an
 /// event without testing each rule.
+///
+/// The root's transitions are a dense table; every other state keeps a short list of edges (patterns
+/// such as URLs share long prefixes, so most states have one child). Building is linear in the total
+/// pattern length, with no 128-wide row per state: a thousand URL patterns plan in well under a
+/// millisecond.
 struct AhoCorasick: Sendable {
-    /// Dense transitions: state * 128 + byte → next state.
-    private var next: [Int32] = []
-    private var fail: [Int32] = []
-    /// Patterns ending at each state (its own), and the next state down the fail chain that has some.
-    private var outputs: [[Int32]] = []
-    private var outputLink: [Int32] = []
+    /// Edges: target state, byte, and the next edge of the same state (-1 ends the list).
+    private var edgeTarget: [Int32] = []
+    private var edgeByte: [UInt8] = []
+    private var edgeNext: [Int32] = []
+    /// First edge of each state (-1: none).
+    private var firstEdge: [Int32] = [-1]
+    private var root = [Int32](repeating: 0, count: 128)
+    private var fail: [Int32] = [0]
+    /// First pattern ending at each state (-1: none); further ones chained through `patternNext`.
+    private var firstPattern: [Int32] = [-1]
+    private var patternNext: [Int32] = []
+    /// The next state down the fail chain where some pattern ends (-1: none).
+    private var outputLink: [Int32] = [-1]
     private(set) var lengths: [Int] = []
 
     init(patterns: [[UInt8]]) {
-        addState()
+        var rootChild = [Int32](repeating: -1, count: 128)
         for (pid, p) in patterns.enumerated() {
             var s: Int32 = 0
             for b in p {
-                let i = Int(s) * 128 + Int(b)
-                if next[i] < 0 {
-                    next[i] = Int32(outputs.count)
-                    addState()
+                let b = b & 0x7F
+                if s == 0 {
+                    if rootChild[Int(b)] < 0 { rootChild[Int(b)] = newState(); addEdge(0, b, rootChild[Int(b)]) }
+                    s = rootChild[Int(b)]
+                } else if let t = child(s, b) {
+                    s = t
+                } else {
+                    let t = newState()
+                    addEdge(s, b, t)
+                    s = t
                 }
-                s = next[i]
             }
-            outputs[Int(s)].append(Int32(pid))
+            patternNext.append(firstPattern[Int(s)])
+            firstPattern[Int(s)] = Int32(pid)
             lengths.append(p.count)
         }
-        // Breadth-first: fail links, then complete the transition table.
+        for b in 0..<128 { root[b] = max(rootChild[b], 0) }
+        // Breadth-first over the trie: a state's fail link is the longest proper suffix that is a state.
         var queue: [Int32] = []
-        for b in 0..<128 {
-            if next[b] < 0 { next[b] = 0 } else {
-                fail[Int(next[b])] = 0
-                queue.append(next[b])
-            }
-        }
+        var e = firstEdge[0]
+        while e >= 0 { queue.append(edgeTarget[Int(e)]); e = edgeNext[Int(e)] }
         var head = 0
         while head < queue.count {
-            let s = Int(queue[head])
+            let s = queue[head]
             head += 1
-            let f = Int(fail[s])
-            outputLink[s] = outputs[f].isEmpty ? outputLink[f] : Int32(f)
-            for b in 0..<128 {
-                let i = s * 128 + b
-                if next[i] < 0 {
-                    next[i] = next[f * 128 + b]
-                } else {
-                    fail[Int(next[i])] = next[f * 128 + b]
-                    queue.append(next[i])
-                }
+            let f = fail[Int(s)]
+            outputLink[Int(s)] = s == 0 ? -1 : (firstPattern[Int(f)] >= 0 ? f : outputLink[Int(f)])
+            var e = firstEdge[Int(s)]
+            while e >= 0 {
+                let t = edgeTarget[Int(e)], b = edgeByte[Int(e)]
+                fail[Int(t)] = step(f, b)
+                queue.append(t)
+                e = edgeNext[Int(e)]
             }
         }
     }
 
-    private mutating func addState() {
-        next.append(contentsOf: repeatElement(-1, count: 128))
+    private mutating func newState() -> Int32 {
+        firstEdge.append(-1)
         fail.append(0)
-        outputs.append([])
+        firstPattern.append(-1)
         outputLink.append(-1)
+        return Int32(firstEdge.count - 1)
+    }
+
+    private mutating func addEdge(_ s: Int32, _ b: UInt8, _ t: Int32) {
+        edgeTarget.append(t)
+        edgeByte.append(b)
+        edgeNext.append(firstEdge[Int(s)])
+        firstEdge[Int(s)] = Int32(edgeTarget.count - 1)
+    }
+
+    private func child(_ s: Int32, _ b: UInt8) -> Int32? {
+        var e = firstEdge[Int(s)]
+        while e >= 0 {
+            if edgeByte[Int(e)] == b { return edgeTarget[Int(e)] }
+            e = edgeNext[Int(e)]
+        }
+        return nil
+    }
+
+    /// The automaton's transition from `s` on `b`, following fail links.
+    private func step(_ s: Int32, _ b: UInt8) -> Int32 {
+        var s = s
+        while s != 0 {
+            if let t = child(s, b) { return t }
+            s = fail[Int(s)]
+        }
+        return root[Int(b)]
     }
 
     /// Calls `found(pattern, endOffset)` for every occurrence in `text` (lowercased ASCII).
     func scan(_ text: UnsafeBufferPointer<UInt8>, _ found: (Int, Int) -> Void) {
-        var s = 0
+        var s: Int32 = 0
         for (i, b) in text.enumerated() {
-            s = Int(next[s * 128 + Int(b & 0x7F)])
-            var o = s
+            s = step(s, b & 0x7F)
+            var o = firstPattern[Int(s)] >= 0 ? s : outputLink[Int(s)]
             while o > 0 {
-                for p in outputs[o] { found(Int(p), i + 1) }
-                o = Int(outputLink[o])
+                var p = firstPattern[Int(o)]
+                while p >= 0 {
+                    found(Int(p), i + 1)
+                    p = patternNext[Int(p)]
+                }
+                o = outputLink[Int(o)]
             }
         }
     }

@@ -54,6 +54,15 @@ struct PlanState {
     var diagnostics = Diagnostics(cap: 1000)
     var ruleLabel = ""
     var slots: [KeyRef: Int] = [:]
+    /// Parsed keys by text: rule sets repeat the same few keys thousands of times.
+    var keyRefs: [String: KeyRef] = [:]
+
+    mutating func keyRef(_ text: String) -> KeyRef {
+        if let k = keyRefs[text] { return k }
+        let k = KeyRef.parse(text)
+        keyRefs[text] = k
+        return k
+    }
 
     mutating func slot(_ ref: KeyRef) -> SlotKey {
         if let s = slots[ref] { return SlotKey(ref: ref, slot: s) }
@@ -76,12 +85,12 @@ struct PlanState {
     mutating func key(_ text: String, at: SourceLocation?) -> (KeyRef, DataElement?) {
         if text.count >= 3, text.hasPrefix("%"), text.hasSuffix("%") {
             let name = String(text.dropFirst().dropLast())
-            if let d = elements[name] { return (KeyRef.parse(d.path), d) }
+            if let d = elements[name] { return (keyRef(d.path), d) }
             if !elements.isEmpty || !name.contains(".") {
                 warn(.rulesUnknownDataElement, "rule \(ruleLabel): no data element named '\(name)'", at)
             }
         }
-        return (KeyRef.parse(text), nil)
+        return (keyRef(text), nil)
     }
 
     mutating func condition(_ c: Condition) -> PlannedCondition? {
@@ -202,11 +211,13 @@ struct PlanState {
         return PlannedConsequence(id: q.id, type: q.type, kind: kind, detail: detail, source: q)
     }
 
+    static let open = Array("{%".utf8)
+
     mutating func templateValue(_ v: Value, at: SourceLocation?) -> TemplateValue {
         switch v {
         case .string(let s):
-            guard s.contains("{%") else {
-                if s.contains("{{") && s.contains("}}") {
+            guard Template.find(Self.open, in: Array(s.utf8), from: 0) != nil else {
+                if s.utf8.contains(0x7B), s.contains("{{") && s.contains("}}") {
                     warn(.rulesBadToken,
                          "rule \(ruleLabel): '{{ }}' is not a token in consequences (write '{% %}'): \"\(s)\"", at)
                 }
@@ -225,11 +236,11 @@ struct PlanState {
                         case .bool: .bool
                         case .any: nil
                         }
-                        return (KeyRef.parse(d.path), implied)
+                        return (self.keyRef(d.path), implied)
                     }
                     unknown.append(name)
                 }
-                return (KeyRef.parse(text), nil)
+                return (self.keyRef(text), nil)
             }
             if t.unclosed {
                 warn(.rulesBadToken, "rule \(ruleLabel): unclosed '{%' token: the whole string renders as \"\": \"\(s)\"", at)

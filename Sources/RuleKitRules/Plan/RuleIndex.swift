@@ -10,7 +10,7 @@
 /// candidates. A rule that is a candidate is then evaluated in full, so the index only ever skips
 /// rules that could not match.
 struct RuleIndex: Sendable {
-    enum Mode: Sendable, Hashable {
+    enum Mode: UInt8, Sendable, Hashable {
         case equals, contains, startsWith, endsWith
     }
 
@@ -95,7 +95,7 @@ struct RuleIndex: Sendable {
             equalities.append(EqualityAnchor(key: key, rulesByValue: byValue))
         }
         for (_, (key, byPredicate)) in patternBuild.sorted(by: { $0.key < $1.key }) {
-            let ordered = byPredicate.sorted { ($0.key.value, "\($0.key.mode)") < ($1.key.value, "\($1.key.mode)") }
+            let ordered = byPredicate.sorted { ($0.key.value, $0.key.mode.rawValue) < ($1.key.value, $1.key.mode.rawValue) }
             patterns.append(PatternAnchor(
                 key: key, automaton: AhoCorasick(patterns: ordered.map { Array($0.key.value.utf8) }),
                 modes: ordered.map(\.key.mode), rulesByPattern: ordered.map(\.value),

@@ -43,28 +43,46 @@ public struct Template: Sendable, Hashable {
     /// - Parameter resolveKey: maps tag key text to a key (data elements are substituted here).
     public static func parse(_ text: String, open: String = "{%", close: String = "%}",
                              resolveKey: (String) -> (KeyRef, Function?) = { (KeyRef.parse($0), nil) }) -> Template {
+        // Byte search: the delimiters are ASCII in practice, and a UTF-8 match of a whole delimiter
+        // always starts on a character boundary, so slicing the bytes gives valid strings.
+        let bytes = Array(text.utf8), o = Array(open.utf8), c = Array(close.utf8)
         var segments: [Segment] = []
-        var rest = Substring(text)
-        while let o = rest.range(of: open) {
-            if o.lowerBound > rest.startIndex { segments.append(.text(String(rest[..<o.lowerBound]))) }
-            let after = rest[o.upperBound...]
-            guard let c = after.range(of: close) else {
+        var pos = 0
+        func string(_ from: Int, _ to: Int) -> String { String(decoding: bytes[from..<to], as: UTF8.self) }
+        while let start = find(o, in: bytes, from: pos) {
+            if start > pos { segments.append(.text(string(pos, start))) }
+            guard let end = find(c, in: bytes, from: start + o.count) else {
                 return Template(segments: [], unclosed: true)
             }
-            let content = String(after[..<c.lowerBound])
-            segments.append(.token(token(content, resolveKey: resolveKey)))
-            rest = after[c.upperBound...]
+            segments.append(.token(token(string(start + o.count, end), resolveKey: resolveKey)))
+            pos = end + c.count
         }
-        if !rest.isEmpty { segments.append(.text(String(rest))) }
+        if pos < bytes.count { segments.append(.text(string(pos, bytes.count))) }
         return Template(segments: segments, unclosed: false)
+    }
+
+    /// The first position at or after `from` where `needle` occurs in `hay`.
+    static func find(_ needle: [UInt8], in hay: [UInt8], from: Int) -> Int? {
+        guard let first = needle.first, hay.count - needle.count >= from else { return nil }
+        var i = from
+        while i <= hay.count - needle.count {
+            if hay[i] == first {
+                var j = 1
+                while j < needle.count && hay[i + j] == needle[j] { j += 1 }
+                if j == needle.count { return i }
+            }
+            i += 1
+        }
+        return nil
     }
 
     static func token(_ content: String, resolveKey: (String) -> (KeyRef, Function?)) -> Token {
         if content.isEmpty { return Token(key: .nothing(""), rawKey: "", function: nil, isEmpty: true) }
         // name(inner): the first '(' and the last ')'; name and inner trimmed. Otherwise the key verbatim.
-        if let open = content.firstIndex(of: "("), let close = content.lastIndex(of: ")"), open < close {
+        let u = content.utf8
+        if let open = u.firstIndex(of: 0x28), let close = u.lastIndex(of: 0x29), open < close {
             let name = content[..<open].trimmingSpaces
-            let inner = content[content.index(after: open)..<close].trimmingSpaces
+            let inner = content[u.index(after: open)..<close].trimmingSpaces
             let (key, _) = resolveKey(inner)
             return Token(key: key, rawKey: inner, function: Function(name: name), isEmpty: false)
         }
@@ -80,6 +98,7 @@ public struct Template: Sendable, Hashable {
 
 extension Substring {
     var trimmingSpaces: String {
+        guard let f = first, let l = last, f.isWhitespace || l.isWhitespace else { return String(self) }
         var s = self
         while let f = s.first, f.isWhitespace { s = s.dropFirst() }
         while let l = s.last, l.isWhitespace { s = s.dropLast() }

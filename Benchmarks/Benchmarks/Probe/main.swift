@@ -1,0 +1,74 @@
+// Phase timings for profiling (`perf record`): `swift run -c release probe <phase> [rounds]`.
+// Phases: json-map, json, launch-load, plan, yaml, yaml-load, yaml-plan, pull, match10, xdm.
+import BenchData
+import Foundation
+import RuleKitCore
+import RuleKitRules
+import RuleKitXDM
+import RuleKitYAML
+
+func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e6 }
+func time(_ label: String, rounds: Int, _ body: () throws -> Void) rethrows {
+    var best = Double.infinity
+    for _ in 0..<rounds { let t = now(); try body(); best = min(best, now() - t) }
+    print("\(label): best \(String(format: "%.2f", best)) ms over \(rounds)")
+}
+let args = CommandLine.arguments
+let phase = args.count > 1 ? args[1] : "all"
+let rounds = args.count > 2 ? Int(args[2])! : 20
+func on(_ p: String) -> Bool { phase == "all" || phase == p }
+
+let r1000 = BenchData.load("bench/rules-1000.json")
+if on("json-map") { try time("json+map rules-1000", rounds: rounds) { _ = try JSONReader.read(r1000, keepSourceMap: true) } }
+if on("json") { try time("json rules-1000", rounds: rounds) { _ = try JSONReader.read(r1000) } }
+let doc = try JSONReader.read(r1000, file: "rules-1000.json", keepSourceMap: true)
+if on("launch-load") { try time("launch load", rounds: rounds) { _ = try LaunchRulesLoader.load(doc).get() } }
+let set = try LaunchRulesLoader.load(doc).get()
+if on("plan") { time("plan 1000", rounds: rounds) { _ = Planner().plan(set) } }
+if on("json-all") { try time("json+load+plan 1000", rounds: rounds) {
+    let d = try JSONReader.read(r1000, file: "rules-1000.json", keepSourceMap: true)
+    _ = Planner().plan(try LaunchRulesLoader.load(d).get()) } }
+
+if on("yaml") || on("pull") || on("yaml-load") || on("yaml-plan") || on("yaml-all") {
+    let y = BenchData.load("bench/rules-10k.yaml")
+    if on("pull") { time("bare pull 10k", rounds: rounds) { _ = YAMLReader.bareEventPull(y) } }
+    if on("yaml") { try time("yaml read 10k", rounds: rounds) { _ = try YAMLReader.read(y, file: "r.yaml") } }
+    let yd = try YAMLReader.read(y, file: "r.yaml")
+    if on("yaml-load") { try time("yaml load 10k", rounds: rounds) { _ = try RuleSetLoader.load(yd).get() } }
+    let ys = try RuleSetLoader.load(yd).get()
+    if on("yaml-plan") { time("yaml plan 10k", rounds: rounds) { _ = Planner().plan(ys) } }
+    if on("yaml-all") { try time("yaml all 10k", rounds: rounds) {
+        let d = try YAMLReader.read(y, file: "r.yaml"); _ = Planner().plan(try RuleSetLoader.load(d).get()) } }
+}
+
+if on("match10") || on("match1000") {
+    let events: [EngineEvent] = BenchData.load("bench/events-10k.jsonl").split(separator: 0x0A).map { line in
+        let v = try! JSONReader.read(Array(line)).value
+        return EngineEvent(name: v["name"]?.stringValue ?? "", type: v["type"]?.stringValue ?? "",
+                           source: v["source"]?.stringValue ?? "", data: v["data"]?.objectValue)
+    }
+    let stateValue = try JSONReader.read(BenchData.load("bench/state.json")).value
+    var states: [String: ValueObject] = [:]
+    for (k, v) in stateValue.objectValue! { states[k] = v.objectValue }
+    let runtime = StaticRulesRuntime(states: states)
+    for n in [10, 1000] where on("match\(n)") {
+        let d = try JSONReader.read(BenchData.load("bench/rules-\(n).json"), keepSourceMap: true)
+        let s = Planner().plan(try LaunchRulesLoader.load(d).get())
+        var matched = 0
+        var r = Resolver(event: events[0], runtime: runtime, slotCount: s.slotCount)
+        time("match rules-\(n) x10k", rounds: rounds) {
+            matched = 0
+            for e in events { r.reset(event: e); matched += Evaluator.matchCount(s, &r) }
+        }
+        precondition(matched == 500, "\(matched)")
+    }
+}
+
+if on("xdm") {
+    let schema = try JSONReader.read(BenchData.load("bench/xdm-experienceevent.bundled.json")).value
+    let validator = try JSONSchemaValidator(schema: schema)
+    let payloads = BenchData.load("bench/xdm-events-10k.jsonl").split(separator: 0x0A).map { try! JSONReader.read(Array($0)).value["xdm"]! }
+    var n = 0
+    time("xdm isValid x10k", rounds: rounds) { n = 0; for p in payloads where validator.isValid(p) { n += 1 } }
+    precondition(n == 8993, "\(n)")
+}
