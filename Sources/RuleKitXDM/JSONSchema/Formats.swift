@@ -175,80 +175,90 @@ enum Formats {
         return t
     }
 
-    static let tables: [String: [Bool]] = ["": table(""), ":": table(":"), ":@/": table(":@/"), ":@/?": table(":@/?")]
+    static let hostTable = table(""), userTable = table(":"), pathTable = table(":@/"), queryTable = table(":@/?")
 
     static func isHex(_ b: UInt8) -> Bool {
         (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66)
     }
 
-    /// Checks RFC 3986 characters of a component: unreserved, sub-delims, `extra`, and valid %XX escapes.
-    static func component(_ s: Substring, extra: String) -> Bool {
-        let allowed = tables[extra] ?? table(extra)
-        var it = s.utf8.makeIterator()
-        while let c = it.next() {
+    /// Checks RFC 3986 characters of a component: unreserved, sub-delims, the table's extra characters, and
+    /// valid %XX escapes.
+    static func component(_ s: ArraySlice<UInt8>, _ allowed: [Bool]) -> Bool {
+        var i = s.startIndex
+        while i < s.endIndex {
+            let c = s[i]
             if c == 0x25 {
-                guard let a = it.next(), let b = it.next(), isHex(a), isHex(b) else { return false }
+                guard i + 2 < s.endIndex, isHex(s[i + 1]), isHex(s[i + 2]) else { return false }
+                i += 3
                 continue
             }
             guard c < 128, allowed[Int(c)] else { return false }
+            i += 1
         }
         return true
     }
 
+    static func isDigits(_ s: ArraySlice<UInt8>) -> Bool { s.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
+    static func isAlpha(_ c: UInt8) -> Bool { (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A }
+
+    /// RFC 3986 URI (or URI reference), checked on bytes: the text is ASCII by the first test.
     static func uri(_ s: String, absolute: Bool) -> Bool {
         guard s.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return false }
-        var rest = Substring(s)
-        if let hash = rest.firstIndex(of: "#") {
-            guard component(rest[rest.index(after: hash)...], extra: ":@/?") else { return false }
+        let all = Array(s.utf8)
+        var rest = all[...]
+        if let hash = rest.firstIndex(of: 0x23) {
+            guard component(rest[(hash + 1)...], queryTable) else { return false }
             rest = rest[..<hash]
         }
-        if let q = rest.firstIndex(of: "?") {
-            guard component(rest[rest.index(after: q)...], extra: ":@/?") else { return false }
+        if let q = rest.firstIndex(of: 0x3F) {
+            guard component(rest[(q + 1)...], queryTable) else { return false }
             rest = rest[..<q]
         }
         var hasScheme = false
-        if let colon = rest.firstIndex(of: ":") {
+        if let colon = rest.firstIndex(of: 0x3A) {
             let scheme = rest[..<colon]
-            let slash = rest.firstIndex(of: "/")
+            let slash = rest.firstIndex(of: 0x2F)
             if slash == nil || colon < slash! {
-                guard let f = scheme.first, f.isLetter, scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) })
+                guard let f = scheme.first, isAlpha(f),
+                      scheme.allSatisfy({ isAlpha($0) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E })
                 else { return false }
                 hasScheme = true
-                rest = rest[rest.index(after: colon)...]
+                rest = rest[(colon + 1)...]
             }
         }
         if absolute && !hasScheme { return false }
-        if rest.hasPrefix("//") {
+        if rest.count >= 2 && rest[rest.startIndex] == 0x2F && rest[rest.startIndex + 1] == 0x2F {
             rest = rest.dropFirst(2)
-            let end = rest.firstIndex(of: "/") ?? rest.endIndex
+            let end = rest.firstIndex(of: 0x2F) ?? rest.endIndex
             var authority = rest[..<end]
             rest = rest[end...]
-            if let at = authority.lastIndex(of: "@") {
-                guard component(authority[..<at], extra: ":") else { return false }
-                authority = authority[authority.index(after: at)...]
+            if let at = authority.lastIndex(of: 0x40) {
+                guard component(authority[..<at], userTable) else { return false }
+                authority = authority[(at + 1)...]
             }
-            if authority.hasPrefix("[") {
-                guard let close = authority.firstIndex(of: "]") else { return false }
-                let inner = authority[authority.index(after: authority.startIndex)..<close]
-                guard ipv6(String(inner)) || inner.lowercased().hasPrefix("v") else { return false }
-                let after = authority[authority.index(after: close)...]
+            if authority.first == 0x5B {
+                guard let close = authority.firstIndex(of: 0x5D) else { return false }
+                let inner = authority[(authority.startIndex + 1)..<close]
+                guard ipv6(String(decoding: inner, as: UTF8.self)) || inner.first.map({ $0 | 0x20 == 0x76 }) == true
+                else { return false }
+                let after = authority[(close + 1)...]
                 if !after.isEmpty {
-                    guard after.hasPrefix(":"), after.dropFirst().allSatisfy(\.isNumber) else { return false }
+                    guard after.first == 0x3A, isDigits(after.dropFirst()) else { return false }
                 }
             } else {
                 var host = authority
-                if let colon = authority.lastIndex(of: ":") {
-                    guard authority[authority.index(after: colon)...].allSatisfy(\.isNumber) else { return false }
+                if let colon = authority.lastIndex(of: 0x3A) {
+                    guard isDigits(authority[(colon + 1)...]) else { return false }
                     host = authority[..<colon]
                 }
-                guard component(host, extra: "") else { return false }
+                guard component(host, hostTable) else { return false }
             }
-        } else if !hasScheme, let firstSlash = rest.firstIndex(of: "/") ?? Optional(rest.endIndex),
-                  rest[..<firstSlash].contains(":") {
+        } else if !hasScheme {
             // A relative path's first segment may not contain ':'.
-            return false
+            let firstSlash = rest.firstIndex(of: 0x2F) ?? rest.endIndex
+            if rest[..<firstSlash].contains(0x3A) { return false }
         }
-        return component(rest, extra: ":@/")
+        return component(rest, pathTable)
     }
 
     static func uuid(_ s: String) -> Bool {

@@ -83,11 +83,22 @@ final class Pattern: @unchecked Sendable {
         var pieces: [Piece]
     }
 
+    /// `^[class]{n,m}$` with an ASCII class (XDM's currency codes, `^[A-Z]{3}$`): a byte-set test and a
+    /// length check instead of a regex.
+    struct ClassRun {
+        var allowed: [Bool]
+        var min: Int
+        var max: Int
+    }
+
     // Immutable after init; NSRegularExpression is thread-safe for matching.
     let source: String
     let regex: NSRegularExpression?
     let glob: Glob?
+    let classRun: ClassRun?
     let hasWildcard: Bool
+    let alwaysMatches: Bool
+    private let verdicts = Locked<[String: Bool]>([:])
 
     /// For `^literal`, `^literal.*` and `^literal.*$`: the literal. Such a pattern matches the keys that
     /// start with it (for the `.*` forms, only when the rest has no line terminator: callers re-check
@@ -103,12 +114,15 @@ final class Pattern: @unchecked Sendable {
     init?(_ source: String) {
         self.source = source
         glob = Pattern.glob(source)
+        classRun = glob == nil ? Pattern.classRun(source) : nil
         hasWildcard = glob?.pieces.contains { if case .any = $0 { true } else { false } } ?? false
-        if glob != nil {
+        if glob != nil || classRun != nil {
             regex = nil
+            alwaysMatches = false
         } else {
             guard let r = try? NSRegularExpression(pattern: Pattern.translate(source), options: []) else { return nil }
             regex = r
+            alwaysMatches = Pattern.matchesEverything(source, r)
         }
     }
 
@@ -160,10 +174,69 @@ final class Pattern: @unchecked Sendable {
         return s
     }
 
+    /// Parses `^[...]{n}$`, `^[...]{n,m}$`, `^[...]+$` or `^[...]*$` where the class holds only ASCII letters,
+    /// digits and ranges of them (no escapes, no negation), or nil.
+    static func classRun(_ p: String) -> ClassRun? {
+        let b = Array(p.utf8)
+        guard b.count >= 5, b.first == 0x5E, b.last == 0x24, b[1] == 0x5B, let close = b.firstIndex(of: 0x5D) else { return nil }
+        func plain(_ c: UInt8) -> Bool { (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A) }
+        var allowed = [Bool](repeating: false, count: 128)
+        var i = 2
+        guard i < close else { return nil }
+        while i < close {
+            guard plain(b[i]) else { return nil }
+            if i + 2 < close && b[i + 1] == 0x2D {
+                guard plain(b[i + 2]), b[i] <= b[i + 2] else { return nil }
+                for c in b[i]...b[i + 2] { allowed[Int(c)] = true }
+                i += 3
+            } else {
+                allowed[Int(b[i])] = true
+                i += 1
+            }
+        }
+        let q = Array(b[(close + 1)..<(b.count - 1)])
+        switch q {
+        case [0x2B]: return ClassRun(allowed: allowed, min: 1, max: Int.max)
+        case [0x2A]: return ClassRun(allowed: allowed, min: 0, max: Int.max)
+        default:
+            guard q.count >= 3, q.first == 0x7B, q.last == 0x7D else { return nil }
+            let inner = String(decoding: q.dropFirst().dropLast(), as: UTF8.self)
+            let parts = inner.split(separator: ",", omittingEmptySubsequences: false)
+            guard parts.count <= 2, let lo = Int(parts[0]) else { return nil }
+            let hi = parts.count == 1 ? lo : (parts[1].isEmpty ? Int.max : Int(parts[1]))
+            guard let hi, lo <= hi else { return nil }
+            return ClassRun(allowed: allowed, min: lo, max: hi)
+        }
+    }
+
     func matches(_ s: String) -> Bool {
+        if let r = classRun {
+            // Every character must be in the (ASCII) class, so characters and bytes count alike.
+            let n = s.utf8.count
+            return n >= r.min && n <= r.max && s.utf8.allSatisfy { $0 < 128 && r.allowed[Int($0)] }
+        }
         if glob != nil { return matches(PatternSubject(s)) }
+        if alwaysMatches { return true }
+        // Payload values repeat (language tags, region codes): a regex verdict is remembered per string.
+        if s.utf8.count <= 64, let known = verdicts.withLock({ $0[s] }) { return known }
         let ns = s as NSString
-        return regex!.firstMatch(in: s, options: [], range: NSRange(location: 0, length: ns.length)) != nil
+        let ok = regex!.firstMatch(in: s, options: [], range: NSRange(location: 0, length: ns.length)) != nil
+        if s.utf8.count <= 64 {
+            verdicts.withLock { if $0.count < Pattern.verdictCap { $0[s] = ok } }
+        }
+        return ok
+    }
+
+    /// Bound on remembered verdicts per pattern (memory stays small whatever the input).
+    static let verdictCap = 4096
+
+    /// An unanchored pattern without assertions that matches the empty string matches every string
+    /// (search finds the empty match at offset 0): `([A-Z]{2}-[A-Z0-9]{1,3}|)` in XDM's geo schema.
+    static func matchesEverything(_ source: String, _ regex: NSRegularExpression) -> Bool {
+        guard !source.utf8.contains(where: { $0 == 0x5E || $0 == 0x24 || $0 == 0x5C }), !source.contains("(?") else {
+            return false
+        }
+        return regex.firstMatch(in: "", options: [], range: NSRange(location: 0, length: 0)) != nil
     }
 
     /// Matching against a subject prepared once (a property name tried against many patterns).
@@ -328,6 +401,9 @@ struct PropertiesInfo {
     var prefixes: PrefixTrie
     /// The patterns the trie does not cover, by index into `patterns`.
     var others: [Int]
+    /// For each of `others`: an ASCII byte every match must contain (a glob's first literal byte), so
+    /// keys without it skip the pattern (`@type`, `@.*`, `.+://.+` on ordinary names).
+    var othersNeed: [UInt8?]
 
     init(byName: [String: SchemaNode], patterns: [(Pattern, SchemaNode)], additional: SchemaNode?) {
         self.byName = NameTable(byName)
@@ -340,6 +416,13 @@ struct PropertiesInfo {
         }
         prefixes = trie
         self.others = others
+        othersNeed = others.map { i in
+            guard let g = patterns[i].0.glob else { return nil }
+            for piece in g.pieces {
+                if case .literal(let l) = piece, let b = l.first, b < 128 { return b }
+            }
+            return nil
+        }
     }
 }
 

@@ -66,7 +66,7 @@ struct Run {
     var path: [PathComponent] = []
     /// Running hash of the instance location (one per depth), for the memo of reference applications.
     var signature: [UInt64] = [0]
-    var memo: [MemoKey: Bool] = Dictionary(minimumCapacity: 64)
+    var memo: [MemoKey: Bool] = [:]
 
     struct MemoKey: Hashable {
         var node: ObjectIdentifier
@@ -88,7 +88,8 @@ struct Run {
     }
 
     mutating func push(_ c: PathComponent) {
-        path.append(c)
+        // The instance path is only for error messages; a verdict-only run keeps just the signature.
+        if collect { path.append(c) }
         // FNV-1a over the parent's signature and the component: cheap, and collisions only cost a
         // missed memo hit being taken for a hit if two locations at one depth collide (64-bit: negligible).
         var h = signature[signature.count - 1] ^ 0xcbf2_9ce4_8422_2325
@@ -102,7 +103,7 @@ struct Run {
     }
 
     mutating func pop() {
-        path.removeLast()
+        if collect { path.removeLast() }
         signature.removeLast()
     }
 
@@ -136,7 +137,7 @@ struct Run {
             guard let target = refNode.target else { return true }
             // Only a target referenced from several places can be applied twice at one location.
             if target.referenceCount < 2 { return check(target, v) }
-            let key = MemoKey(node: ObjectIdentifier(target), location: signature[signature.count - 1], depth: path.count)
+            let key = MemoKey(node: ObjectIdentifier(target), location: signature[signature.count - 1], depth: signature.count)
             if let known = memo[key] { return known }
             let r = check(target, v)
             memo[key] = r
@@ -261,8 +262,10 @@ struct Run {
             }
             return ok
         case .properties(let box):
-            let byName = box.value.byName, patterns = box.value.patterns, additional = box.value.additional
             guard case .object(let o) = v else { return true }
+            // One read of the boxed info for the whole object, not one per key.
+            let info = box.value
+            let byName = info.byName, patterns = info.patterns, additional = info.additional
             var ok = true
             for (k, x) in o {
                 var matched = false
@@ -273,7 +276,6 @@ struct Run {
                     pop()
                 }
                 if !patterns.isEmpty {
-                    let info = box.value
                     var lineTerminator: Bool?
                     info.prefixes.forEachMatch(k) { i in
                         if lineTerminator == nil { lineTerminator = Pattern.hasLineTerminator(k) }
@@ -284,8 +286,18 @@ struct Run {
                         pop()
                     }
                     if !info.others.isEmpty {
-                        let subject = PatternSubject(k)
-                        for i in info.others where patterns[i].0.matches(subject) {
+                        var present = (UInt64(0), UInt64(0))
+                        for b in k.utf8 where b < 128 {
+                            if b < 64 { present.0 |= 1 << UInt64(b) } else { present.1 |= 1 << UInt64(b - 64) }
+                        }
+                        var subject: PatternSubject?
+                        for (j, i) in info.others.enumerated() {
+                            if let need = info.othersNeed[j] {
+                                let has = need < 64 ? present.0 & (1 << UInt64(need)) : present.1 & (1 << UInt64(need - 64))
+                                if has == 0 { continue }
+                            }
+                            if subject == nil { subject = PatternSubject(k) }
+                            guard patterns[i].0.matches(subject!) else { continue }
                             matched = true
                             push(.key(k))
                             if !check(patterns[i].1, x) { ok = false }
