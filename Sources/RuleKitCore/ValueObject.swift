@@ -59,6 +59,12 @@ public struct ValueObject: Sendable {
         for (k, v) in pairs { self[k] = v }
     }
 
+    /// The address of the member storage: the same for copies of one object, stable while it is not
+    /// mutated (nil when empty). Lets validators memoize per object without hashing its location.
+    public var storageAddress: UnsafeRawPointer? {
+        _members.isEmpty ? nil : _members.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+    }
+
     public var count: Int { _members.count }
     public var isEmpty: Bool { _members.isEmpty }
     public var keys: [String] { _members.map(\.key) }

@@ -71,4 +71,10 @@ if on("xdm") {
     var n = 0
     time("xdm isValid x10k", rounds: rounds) { n = 0; for p in payloads where validator.isValid(p) { n += 1 } }
     precondition(n == 8993, "\(n)")
+    var errs = 0
+    time("xdm isValid, full errors for invalid x10k", rounds: rounds) {
+        errs = 0
+        for p in payloads where !validator.isValid(p) { errs += validator.validate(p).count }
+    }
+    print("errors reported: \(errs)")
 }

@@ -250,8 +250,13 @@ final class Pattern: @unchecked Sendable {
 
     /// LF, CR, U+2028 or U+2029 (E2 80 A8/A9), which '.' does not match.
     static func hasLineTerminator(_ s: String) -> Bool {
-        // Fast path: no byte that could start one.
-        if !s.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0xE2 }) { return false }
+        // Fast path: no byte that could start one (every such byte is below 0x0E or is 0xE2).
+        var suspicious = false
+        for b in s.utf8 where b < 0x0E || b == 0xE2 {
+            suspicious = true
+            break
+        }
+        if !suspicious { return false }
         var prev2: UInt8 = 0, prev1: UInt8 = 0
         for b in s.utf8 {
             if b == 0x0A || b == 0x0D { return true }
@@ -401,9 +406,9 @@ struct PropertiesInfo {
     var prefixes: PrefixTrie
     /// The patterns the trie does not cover, by index into `patterns`.
     var others: [Int]
-    /// For each of `others`: an ASCII byte every match must contain (a glob's first literal byte), so
-    /// keys without it skip the pattern (`@type`, `@.*`, `.+://.+` on ordinary names).
-    var othersNeed: [UInt8?]
+    /// For each of `others`: the ASCII bytes every match must contain (those of a glob's literals, as a
+    /// 128-bit set), so keys without them skip the pattern (`@type`, `@.*`, `.+://.+` on ordinary names).
+    var othersNeed: [(UInt64, UInt64)]
 
     init(byName: [String: SchemaNode], patterns: [(Pattern, SchemaNode)], additional: SchemaNode?) {
         self.byName = NameTable(byName)
@@ -417,11 +422,15 @@ struct PropertiesInfo {
         prefixes = trie
         self.others = others
         othersNeed = others.map { i in
-            guard let g = patterns[i].0.glob else { return nil }
+            var need = (UInt64(0), UInt64(0))
+            guard let g = patterns[i].0.glob else { return need }
             for piece in g.pieces {
-                if case .literal(let l) = piece, let b = l.first, b < 128 { return b }
+                guard case .literal(let l) = piece else { continue }
+                for b in l where b < 128 {
+                    if b < 64 { need.0 |= 1 << UInt64(b) } else { need.1 |= 1 << UInt64(b - 64) }
+                }
             }
-            return nil
+            return need
         }
     }
 }

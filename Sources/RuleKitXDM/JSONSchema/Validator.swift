@@ -88,8 +88,10 @@ struct Run {
     }
 
     mutating func push(_ c: PathComponent) {
-        // The instance path is only for error messages; a verdict-only run keeps just the signature.
-        if collect { path.append(c) }
+        // Locations matter only when reporting: a verdict-only run memoizes by value identity instead
+        // (see `apply(.ref)`), so it tracks nothing here.
+        guard collect else { return }
+        path.append(c)
         // FNV-1a over the parent's signature and the component: cheap, and collisions only cost a
         // missed memo hit being taken for a hit if two locations at one depth collide (64-bit: negligible).
         var h = signature[signature.count - 1] ^ 0xcbf2_9ce4_8422_2325
@@ -103,7 +105,8 @@ struct Run {
     }
 
     mutating func pop() {
-        if collect { path.removeLast() }
+        guard collect else { return }
+        path.removeLast()
         signature.removeLast()
     }
 
@@ -137,7 +140,16 @@ struct Run {
             guard let target = refNode.target else { return true }
             // Only a target referenced from several places can be applied twice at one location.
             if target.referenceCount < 2 { return check(target, v) }
-            let key = MemoKey(node: ObjectIdentifier(target), location: signature[signature.count - 1], depth: signature.count)
+            let key: MemoKey
+            if collect {
+                key = MemoKey(node: ObjectIdentifier(target), location: signature[signature.count - 1], depth: signature.count)
+            } else {
+                // A verdict depends only on the schema and the value: an object or array is identified by
+                // its storage (values do not change during a run), wherever it sits. Scalars are cheap to
+                // check again and are not memoized.
+                guard let id = Run.identity(v) else { return check(target, v) }
+                key = MemoKey(node: ObjectIdentifier(target), location: id, depth: -1)
+            }
             if let known = memo[key] { return known }
             let r = check(target, v)
             memo[key] = r
@@ -278,27 +290,31 @@ struct Run {
                 if !patterns.isEmpty {
                     var lineTerminator: Bool?
                     info.prefixes.forEachMatch(k) { i in
+                        // A further match of an always-true subschema changes nothing.
+                        let trivial = patterns[i].1.constant == true
+                        if matched && trivial { return }
                         if lineTerminator == nil { lineTerminator = Pattern.hasLineTerminator(k) }
                         if lineTerminator! && !patterns[i].0.matches(k) { return }
                         matched = true
+                        if trivial { return }
                         push(.key(k))
                         if !check(patterns[i].1, x) { ok = false }
                         pop()
                     }
                     if !info.others.isEmpty {
-                        var present = (UInt64(0), UInt64(0))
-                        for b in k.utf8 where b < 128 {
-                            if b < 64 { present.0 |= 1 << UInt64(b) } else { present.1 |= 1 << UInt64(b - 64) }
-                        }
+                        var present: (UInt64, UInt64)?
                         var subject: PatternSubject?
                         for (j, i) in info.others.enumerated() {
-                            if let need = info.othersNeed[j] {
-                                let has = need < 64 ? present.0 & (1 << UInt64(need)) : present.1 & (1 << UInt64(need - 64))
-                                if has == 0 { continue }
-                            }
+                            let trivial = patterns[i].1.constant == true
+                            if matched && trivial { continue }
+                            let have = present ?? Run.byteSet(k)
+                            present = have
+                            let need = info.othersNeed[j]
+                            if have.0 & need.0 != need.0 || have.1 & need.1 != need.1 { continue }
                             if subject == nil { subject = PatternSubject(k) }
                             guard patterns[i].0.matches(subject!) else { continue }
                             matched = true
+                            if trivial { continue }
                             push(.key(k))
                             if !check(patterns[i].1, x) { ok = false }
                             pop()
@@ -375,6 +391,25 @@ struct Run {
             fail(node, "not", "must not match the 'not' schema")
             return false
         }
+    }
+
+    /// The ASCII bytes of `s` as a 128-bit set.
+    static func byteSet(_ s: String) -> (UInt64, UInt64) {
+        var p = (UInt64(0), UInt64(0))
+        for b in s.utf8 where b < 128 {
+            if b < 64 { p.0 |= 1 << UInt64(b) } else { p.1 |= 1 << UInt64(b - 64) }
+        }
+        return p
+    }
+
+    static func identity(_ v: Value) -> UInt64? {
+        let p: UnsafeRawPointer?
+        switch v {
+        case .object(let o): p = o.storageAddress
+        case .array(let a): p = a.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+        default: return nil
+        }
+        return p.map { UInt64(UInt(bitPattern: $0)) }
     }
 
     static func typeName(_ v: Value) -> String {
