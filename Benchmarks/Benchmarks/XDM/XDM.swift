@@ -23,6 +23,12 @@ let benchmarks: @Sendable () -> Void = {
             for p in payloads { blackHole(validator.isValid(p)) }
         }
     }
+    // The workload: a verdict for every payload, and every error (with its path) for the invalid ones.
+    Benchmark("xdm.isValid + full errors for invalid x10k payloads") { b in
+        for _ in b.scaledIterations {
+            for p in payloads where !validator.isValid(p) { blackHole(validator.validate(p)) }
+        }
+    }
     Benchmark("xdm.validate (full errors) x10k payloads") { b in
         for _ in b.scaledIterations {
             for p in payloads { blackHole(validator.validate(p)) }

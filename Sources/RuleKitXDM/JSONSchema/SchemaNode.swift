@@ -251,11 +251,9 @@ final class Pattern: @unchecked Sendable {
     /// LF, CR, U+2028 or U+2029 (E2 80 A8/A9), which '.' does not match.
     static func hasLineTerminator(_ s: String) -> Bool {
         // Fast path: no byte that could start one (every such byte is below 0x0E or is 0xE2).
-        var suspicious = false
-        for b in s.utf8 where b < 0x0E || b == 0xE2 {
-            suspicious = true
-            break
-        }
+        let suspicious = s.utf8.withContiguousStorageIfAvailable { buf in
+            buf.contains { $0 < 0x0E || $0 == 0xE2 }
+        } ?? s.utf8.contains { $0 < 0x0E || $0 == 0xE2 }
         if !suspicious { return false }
         var prev2: UInt8 = 0, prev1: UInt8 = 0
         for b in s.utf8 {
@@ -380,7 +378,12 @@ struct NameTable {
 
     static func hash(_ s: String) -> Int {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in s.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        // Over the contiguous bytes when the string has them (native and small strings): the UTF-8
+        // view's iterator costs several times more per byte.
+        let done: Void? = s.utf8.withContiguousStorageIfAvailable { buf in
+            for b in buf { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        }
+        if done == nil { for b in s.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 } }
         return Int(truncatingIfNeeded: h ^ (h >> 29))
     }
 
