@@ -29,13 +29,24 @@ import Testing
     }
 
     @Test func diagnosticsAreCappedAndSortedByLocation() {
-        var ds = Diagnostics(cap: 3)
+        var ds = Diagnostics(cap: 2)
         ds.append(.error("c", "third", at: SourceLocation(file: "b", line: 1, column: 1)))
         ds.append(.warning("c", "none"))
         ds.append(.error("c", "first", at: SourceLocation(file: "a", line: 2, column: 5)))
         ds.append(.error("c", "dropped"))
         #expect(ds.sorted.map(\.message) == ["first", "third", "none"])
         #expect(ds.dropped == 1)
+        #expect(ds.hasErrors && ds.errorCount == 2)
+    }
+
+    @Test func aFloodOfWarningsNeverHidesAnError() {
+        var ds = Diagnostics(cap: 3)
+        for i in 0..<10 { ds.append(.warning("w", "warning \(i)")) }
+        #expect(!ds.acceptsWarnings && ds.dropped == 7)
+        ds.append(.error("e", "the error", at: SourceLocation(file: "f", line: 9, column: 1)))
         #expect(ds.hasErrors)
+        #expect(ds.sorted.first?.message == "the error")
+        ds.countDropped()
+        #expect(ds.dropped == 8)
     }
 }
