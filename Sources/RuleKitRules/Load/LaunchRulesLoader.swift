@@ -116,9 +116,18 @@ public enum LaunchRulesLoader {
             ctx.error(.rulesStructure, "a condition must be an object, not \(c.value.kind)", c)
             return nil
         }
-        ctx.unknownKeys(c, known: conditionKeys, what: "a condition")
+        // One pass over the members (no lookup per known key): this runs for every condition.
+        var typeCursor: ValueCursor?
+        var definitionCursor: ValueCursor?
+        for (k, v) in c.members {
+            switch k {
+            case "type": typeCursor = v
+            case "definition": definitionCursor = v
+            default: ctx.unknownKey(k, v, known: conditionKeys, what: "a condition")
+            }
+        }
         var kind: Condition.Kind?
-        if let t = c["type"] {
+        if let t = typeCursor {
             if case .string(let s) = t.value, let k = Condition.Kind(rawValue: s) {
                 kind = k
             } else {
@@ -130,7 +139,7 @@ public enum LaunchRulesLoader {
         } else {
             ctx.error(.rulesStructure, "a condition needs a 'type' (group, matcher or historical)", c)
         }
-        guard let d = c["definition"] else {
+        guard let d = definitionCursor else {
             ctx.error(.rulesStructure, "a condition needs a 'definition'", c)
             return nil
         }
@@ -148,61 +157,66 @@ public enum LaunchRulesLoader {
             ctx.error(.rulesStructure, "'definition' must be an object, not \(d.value.kind)", d)
             return nil
         }
-        ctx.unknownKeys(d, known: definitionKeys, what: "a condition definition")
         var def = Condition.Definition()
         var ok = true
-        func string(_ key: String, _ ctx: inout LoaderContext) -> String? {
-            guard let c = d[key], !c.value.isNull else { return nil }
+        func string(_ key: String, _ c: ValueCursor, _ ctx: inout LoaderContext) -> String? {
             if case .string(let s) = c.value { return s }
             ctx.error(.rulesStructure, "'\(key)' must be a string, not \(c.value.kind)", c)
             ok = false
             return nil
         }
-        func int(_ key: String, _ ctx: inout LoaderContext) -> Int64? {
-            guard let c = d[key], !c.value.isNull else { return nil }
+        func int(_ key: String, _ c: ValueCursor, _ ctx: inout LoaderContext) -> Int64? {
             if let i = LoaderContext.integer(c.value) { return i }
             ctx.error(.rulesStructure, "'\(key)' must be an integer, not \(c.value.kind)", c)
             ok = false
             return nil
         }
-        def.logic = string("logic", &ctx)
-        def.key = string("key", &ctx)
-        def.matcher = string("matcher", &ctx)
-        def.searchType = string("searchType", &ctx)
-        def.from = int("from", &ctx)
-        def.to = int("to", &ctx)
-        if let v = d["value"], !v.value.isNull { def.value = v.value }
-        if let vs = d["values"], !vs.value.isNull {
-            if case .array(let a) = vs.value { def.values = a } else {
-                ctx.error(.rulesStructure, "'values' must be an array, not \(vs.value.kind)", vs)
-                ok = false
+        // One pass over the members; a null member is the same as an absent one.
+        for (k, c) in d.members {
+            if c.value.isNull {
+                if !definitionKeys.contains(k) { ctx.unknownKey(k, c, known: definitionKeys, what: "a condition definition") }
+                continue
             }
-        }
-        if let es = d["events"], !es.value.isNull {
-            if case .array = es.value {
-                var events: [ValueObject] = []
-                for e in es.elements {
-                    if case .object(let o) = e.value { events.append(o) } else {
-                        ctx.error(.rulesStructure, "each of 'events' must be an object, not \(e.value.kind)", e)
-                        ok = false
+            switch k {
+            case "logic": def.logic = string(k, c, &ctx)
+            case "key": def.key = string(k, c, &ctx)
+            case "matcher": def.matcher = string(k, c, &ctx)
+            case "searchType": def.searchType = string(k, c, &ctx)
+            case "from": def.from = int(k, c, &ctx)
+            case "to": def.to = int(k, c, &ctx)
+            case "value": def.value = c.value
+            case "values":
+                if case .array(let a) = c.value { def.values = a } else {
+                    ctx.error(.rulesStructure, "'values' must be an array, not \(c.value.kind)", c)
+                    ok = false
+                }
+            case "events":
+                if case .array = c.value {
+                    var events: [ValueObject] = []
+                    for e in c.elements {
+                        if case .object(let o) = e.value { events.append(o) } else {
+                            ctx.error(.rulesStructure, "each of 'events' must be an object, not \(e.value.kind)", e)
+                            ok = false
+                        }
                     }
+                    def.events = events
+                } else {
+                    ctx.error(.rulesStructure, "'events' must be an array of objects, not \(c.value.kind)", c)
+                    ok = false
                 }
-                def.events = events
-            } else {
-                ctx.error(.rulesStructure, "'events' must be an array of objects, not \(es.value.kind)", es)
-                ok = false
-            }
-        }
-        if let cs = d["conditions"], !cs.value.isNull {
-            if case .array = cs.value {
-                var conditions: [Condition] = []
-                for e in cs.elements {
-                    if let c = loadCondition(e, ctx: &ctx) { conditions.append(c) } else { ok = false }
+            case "conditions":
+                if case .array = c.value {
+                    var conditions: [Condition] = []
+                    for e in c.elements {
+                        if let x = loadCondition(e, ctx: &ctx) { conditions.append(x) } else { ok = false }
+                    }
+                    def.conditions = conditions
+                } else {
+                    ctx.error(.rulesStructure, "'conditions' must be an array, not \(c.value.kind)", c)
+                    ok = false
                 }
-                def.conditions = conditions
-            } else {
-                ctx.error(.rulesStructure, "'conditions' must be an array, not \(cs.value.kind)", cs)
-                ok = false
+            default:
+                ctx.unknownKey(k, c, known: definitionKeys, what: "a condition definition")
             }
         }
         return ok ? def : nil

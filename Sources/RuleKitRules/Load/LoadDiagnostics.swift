@@ -64,6 +64,13 @@ struct LoaderContext {
         }
     }
 
+    /// Reports one key outside `known` (for loaders that walk an object's members once).
+    mutating func unknownKey(_ key: String, _ at: ValueCursor, known: Set<String>, what: String) {
+        guard diagnostics.acceptsWarnings else { return diagnostics.countDropped() }
+        let hint = closest(key, in: known).map { " (did you mean '\($0)'?)" } ?? ""
+        warnKey(.rulesUnknownKey, "unknown key '\(key)' in \(what) is ignored\(hint)", at)
+    }
+
     /// An integer, accepting integral doubles as the reference's decoder does.
     static func integer(_ v: Value) -> Int64? {
         switch v {
