@@ -59,45 +59,52 @@ struct RuleIndex: Sendable {
 
     init(_ rules: [PlannedRule]) {
         ruleCount = rules.count
-        var options: [[(SlotKey, Predicate)]] = []
+        // Each rule's usable predicates (deduplicated), and the key of every slot they use.
+        var options: [[Predicate]] = []
+        options.reserveCapacity(rules.count)
+        var keys: [Int: SlotKey] = [:]
         var shared: [Predicate: Int] = [:]
         var keyUse: [Int: Int] = [:]
+        var found: [(SlotKey, Predicate)] = []
         for r in rules {
-            var found: [(SlotKey, Predicate)] = []
+            found.removeAll(keepingCapacity: true)
             if !Self.hasHistorical(r.condition) { Self.requiredPredicates(r.condition, into: &found) }
-            found = found.filter { Self.indexable($0.0.ref) }
-            options.append(found)
-            for p in Set(found.map(\.1)) {
+            var mine: [Predicate] = []
+            for (k, p) in found where Self.indexable(k.ref) && !mine.contains(p) {
+                mine.append(p)
+                if keys[p.slot] == nil { keys[p.slot] = k }
                 shared[p, default: 0] += 1
                 keyUse[p.slot, default: 0] += 1
             }
+            options.append(mine)
         }
-        var eqBuild: [Int: (SlotKey, [String: [Int]])] = [:]
-        var patternBuild: [Int: (SlotKey, [Predicate: [Int]])] = [:]
+        var eqBuild: [Int: [String: [Int]]] = [:]
+        var patternBuild: [Int: [Predicate: [Int]]] = [:]
         for (i, opts) in options.enumerated() {
-            let best = opts.min { a, b in
-                let sa = Self.score(a.1, shared), sb = Self.score(b.1, shared)
-                if sa != sb { return sa < sb }
-                if (a.1.mode == .equals) != (b.1.mode == .equals) { return a.1.mode == .equals }
-                return keyUse[a.1.slot]! > keyUse[b.1.slot]!
+            // Fewest rules let through first; then equalities; then keys many rules use.
+            var best: (p: Predicate, score: Int, eq: Bool, use: Int)?
+            for p in opts {
+                let c = (p: p, score: Self.score(p, shared), eq: p.mode == .equals, use: keyUse[p.slot]!)
+                guard let b = best else { best = c; continue }
+                if c.score != b.score ? c.score < b.score : (c.eq != b.eq ? c.eq : c.use > b.use) { best = c }
             }
-            guard let (key, p) = best else {
+            guard let p = best?.p else {
                 always.append(rules[i].index)
                 continue
             }
             if p.mode == .equals {
-                eqBuild[key.slot, default: (key, [:])].1[p.value, default: []].append(rules[i].index)
+                eqBuild[p.slot, default: [:]][p.value, default: []].append(rules[i].index)
             } else {
-                patternBuild[key.slot, default: (key, [:])].1[p, default: []].append(rules[i].index)
+                patternBuild[p.slot, default: [:]][p, default: []].append(rules[i].index)
             }
         }
-        for (_, (key, byValue)) in eqBuild.sorted(by: { $0.key < $1.key }) {
-            equalities.append(EqualityAnchor(key: key, rulesByValue: byValue))
+        for (slot, byValue) in eqBuild.sorted(by: { $0.key < $1.key }) {
+            equalities.append(EqualityAnchor(key: keys[slot]!, rulesByValue: byValue))
         }
-        for (_, (key, byPredicate)) in patternBuild.sorted(by: { $0.key < $1.key }) {
+        for (slot, byPredicate) in patternBuild.sorted(by: { $0.key < $1.key }) {
             let ordered = byPredicate.sorted { ($0.key.value, $0.key.mode.rawValue) < ($1.key.value, $1.key.mode.rawValue) }
             patterns.append(PatternAnchor(
-                key: key, automaton: AhoCorasick(patterns: ordered.map { Array($0.key.value.utf8) }),
+                key: keys[slot]!, automaton: AhoCorasick(patterns: ordered.map { Array($0.key.value.utf8) }),
                 modes: ordered.map(\.key.mode), rulesByPattern: ordered.map(\.value),
                 allRules: ordered.flatMap(\.value).sorted()))
         }
