@@ -107,7 +107,11 @@ struct PlanState {
                  c.location)
             return nil
         }
-        let children = conditions.compactMap { condition($0) }
+        var children: [PlannedCondition] = []
+        children.reserveCapacity(conditions.count)
+        for i in conditions.indices {
+            if let x = condition(conditions[i]) { children.append(x) }
+        }
         guard !children.isEmpty else {
             warn(.rulesDroppedCondition, "rule \(ruleLabel): a '\(logic)' group with no valid condition is dropped",
                  c.location)
@@ -213,6 +217,17 @@ struct PlanState {
 
     static let open = Array("{%".utf8)
 
+    /// Whether some string inside `v` has a '{' (a token, or the '{{' that draws a warning): subtrees
+    /// without one are kept as they are, with no per-member rebuilding.
+    static func mayHoldTemplates(_ v: Value) -> Bool {
+        switch v {
+        case .string(let s): s.utf8.contains(0x7B)
+        case .array(let a): a.contains(where: mayHoldTemplates)
+        case .object(let o): o.members.contains { mayHoldTemplates($0.value) }
+        default: false
+        }
+    }
+
     mutating func templateValue(_ v: Value, at: SourceLocation?) -> TemplateValue {
         switch v {
         case .string(let s):
@@ -250,10 +265,12 @@ struct PlanState {
             }
             return t.hasTokens ? .template(t) : .literal(v)
         case .array(let a):
+            if !Self.mayHoldTemplates(v) { return .literal(v) }
             let items = a.map { templateValue($0, at: at) }
             if items.allSatisfy({ if case .literal = $0 { true } else { false } }) { return .literal(v) }
             return .array(items)
         case .object(let o):
+            if !Self.mayHoldTemplates(v) { return .literal(v) }
             let members = o.map { ($0.key, templateValue($0.value, at: at)) }
             if members.allSatisfy({ if case .literal = $0.1 { true } else { false } }) { return .literal(v) }
             return .object(members)
