@@ -15,7 +15,7 @@ func lines(_ bytes: [UInt8]) -> [[UInt8]] {
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .peakMemoryResident, .mallocCountTotal],
+        metrics: [.wallClock, .peakMemoryResident],
         maxDuration: .seconds(10), maxIterations: 20
     )
 
