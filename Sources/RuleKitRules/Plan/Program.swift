@@ -41,9 +41,23 @@ struct Program: Sendable {
 
     static let operations: [Operation] = Operation.allCases
 
+    /// Which slots already have their key in `slotKeys` (set once; copying a key costs retains).
+    private var keyed: [Bool] = []
+
     init(_ rules: [PlannedRule], slotCount: Int) {
         slotKeys = Array(repeating: SlotKey(ref: .nothing(""), slot: 0), count: slotCount)
-        for r in rules { roots.append(add(r.condition)) }
+        keyed = Array(repeating: false, count: slotCount)
+        roots.reserveCapacity(rules.count)
+        // By index: `for r in rules` would copy every rule (and retain all it holds) just to read one field.
+        for i in rules.indices { roots.append(add(rules[i].condition)) }
+        keyed = []
+    }
+
+    private mutating func record(_ k: SlotKey) {
+        if !keyed[k.slot] {
+            keyed[k.slot] = true
+            slotKeys[k.slot] = k
+        }
     }
 
     private mutating func add(_ c: PlannedCondition) -> Int32 {
@@ -58,11 +72,11 @@ struct Program: Sendable {
             return push(Node(kind: .never, op: 0, a: 0, b: 0, slot: -1))
         case .existence(let k, let negated):
             guard k.cacheable else { return fallback(c) }
-            slotKeys[k.slot] = k
+            record(k)
             return push(Node(kind: .exists, op: negated ? 1 : 0, a: 0, b: 0, slot: Int32(k.slot)))
         case .comparison(let k, let op, let operand):
             guard k.cacheable else { return fallback(c) }
-            slotKeys[k.slot] = k
+            record(k)
             var f = FlatOperand(kind: .string, int: 0, double: 0, bool: false, offset: 0, length: 0)
             switch operand {
             case .string(_, let lowered):

@@ -66,9 +66,9 @@ struct RuleIndex: Sendable {
         var shared: [Predicate: Int] = [:]
         var keyUse: [Int: Int] = [:]
         var found: [(SlotKey, Predicate)] = []
-        for r in rules {
+        for i in rules.indices {
             found.removeAll(keepingCapacity: true)
-            if !Self.hasHistorical(r.condition) { Self.requiredPredicates(r.condition, into: &found) }
+            if !Self.hasHistorical(rules[i].condition) { Self.requiredPredicates(rules[i].condition, into: &found) }
             var mine: [Predicate] = []
             for (k, p) in found where Self.indexable(k.ref) && !mine.contains(p) {
                 mine.append(p)
