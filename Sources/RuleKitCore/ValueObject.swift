@@ -26,6 +26,10 @@ public struct ValueObject: Sendable {
 
     @usableFromInline var _members: [Member]
     var _index: Index?
+    /// Whether some key was added with a '.' in it (never reset by removal: it may only over-report).
+    /// Launch key lookups must also try dotted keys (`"a.b": 1` answers `a.b`); most objects have none,
+    /// and this lets a missed lookup skip the scan for them. Fits in `Value`'s existing padding.
+    var _dotted = false
 
     /// The key count from which a hash index is kept.
     static var indexThreshold: Int { 24 }
@@ -43,6 +47,7 @@ public struct ValueObject: Sendable {
     /// Builds an object from members whose keys the caller knows are distinct.
     public init(members: [Member]) {
         _members = members
+        _dotted = members.contains { $0.key.utf8.contains(0x2E) }
         _index = nil
         if members.count >= Self.indexThreshold { rebuildIndex() }
     }
@@ -64,6 +69,9 @@ public struct ValueObject: Sendable {
     public var storageAddress: UnsafeRawPointer? {
         _members.isEmpty ? nil : _members.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
     }
+
+    /// False when no key of the object contains a '.' (true may over-report after removals).
+    public var mayHaveDottedKeys: Bool { _dotted }
 
     public var count: Int { _members.count }
     public var isEmpty: Bool { _members.isEmpty }
@@ -99,6 +107,7 @@ public struct ValueObject: Sendable {
     /// Appends a key the caller knows is absent (readers check duplicates themselves).
     public mutating func appendNew(key: String, value: Value) {
         _members.append(Member(key: key, value: value))
+        if !_dotted && key.utf8.contains(0x2E) { _dotted = true }
         if _index != nil {
             mutableIndex().positions[key] = _members.count - 1
         } else if _members.count >= Self.indexThreshold {

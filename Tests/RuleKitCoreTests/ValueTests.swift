@@ -54,3 +54,16 @@ import Testing
         #expect(try Value(jsonData: v.jsonData()) == v)
     }
 }
+
+@Suite struct ValueLayoutTests {
+    @Test func aValueStaysThreeWordsAndObjectsKnowWhetherTheyHaveDottedKeys() {
+        #expect(MemoryLayout<Value>.stride == 24)
+        var o = ValueObject()
+        o["a"] = 1
+        #expect(!o.mayHaveDottedKeys)
+        o["b.c"] = 2
+        #expect(o.mayHaveDottedKeys)
+        #expect(ValueObject(members: [.init(key: "x.y", value: .null)]).mayHaveDottedKeys)
+        #expect(!ValueObject(members: [.init(key: "xy", value: .null)]).mayHaveDottedKeys)
+    }
+}

@@ -164,6 +164,7 @@ enum FlatLookup {
 
     static func find(_ o: ValueObject, _ path: FlatPath, _ i: Int) -> Value? {
         if let c = o[path.segments[i]], let f = descend(c, path, i + 1) { return f }
+        guard o.mayHaveDottedKeys else { return nil }
         for m in o.members where m.key.utf8.contains(0x2E) {
             if let j = path.end(ofDottedKey: m.key, from: i), let f = descend(m.value, path, j) { return f }
         }
