@@ -233,6 +233,21 @@ public struct ValueCursor: Sendable {
         }
     }
 
+    /// Calls `body` with each member of an object node, in order, without building an array of them.
+    public func forEachMember(_ body: (String, ValueCursor) throws -> Void) rethrows {
+        guard case .object(let o) = value else { return }
+        let end = source != nil && entry >= 0 && suffix.isEmpty ? entry + Int(source!.map.entries[entry].span) : -1
+        var c = end > entry + 1 ? entry + 1 : -1
+        for i in 0..<o.count {
+            let k = o.key(at: i)
+            try body(k, child(o.value(at: i), entry: c, component: .key(k)))
+            if c >= 0 {
+                c += Int(source!.map.entries[c].span)
+                if c >= end { c = -1 }
+            }
+        }
+    }
+
     /// The elements of an array node (empty for other kinds).
     public var elements: [ValueCursor] {
         guard case .array(let a) = value else { return [] }

@@ -119,7 +119,7 @@ public enum LaunchRulesLoader {
         // One pass over the members (no lookup per known key): this runs for every condition.
         var typeCursor: ValueCursor?
         var definitionCursor: ValueCursor?
-        for (k, v) in c.members {
+        c.forEachMember { k, v in
             switch k {
             case "type": typeCursor = v
             case "definition": definitionCursor = v
@@ -172,10 +172,10 @@ public enum LaunchRulesLoader {
             return nil
         }
         // One pass over the members; a null member is the same as an absent one.
-        for (k, c) in d.members {
+        d.forEachMember { k, c in
             if c.value.isNull {
                 if !definitionKeys.contains(k) { ctx.unknownKey(k, c, known: definitionKeys, what: "a condition definition") }
-                continue
+                return
             }
             switch k {
             case "logic": def.logic = string(k, c, &ctx)
