@@ -61,9 +61,23 @@ public enum LaunchRulesLoader {
             ctx.error(.rulesStructure, "rule #\(index) must be an object, not \(c.value.kind)", c)
             return nil
         }
-        ctx.unknownKeys(c, known: ruleKeys, what: "a rule")
+        var metaCursor: ValueCursor?, conditionCursor: ValueCursor?, consequencesCursor: ValueCursor?
+        var enabledCursor: ValueCursor?
+        var id: String?, name: String?, description: String?
+        c.forEachMember { k, v in
+            switch k {
+            case "meta": metaCursor = v
+            case "condition": conditionCursor = v
+            case "consequences": consequencesCursor = v
+            case "enabled": enabledCursor = v
+            case "id": if case .string(let x) = v.value { id = x }
+            case "name": if case .string(let x) = v.value { name = x }
+            case "description": if case .string(let x) = v.value { description = x }
+            default: ctx.unknownKey(k, v, known: ruleKeys, what: "a rule")
+            }
+        }
         var meta: ValueObject?
-        if let m = c["meta"] {
+        if let m = metaCursor {
             switch m.value {
             case .object(var o):
                 // The reference drops null entries of meta.
@@ -74,14 +88,15 @@ public enum LaunchRulesLoader {
             }
         }
         var condition: Condition?
-        if let cc = c["condition"] {
+        if let cc = conditionCursor {
             condition = loadCondition(cc, ctx: &ctx)
         } else {
             ctx.error(.rulesStructure, "rule #\(index) has no 'condition'", c)
         }
         var consequences: [Consequence] = []
-        if let cs = c["consequences"] {
-            if case .array = cs.value {
+        if let cs = consequencesCursor {
+            if case .array(let a) = cs.value {
+                consequences.reserveCapacity(a.count)
                 for e in cs.elements {
                     if let q = loadConsequence(e, ctx: &ctx) { consequences.append(q) }
                 }
@@ -98,12 +113,12 @@ public enum LaunchRulesLoader {
             if case .string(let id)? = m["id"] { rule.id = id; m["id"] = nil }
             if case .string(let n)? = m["name"] { rule.name = n; m["name"] = nil }
             if case .string(let d)? = m["description"] { rule.description = d; m["description"] = nil }
-            rule.meta = m.isEmpty && c["meta"]?.value.objectValue?.isEmpty == false ? nil : m
+            rule.meta = m.isEmpty && metaCursor?.value.objectValue?.isEmpty == false ? nil : m
         }
-        if case .string(let id)? = c["id"]?.value { rule.id = id }
-        if case .string(let n)? = c["name"]?.value { rule.name = n }
-        if case .string(let d)? = c["description"]?.value { rule.description = d }
-        if let e = c["enabled"] {
+        if let id { rule.id = id }
+        if let name { rule.name = name }
+        if let description { rule.description = description }
+        if let e = enabledCursor {
             if case .bool(let b) = e.value { rule.enabled = b } else {
                 ctx.error(.rulesStructure, "'enabled' must be true or false", e)
             }
@@ -227,17 +242,25 @@ public enum LaunchRulesLoader {
             ctx.error(.rulesStructure, "a consequence must be an object, not \(c.value.kind)", c)
             return nil
         }
-        ctx.unknownKeys(c, known: consequenceKeys, what: "a consequence")
-        guard case .string(let id)? = c["id"]?.value else {
+        var idValue: Value?, typeValue: Value?, detailValue: Value?
+        c.forEachMember { k, v in
+            switch k {
+            case "id": idValue = v.value
+            case "type": typeValue = v.value
+            case "detail": detailValue = v.value
+            default: ctx.unknownKey(k, v, known: consequenceKeys, what: "a consequence")
+            }
+        }
+        guard case .string(let id)? = idValue else {
             ctx.warning(.rulesDroppedConsequence, "consequence dropped: 'id' must be a string (the reference skips it)", c)
             return nil
         }
-        guard case .string(let type)? = c["type"]?.value else {
+        guard case .string(let type)? = typeValue else {
             ctx.warning(.rulesDroppedConsequence,
                         "consequence '\(id)' dropped: 'type' must be a string (the reference skips it)", c)
             return nil
         }
-        guard case .object(let detail)? = c["detail"]?.value else {
+        guard case .object(let detail)? = detailValue else {
             ctx.warning(.rulesDroppedConsequence,
                         "consequence '\(id)' dropped: 'detail' must be an object (the reference skips it)", c)
             return nil
