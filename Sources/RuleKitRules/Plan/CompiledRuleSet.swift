@@ -80,7 +80,7 @@ public enum SearchType: String, Sendable, Hashable {
 }
 
 /// A planned condition tree: what the evaluator walks, nothing left to parse.
-public indirect enum PlannedCondition: Sendable, Hashable {
+public enum PlannedCondition: Sendable, Hashable {
     case and([PlannedCondition])
     case or([PlannedCondition])
     /// A group with a logic other than `and`/`or`: always false (children kept for explain).
@@ -146,7 +146,7 @@ public struct PlannedConsequence: Sendable, Hashable {
 }
 
 /// A JSON value whose strings may hold tokens.
-public indirect enum TemplateValue: Sendable, Hashable {
+public enum TemplateValue: Sendable, Hashable {
     case literal(Value)
     case template(Template)
     case array([TemplateValue])
