@@ -108,11 +108,14 @@ public struct Diagnostics: Sendable {
 
     private var errors = 0
     private var others = 0
+    /// Set by any error, kept or dropped: a load with an error fails whatever the cap.
+    private var sawError = false
 
     /// Errors and other findings are capped apart, so a flood of warnings never hides an error (and a
     /// load never succeeds because its error fell past the cap).
     public mutating func append(_ d: Diagnostic) {
         if d.severity == .error {
+            sawError = true
             guard errors < cap else { dropped += 1; return }
             errors += 1
         } else {
@@ -132,7 +135,7 @@ public struct Diagnostics: Sendable {
         for d in ds { append(d) }
     }
 
-    public var hasErrors: Bool { errors > 0 }
+    public var hasErrors: Bool { sawError }
     public var errorCount: Int { errors }
     public var isEmpty: Bool { items.isEmpty }
 

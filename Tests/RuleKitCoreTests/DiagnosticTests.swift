@@ -48,5 +48,8 @@ import Testing
         #expect(ds.sorted.first?.message == "the error")
         ds.countDropped()
         #expect(ds.dropped == 8)
+        var none = Diagnostics(cap: 0)
+        none.append(.error("e", "kept nowhere"))
+        #expect(none.hasErrors && none.items.isEmpty)
     }
 }

@@ -42,4 +42,19 @@ import Testing
         #expect(result.errors.count >= 5)
         #expect(result.errors.allSatisfy { $0.location != nil })
     }
+
+    @Test func anErrorAfterAFloodOfWarningsStillRefusesTheFile() throws {
+        // 800 rules with an unknown key each (warnings past the cap), then one rule with a broken type.
+        var rules: [String] = (0..<800).map { i in
+            #"{"priority": \#(i), "condition": {"type": "matcher", "definition": {"key": "~type", "matcher": "eq", "values": ["t"]}}, "consequences": []}"#
+        }
+        rules.append(#"{"condition": {"type": 7, "definition": {}}, "consequences": []}"#)
+        let body = rules.joined(separator: ",\n")
+        let text = #"{"version": 1, "rules": ["# + body + "]}"
+        let result = LaunchRulesLoader.load(try JSONReader.read(text, file: "flood.json", keepSourceMap: true))
+        #expect(result.ruleSet == nil)
+        #expect(result.errors.count == 1)
+        #expect(result.errors.first?.location?.line == 801)
+        #expect(result.diagnostics.count { $0.severity == .warning } == 500)
+    }
 }
