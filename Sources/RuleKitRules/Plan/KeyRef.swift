@@ -66,7 +66,7 @@ public enum KeyRef: Sendable, Hashable, CustomStringConvertible {
 /// RuleKit walks the value tree instead. The common case (each dot a nesting step) is a direct walk over
 /// pre-split segments; keys that themselves contain dots fall back to trying every split, which finds
 /// exactly the leaves the flattened map would hold under this key.
-public struct FlatPath: Sendable, Hashable {
+public final class FlatPath: Sendable, Hashable {
     public let raw: String
     let segments: [String]
     /// Each segment read as an array index (flatten writes indexes as plain decimals), or nil.
