@@ -75,31 +75,77 @@ public struct Condition: Sendable, Hashable {
     }
 
     /// The Launch `definition` object.
+    ///
+    /// Its ten optional fields live in one copy-on-write box: a condition is copied many times while
+    /// rule sets are loaded and planned, and a copy then costs one retain instead of one per field.
     public struct Definition: Sendable, Hashable {
-        public var logic: String?
-        public var conditions: [Condition]?
-        public var key: String?
-        public var matcher: String?
-        public var values: [Value]?
-        public var events: [ValueObject]?
-        public var value: Value?
-        public var from: Int64?
-        public var to: Int64?
-        public var searchType: String?
+        final class Storage: @unchecked Sendable {
+            // Mutated only while uniquely referenced (copy-on-write), so sharing it is safe.
+            var logic: String?
+            var conditions: [Condition]?
+            var key: String?
+            var matcher: String?
+            var values: [Value]?
+            var events: [ValueObject]?
+            var value: Value?
+            var from: Int64?
+            var to: Int64?
+            var searchType: String?
+
+            init() {}
+
+            func copy() -> Storage {
+                let s = Storage()
+                s.logic = logic; s.conditions = conditions; s.key = key; s.matcher = matcher; s.values = values
+                s.events = events; s.value = value; s.from = from; s.to = to; s.searchType = searchType
+                return s
+            }
+        }
+
+        private var storage = Storage()
+
+        private mutating func unique() -> Storage {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            return storage
+        }
+
+        public var logic: String? { get { storage.logic } set { unique().logic = newValue } }
+        public var conditions: [Condition]? { get { storage.conditions } set { unique().conditions = newValue } }
+        public var key: String? { get { storage.key } set { unique().key = newValue } }
+        public var matcher: String? { get { storage.matcher } set { unique().matcher = newValue } }
+        public var values: [Value]? { get { storage.values } set { unique().values = newValue } }
+        public var events: [ValueObject]? { get { storage.events } set { unique().events = newValue } }
+        public var value: Value? { get { storage.value } set { unique().value = newValue } }
+        public var from: Int64? { get { storage.from } set { unique().from = newValue } }
+        public var to: Int64? { get { storage.to } set { unique().to = newValue } }
+        public var searchType: String? { get { storage.searchType } set { unique().searchType = newValue } }
 
         public init(logic: String? = nil, conditions: [Condition]? = nil, key: String? = nil, matcher: String? = nil,
                     values: [Value]? = nil, events: [ValueObject]? = nil, value: Value? = nil, from: Int64? = nil,
                     to: Int64? = nil, searchType: String? = nil) {
-            self.logic = logic
-            self.conditions = conditions
-            self.key = key
-            self.matcher = matcher
-            self.values = values
-            self.events = events
-            self.value = value
-            self.from = from
-            self.to = to
-            self.searchType = searchType
+            let s = storage
+            s.logic = logic
+            s.conditions = conditions
+            s.key = key
+            s.matcher = matcher
+            s.values = values
+            s.events = events
+            s.value = value
+            s.from = from
+            s.to = to
+            s.searchType = searchType
+        }
+
+        public static func == (a: Definition, b: Definition) -> Bool {
+            if a.storage === b.storage { return true }
+            return a.logic == b.logic && a.conditions == b.conditions && a.key == b.key && a.matcher == b.matcher
+                && a.values == b.values && a.events == b.events && a.value == b.value && a.from == b.from
+                && a.to == b.to && a.searchType == b.searchType
+        }
+
+        public func hash(into h: inout Hasher) {
+            h.combine(logic); h.combine(conditions); h.combine(key); h.combine(matcher); h.combine(values)
+            h.combine(events); h.combine(value); h.combine(from); h.combine(to); h.combine(searchType)
         }
     }
 
