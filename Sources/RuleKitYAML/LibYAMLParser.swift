@@ -32,8 +32,8 @@ struct LibYAMLParser {
     }
 
     var stack: [Frame] = []
-    var scratchValues: [Value] = []
-    var scratchMembers: [ValueObject.Member] = []
+    let scratchValues = MoveStack<Value>()
+    let scratchMembers = MoveStack<ValueObject.Member>()
     var anchors: [String: Anchor] = [:]
     var entries: [SourceMap.Entry] = []
     var nodes = 0
@@ -244,8 +244,7 @@ struct LibYAMLParser {
         let frame = stack.removeLast()
         let value: Value
         if frame.isMapping {
-            var object = ValueObject(members: Array(scratchMembers[frame.start...]))
-            scratchMembers.removeSubrange(frame.start...)
+            var object = ValueObject(members: scratchMembers.popArray(from: frame.start))
             for (source, mergeMark) in frame.merges {
                 for (k, v) in source where object.index(forKey: k) == nil {
                     object.appendNew(key: k, value: v)
@@ -255,8 +254,7 @@ struct LibYAMLParser {
             }
             value = .object(object)
         } else {
-            value = .array(Array(scratchValues[frame.start...]))
-            scratchValues.removeSubrange(frame.start...)
+            value = .array(scratchValues.popArray(from: frame.start))
         }
         entries[frame.entry].span = UInt32(entries.count - frame.entry)
         if let anchor = frame.anchor { anchors[anchor] = Anchor(value: value, nodes: nodes - frame.nodesAtStart) }
@@ -307,7 +305,11 @@ struct LibYAMLParser {
         let count = scratchMembers.count - start
         if stack[top].keySet == nil {
             for i in start..<scratchMembers.count where scratchMembers[i].key == key { return true }
-            if count >= 16 { stack[top].keySet = Set(scratchMembers[start...].map(\.key)) }
+            if count >= 16 {
+                var keys = Set<String>(minimumCapacity: count * 2)
+                for i in start..<scratchMembers.count { keys.insert(scratchMembers[i].key) }
+                stack[top].keySet = keys
+            }
             stack[top].keySet?.insert(key)
             return false
         }
