@@ -78,3 +78,10 @@ if on("xdm") {
     }
     print("errors reported: \(errs)")
 }
+
+if on("yaml-plan-noindex") {
+    let y = BenchData.load("bench/rules-10k.yaml")
+    let ys = try RuleSetLoader.load(try YAMLReader.read(y, file: "r.yaml")).get()
+    time("yaml plan 10k without index", rounds: rounds) { _ = Planner(options: .init(index: false)).plan(ys) }
+    time("yaml plan 10k", rounds: rounds) { _ = Planner().plan(ys) }
+}

@@ -31,7 +31,9 @@ public struct Planner: Sendable {
     public func plan(_ set: RuleSet) -> CompiledRuleSet {
         var state = PlanState(set: set, options: options)
         var planned: [PlannedRule] = []
-        for (i, rule) in set.rules.enumerated() {
+        planned.reserveCapacity(set.rules.count)
+        for i in set.rules.indices {
+            let rule = set.rules[i]
             guard rule.enabled else { continue }
             state.ruleLabel = rule.id ?? "#\(i)"
             guard let condition = state.condition(rule.condition) else {
@@ -177,7 +179,7 @@ struct PlanState {
 
     static func operand(_ v: Value) -> Operand? {
         switch v {
-        case .string(let s): .string(s, lowered: s.lowercased())
+        case .string(let s): .string(s, lowered: Self.lowered(s))
         case .int(let i): .int(i)
         case .double(let x): .double(x)
         case .bool(let b): .bool(b)
@@ -216,6 +218,17 @@ struct PlanState {
     }
 
     static let open = Array("{%".utf8)
+
+    /// `s.lowercased()`, sharing `s`'s storage when it is ASCII without capitals (most matcher values):
+    /// no new string is made.
+    static func lowered(_ s: String) -> String {
+        var plain = true
+        for b in s.utf8 where b >= 0x80 || (b >= 0x41 && b <= 0x5A) {
+            plain = false
+            break
+        }
+        return plain ? s : s.lowercased()
+    }
 
     /// Whether some string inside `v` has a '{' (a token, or the '{{' that draws a warning): subtrees
     /// without one are kept as they are, with no per-member rebuilding.
