@@ -225,34 +225,26 @@ public struct ValueCursor: Sendable {
 
     /// The members of an object node, in order (empty for other kinds).
     public var members: [(key: String, value: ValueCursor)] {
-        guard case .object(let o) = value else { return [] }
-        let entries = childEntries(count: o.count)
-        return (0..<o.count).map { i in
-            let k = o.key(at: i)
-            return (k, child(o.value(at: i), entry: entries[i], component: .key(k)))
-        }
+        var out: [(key: String, value: ValueCursor)] = []
+        forEachMember { out.append(($0, $1)) }
+        return out
     }
 
     /// Calls `body` with each member of an object node, in order, without building an array of them.
     public func forEachMember(_ body: (String, ValueCursor) throws -> Void) rethrows {
         guard case .object(let o) = value else { return }
-        let end = source != nil && entry >= 0 && suffix.isEmpty ? entry + Int(source!.map.entries[entry].span) : -1
-        var c = end > entry + 1 ? entry + 1 : -1
+        var entries = ChildEntries(of: self)
         for i in 0..<o.count {
             let k = o.key(at: i)
-            try body(k, child(o.value(at: i), entry: c, component: .key(k)))
-            if c >= 0 {
-                c += Int(source!.map.entries[c].span)
-                if c >= end { c = -1 }
-            }
+            try body(k, child(o.value(at: i), entry: entries.next(), component: .key(k)))
         }
     }
 
     /// The elements of an array node (empty for other kinds).
     public var elements: [ValueCursor] {
         guard case .array(let a) = value else { return [] }
-        let entries = childEntries(count: a.count)
-        return a.indices.map { child(a[$0], entry: entries[$0], component: .index($0)) }
+        var entries = ChildEntries(of: self)
+        return a.indices.map { child(a[$0], entry: entries.next(), component: .index($0)) }
     }
 
     private func child(_ v: Value, entry childEntry: Int, component: PathComponent) -> ValueCursor {
@@ -266,20 +258,32 @@ public struct ValueCursor: Sendable {
         return source.map.childEntry(of: entry, position: position) ?? -1
     }
 
-    /// The entries of all children in one walk (linear, unlike repeated subscripts); -1 where lent.
-    private func childEntries(count: Int) -> [Int] {
-        guard let source, entry >= 0, suffix.isEmpty, source.map.entries[entry].span > 1 else {
-            return Array(repeating: -1, count: count)
+    /// The entries of a node's children in order, one step each (linear, unlike repeated subscripts);
+    /// -1 where the node lends its own entry.
+    private struct ChildEntries {
+        let entries: [SourceMap.Entry]
+        var upcoming: Int
+        let end: Int
+
+        init(of c: ValueCursor) {
+            guard let source = c.source, c.entry >= 0, c.suffix.isEmpty else {
+                entries = []
+                upcoming = -1
+                end = -1
+                return
+            }
+            entries = source.map.entries
+            end = c.entry + Int(entries[c.entry].span)
+            upcoming = c.entry + 1 < end ? c.entry + 1 : -1
         }
-        let entries = source.map.entries
-        var out = [Int]()
-        out.reserveCapacity(count)
-        var c = entry + 1
-        let end = entry + Int(entries[entry].span)
-        for _ in 0..<count {
-            out.append(c < end ? c : -1)
-            if c < end { c += Int(entries[c].span) }
+
+        mutating func next() -> Int {
+            let e = upcoming
+            if e >= 0 {
+                upcoming = e + Int(entries[e].span)
+                if upcoming >= end { upcoming = -1 }
+            }
+            return e
         }
-        return out
     }
 }

@@ -244,8 +244,10 @@ struct PlanState {
     mutating func templateValue(_ v: Value, at: SourceLocation?) -> TemplateValue {
         switch v {
         case .string(let s):
-            guard Template.find(Self.open, in: Array(s.utf8), from: 0) != nil else {
-                if s.utf8.contains(0x7B), s.contains("{{") && s.contains("}}") {
+            // Most strings have no '{' at all: only those are searched for the delimiter.
+            let hasBrace = s.utf8.contains(0x7B)
+            guard hasBrace, Template.find(Self.open, in: Array(s.utf8), from: 0) != nil else {
+                if hasBrace, s.contains("{{") && s.contains("}}") {
                     warn(.rulesBadToken,
                          "rule \(ruleLabel): '{{ }}' is not a token in consequences (write '{% %}'): \"\(s)\"", at)
                 }
