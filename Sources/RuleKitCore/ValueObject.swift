@@ -82,8 +82,21 @@ public struct ValueObject: Sendable {
     /// The position of `key`, if present.
     public func index(forKey key: String) -> Int? {
         if let idx = _index { return idx.positions[key] }
-        for i in _members.indices where _members[i].key == key { return i }
-        return nil
+        // Comparing UTF-8 counts first (held inline in a native String) rejects most keys without the
+        // out-of-line string comparison.
+        let n = key.utf8.count
+        return _members.withUnsafeBufferPointer { members in
+            for i in members.indices where members[i].key.utf8.count == n && members[i].key == key { return i }
+            return nil
+        }
+    }
+
+    /// Calls `body` with the value under `key` read in place, or returns nil when the key is absent.
+    /// Walks through nested objects then cost no copy (and no reference counting) per level.
+    @inlinable
+    public func withValue<R>(forKey key: String, _ body: (Value) throws -> R?) rethrows -> R? {
+        guard let i = index(forKey: key) else { return nil }
+        return try _members.withUnsafeBufferPointer { try body($0[i].value) }
     }
 
     public subscript(key: String) -> Value? {

@@ -29,8 +29,8 @@ public enum Evaluator {
     /// The rules of `set` whose condition holds for `event`, in order.
     public static func matchingRules(_ set: CompiledRuleSet, _ r: inout Resolver) -> [PlannedRule] {
         var out: [PlannedRule] = []
-        for i in set.index.candidates(&r, keys: set.program.slotKeys) where ProgramEvaluator.matches(set.program, rule: i, &r) {
-            out.append(set.rules[i])
+        set.index.forEachCandidate(&r, keys: set.program.slotKeys) { i, r in
+            if ProgramEvaluator.matches(set.program, rule: i, &r) { out.append(set.rules[i]) }
         }
         return out
     }
@@ -38,8 +38,8 @@ public enum Evaluator {
     /// How many rules of `set` match (no allocation for the matches themselves).
     public static func matchCount(_ set: CompiledRuleSet, _ r: inout Resolver) -> Int {
         var n = 0
-        for i in set.index.candidates(&r, keys: set.program.slotKeys) where ProgramEvaluator.matches(set.program, rule: i, &r) {
-            n += 1
+        set.index.forEachCandidate(&r, keys: set.program.slotKeys) { i, r in
+            if ProgramEvaluator.matches(set.program, rule: i, &r) { n += 1 }
         }
         return n
     }

@@ -2,11 +2,11 @@ public import Foundation
 public import RuleKitCore
 
 /// Resolves keys against one event for one evaluation pass, like the reference's token finder: the clock
-/// is read once, shared states are fetched once per extension.
+/// is read once (when a key first needs it), shared states are fetched once per extension.
 public struct Resolver {
     public private(set) var event: EngineEvent
     let runtime: any RulesRuntime
-    public private(set) var now: Date
+    private var clockReading: Date?
     private var states: [String: ValueObject?] = [:]
     private var xdmStates: [String: ValueObject?] = [:]
     /// The per-pass cache of condition keys, by slot; an entry is valid when its stamp is `generation`.
@@ -14,11 +14,12 @@ public struct Resolver {
     private var slotStamps: [UInt32] = []
     private var generation: UInt32 = 1
     var forms = SlotForms()
+    /// The rule index's candidate bit set, all zero between uses (lent out while candidates are visited).
+    private var candidateBits: [UInt64] = []
 
     public init(event: EngineEvent, runtime: any RulesRuntime, slotCount: Int = 0) {
         self.event = event
         self.runtime = runtime
-        self.now = runtime.now()
         if slotCount > 0 {
             slotValues = Array(repeating: nil, count: slotCount)
             slotStamps = Array(repeating: 0, count: slotCount)
@@ -26,9 +27,9 @@ public struct Resolver {
     }
 
     /// Starts a new pass for another event, keeping the cache's storage.
-    public mutating func reset(event: EngineEvent) {
+    public mutating func reset(event: consuming EngineEvent) {
         self.event = event
-        now = runtime.now()
+        clockReading = nil
         if !states.isEmpty { states.removeAll(keepingCapacity: true) }
         if !xdmStates.isEmpty { xdmStates.removeAll(keepingCapacity: true) }
         generation &+= 1
@@ -40,6 +41,27 @@ public struct Resolver {
         if !forms.pool.isEmpty { forms.pool.removeAll(keepingCapacity: true) }
 
     }
+
+    /// The time of this pass: the clock read the first time a key asks for it, then kept.
+    public var now: Date {
+        mutating get {
+            if let t = clockReading { return t }
+            let t = runtime.now()
+            clockReading = t
+            return t
+        }
+    }
+
+    /// Lends the zeroed candidate bit set, at least `words` long.
+    mutating func takeCandidateBits(words: Int) -> [UInt64] {
+        var bits: [UInt64] = []
+        swap(&bits, &candidateBits)
+        if bits.count < words { bits.append(contentsOf: repeatElement(0, count: words - bits.count)) }
+        return bits
+    }
+
+    /// Takes the bit set back; the borrower leaves it zeroed.
+    mutating func returnCandidateBits(_ bits: [UInt64]) { candidateBits = bits }
 
     /// The value of a condition key, read at most once per pass.
     @inline(__always)
@@ -163,6 +185,30 @@ enum FlatLookup {
     }
 
     static func find(_ o: ValueObject, _ path: FlatPath, _ i: Int) -> Value? {
+        var sawDotted = false
+        let v = plainFind(o, path, i, &sawDotted)
+        return sawDotted ? dottedFind(o, path, i) : v
+    }
+
+    /// The walk by plain segments; the whole answer unless an object on the way may have a dotted key
+    /// (`sawDotted`), in which case `dottedFind` decides. Values are read in place, level by level.
+    static func plainFind(_ o: ValueObject, _ path: FlatPath, _ i: Int, _ sawDotted: inout Bool) -> Value? {
+        if o.mayHaveDottedKeys { sawDotted = true; return nil }
+        return o.withValue(forKey: path.segments[i]) { v in plainStep(v, path, i + 1, &sawDotted) }
+    }
+
+    static func plainStep(_ v: Value, _ path: FlatPath, _ i: Int, _ sawDotted: inout Bool) -> Value? {
+        if i == path.segments.count { return isLeaf(v) ? v : Optional<Value>.none }
+        switch v {
+        case .object(let o): return plainFind(o, path, i, &sawDotted)
+        case .array(let a):
+            guard let k = path.indexes[i], k < a.count else { return nil }
+            return a.withUnsafeBufferPointer { plainStep($0[k], path, i + 1, &sawDotted) }
+        default: return nil
+        }
+    }
+
+    static func dottedFind(_ o: ValueObject, _ path: FlatPath, _ i: Int) -> Value? {
         if let c = o[path.segments[i]], let f = descend(c, path, i + 1) { return f }
         guard o.mayHaveDottedKeys else { return nil }
         for m in o.members where m.key.utf8.contains(0x2E) {

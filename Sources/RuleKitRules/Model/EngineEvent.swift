@@ -2,30 +2,113 @@ public import Foundation
 public import RuleKitCore
 
 /// The event the engine reads and produces: the fields of a hub event that rules can see.
+///
+/// A value type whose fields live in one shared, copy-on-write box: events are copied at every step
+/// (into a resolver, a queue, a consequence), and a copy is then one reference count, not one per
+/// string, object and list field.
 public struct EngineEvent: Sendable, Hashable {
-    public var id: UUID
-    public var name: String
-    public var type: String
-    public var source: String
+    final class Storage: @unchecked Sendable {
+        // Mutated only while uniquely referenced (see `unique()`), so sharing it is safe.
+        var id: UUID
+        var name: String
+        var type: String
+        var source: String
+        var data: ValueObject?
+        var timestamp: Date
+        var responseID: UUID?
+        var parentID: UUID?
+        var mask: [String]?
+
+        init(id: UUID, name: String, type: String, source: String, data: ValueObject?, timestamp: Date,
+             responseID: UUID?, parentID: UUID?, mask: [String]?) {
+            self.id = id
+            self.name = name
+            self.type = type
+            self.source = source
+            self.data = data
+            self.timestamp = timestamp
+            self.responseID = responseID
+            self.parentID = parentID
+            self.mask = mask
+        }
+
+        func copy() -> Storage {
+            Storage(id: id, name: name, type: type, source: source, data: data, timestamp: timestamp,
+                    responseID: responseID, parentID: parentID, mask: mask)
+        }
+    }
+
+    private var storage: Storage
+
+    private mutating func unique() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
+
+    public var id: UUID {
+        get { storage.id }
+        set { unique().id = newValue }
+    }
+    public var name: String {
+        get { storage.name }
+        set { unique().name = newValue }
+    }
+    public var type: String {
+        get { storage.type }
+        set { unique().type = newValue }
+    }
+    public var source: String {
+        get { storage.source }
+        set { unique().source = newValue }
+    }
     /// The event data: an object, or nil for an event without data.
-    public var data: ValueObject?
-    public var timestamp: Date
-    public var responseID: UUID?
-    public var parentID: UUID?
+    public var data: ValueObject? {
+        get { storage.data }
+        set { unique().data = newValue }
+    }
+    public var timestamp: Date {
+        get { storage.timestamp }
+        set { unique().timestamp = newValue }
+    }
+    public var responseID: UUID? {
+        get { storage.responseID }
+        set { unique().responseID = newValue }
+    }
+    public var parentID: UUID? {
+        get { storage.parentID }
+        set { unique().parentID = newValue }
+    }
     /// Keys whose values identify the event in history (nil: the event is not recorded).
-    public var mask: [String]?
+    public var mask: [String]? {
+        get { storage.mask }
+        set { unique().mask = newValue }
+    }
 
     public init(id: UUID = UUID(), name: String, type: String, source: String, data: ValueObject? = nil,
                 timestamp: Date = Date(), responseID: UUID? = nil, parentID: UUID? = nil, mask: [String]? = nil) {
-        self.id = id
-        self.name = name
-        self.type = type
-        self.source = source
-        self.data = data
-        self.timestamp = timestamp
-        self.responseID = responseID
-        self.parentID = parentID
-        self.mask = mask
+        storage = Storage(id: id, name: name, type: type, source: source, data: data, timestamp: timestamp,
+                          responseID: responseID, parentID: parentID, mask: mask)
+    }
+
+    public static func == (a: EngineEvent, b: EngineEvent) -> Bool {
+        if a.storage === b.storage { return true }
+        let x = a.storage, y = b.storage
+        return x.id == y.id && x.name == y.name && x.type == y.type && x.source == y.source && x.data == y.data
+            && x.timestamp == y.timestamp && x.responseID == y.responseID && x.parentID == y.parentID
+            && x.mask == y.mask
+    }
+
+    public func hash(into h: inout Hasher) {
+        let x = storage
+        h.combine(x.id)
+        h.combine(x.name)
+        h.combine(x.type)
+        h.combine(x.source)
+        h.combine(x.data)
+        h.combine(x.timestamp)
+        h.combine(x.responseID)
+        h.combine(x.parentID)
+        h.combine(x.mask)
     }
 
     /// A new event chained to this one (`parentID` set, no `responseID`), as consequences produce.

@@ -126,46 +126,56 @@ struct RuleIndex: Sendable {
         }
     }
 
-    /// Candidate rule positions for an event, ascending.
-    func candidates(_ r: inout Resolver, keys: [SlotKey]) -> [Int] {
-        if equalities.isEmpty && patterns.isEmpty { return always }
-        var bits = [UInt64](repeating: 0, count: (ruleCount + 63) / 64)
-        @inline(__always) func set(_ i: Int) { bits[i >> 6] |= 1 << UInt64(i & 63) }
-        for i in always { set(i) }
-        for a in equalities {
-            let v = r.resolve(a.key) ?? .string("")
-            let text: String
-            if case .string(let s) = v { text = s } else { text = Conversion.string(v) }
-            guard let list = a.rulesByValue[text.lowercased()] else { continue }
-            for i in list { set(i) }
+    /// Calls `body` with each candidate rule position for an event, ascending. The candidate set is a
+    /// bit set kept in the resolver between events, so an event allocates nothing here.
+    func forEachCandidate(_ r: inout Resolver, keys: [SlotKey], _ body: (Int, inout Resolver) -> Void) {
+        if equalities.isEmpty && patterns.isEmpty {
+            for i in always { body(i, &r) }
+            return
         }
-        for a in patterns {
-            let (off, len) = r.stringForm(a.key.slot, keys)
-            guard len >= 0 else {
-                // Non-ASCII text: the byte automaton cannot decide; every rule filed here is a candidate.
-                for i in a.allRules { set(i) }
-                continue
-            }
-            r.forms.pool.withUnsafeBufferPointer { pool in
-                a.automaton.scan(UnsafeBufferPointer(rebasing: pool[off..<(off + len)])) { pid, end in
-                    let ok: Bool = switch a.modes[pid] {
-                    case .contains, .equals: true
-                    case .startsWith: end == a.automaton.lengths[pid]
-                    case .endsWith: end == len
-                    }
-                    if ok { for i in a.rulesByPattern[pid] { set(i) } }
-                }
-            }
-        }
-        var out: [Int] = []
-        for (w, word) in bits.enumerated() where word != 0 {
-            var x = word
+        var bits = r.takeCandidateBits(words: (ruleCount + 63) / 64)
+        markCandidates(&bits, &r, keys: keys)
+        for w in bits.indices where bits[w] != 0 {
+            var x = bits[w]
+            bits[w] = 0
             while x != 0 {
-                out.append(w << 6 | x.trailingZeroBitCount)
+                body(w << 6 | x.trailingZeroBitCount, &r)
                 x &= x - 1
             }
         }
-        return out
+        r.returnCandidateBits(bits)
+    }
+
+    private func markCandidates(_ bits: inout [UInt64], _ r: inout Resolver, keys: [SlotKey]) {
+        bits.withUnsafeMutableBufferPointer { bits in
+            @inline(__always) func set(_ i: Int) { bits[i >> 6] |= 1 << UInt64(i & 63) }
+            for i in always { set(i) }
+            for a in equalities {
+                let v = r.resolve(a.key) ?? .string("")
+                let text: String
+                if case .string(let s) = v { text = s } else { text = Conversion.string(v) }
+                guard let list = a.rulesByValue[text.lowercased()] else { continue }
+                for i in list { set(i) }
+            }
+            for a in patterns {
+                let (off, len) = r.stringForm(a.key.slot, keys)
+                guard len >= 0 else {
+                    // Non-ASCII text: the byte automaton cannot decide; every rule filed here is a candidate.
+                    for i in a.allRules { set(i) }
+                    continue
+                }
+                r.forms.pool.withUnsafeBufferPointer { pool in
+                    a.automaton.scan(UnsafeBufferPointer(rebasing: pool[off..<(off + len)])) { pid, end in
+                        let ok: Bool = switch a.modes[pid] {
+                        case .contains, .equals: true
+                        case .startsWith: end == a.automaton.lengths[pid]
+                        case .endsWith: end == len
+                        }
+                        if ok { for i in a.rulesByPattern[pid] { set(i) } }
+                    }
+                }
+            }
+        }
     }
 
     /// The predicates a condition requires: every one must hold for it to hold.
