@@ -1,5 +1,5 @@
 // Phase timings for profiling (`perf record`): `swift run -c release probe <phase> [rounds]`.
-// Phases: json-map, json, launch-load, plan, yaml, yaml-load, yaml-plan, pull, match10, xdm.
+// Phases: json-map, json, launch-load, plan, yaml, yaml-load, yaml-plan, yaml-all, pull, match10, match1000, xdm.
 import BenchData
 import Foundation
 import RuleKitCore
@@ -7,6 +7,10 @@ import RuleKitRules
 import RuleKitXDM
 import RuleKitYAML
 
+func rssKiB() -> Int {
+    let t = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? "0 0"
+    return (Int(t.split(separator: " ")[1]) ?? 0) * 4
+}
 func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e6 }
 func time(_ label: String, rounds: Int, _ body: () throws -> Void) rethrows {
     var best = Double.infinity
@@ -42,11 +46,13 @@ if on("yaml") || on("pull") || on("yaml-load") || on("yaml-plan") || on("yaml-al
 }
 
 if on("match10") || on("match1000") {
+    let before = rssKiB()
     let events: [EngineEvent] = BenchData.load("bench/events-10k.jsonl").split(separator: 0x0A).map { line in
         let v = try! JSONReader.read(Array(line)).value
         return EngineEvent(name: v["name"]?.stringValue ?? "", type: v["type"]?.stringValue ?? "",
                            source: v["source"]?.stringValue ?? "", data: v["data"]?.objectValue)
     }
+    print("events in memory: \(rssKiB() - before) KiB (RSS growth)")
     let stateValue = try JSONReader.read(BenchData.load("bench/state.json")).value
     var states: [String: ValueObject] = [:]
     for (k, v) in stateValue.objectValue! { states[k] = v.objectValue }
@@ -61,6 +67,18 @@ if on("match10") || on("match1000") {
             for e in events { r.reset(event: e); matched += Evaluator.matchCount(s, &r) }
         }
         precondition(matched == 500, "\(matched)")
+        // The same events in smaller working sets: how much of the full stream's time is cache misses
+        // (10k parsed events are ~30 MB, far over this machine's caches).
+        for size in [3000, 5000] {
+            let part = Array(events.prefix(size))
+            time("match rules-\(n) \(size) events x\(10000 / size)", rounds: rounds) {
+                for _ in 0..<(10000 / size) { for e in part { r.reset(event: e); matched += Evaluator.matchCount(s, &r) } }
+            }
+        }
+        let few = Array(events.prefix(100))
+        time("match rules-\(n) 100 events x100 (cache-warm)", rounds: rounds) {
+            for _ in 0..<100 { for e in few { r.reset(event: e); matched += Evaluator.matchCount(s, &r) } }
+        }
     }
 }
 
