@@ -82,11 +82,8 @@ public struct ValueObject: Sendable {
     /// The position of `key`, if present.
     public func index(forKey key: String) -> Int? {
         if let idx = _index { return idx.positions[key] }
-        // Comparing UTF-8 counts first (held inline in a native String) rejects most keys without the
-        // out-of-line string comparison.
-        let n = key.utf8.count
         return _members.withUnsafeBufferPointer { members in
-            for i in members.indices where members[i].key.utf8.count == n && members[i].key == key { return i }
+            for i in members.indices where members[i].key == key { return i }
             return nil
         }
     }

@@ -33,11 +33,30 @@ if on("json-all") { try time("json+load+plan 1000", rounds: rounds) {
     let d = try JSONReader.read(r1000, file: "rules-1000.json", keepSourceMap: true)
     _ = Planner().plan(try LaunchRulesLoader.load(d).get()) } }
 
-if on("yaml") || on("pull") || on("yaml-load") || on("yaml-plan") || on("yaml-all") {
+if on("yaml") || on("pull") || on("yaml-load") || on("yaml-plan") || on("yaml-all") || on("yaml-walk") {
     let y = BenchData.load("bench/rules-10k.yaml")
     if on("pull") { time("bare pull 10k", rounds: rounds) { _ = YAMLReader.bareEventPull(y) } }
     if on("yaml") { try time("yaml read 10k", rounds: rounds) { _ = try YAMLReader.read(y, file: "r.yaml") } }
     let yd = try YAMLReader.read(y, file: "r.yaml")
+    if on("yaml-walk") {
+        func walk(_ c: ValueCursor) -> Int {
+            var n = 1
+            c.forEachMember { _, m in n += walk(m) }
+            for e in c.elements { n += walk(e) }
+            return n
+        }
+        func walkValue(_ v: Value) -> Int {
+            switch v {
+            case .object(let o): var n = 1; for (_, m) in o { n += walkValue(m) }; return n
+            case .array(let a): var n = 1; for e in a { n += walkValue(e) }; return n
+            default: return 1
+            }
+        }
+        var nodes = 0
+        time("yaml walk cursors 10k", rounds: rounds) { nodes = walk(yd.root) }
+        time("yaml walk values 10k", rounds: rounds) { nodes = walkValue(yd.value) }
+        print("nodes: \(nodes)")
+    }
     if on("yaml-load") { try time("yaml load 10k", rounds: rounds) { _ = try RuleSetLoader.load(yd).get() } }
     let ys = try RuleSetLoader.load(yd).get()
     if on("yaml-plan") { time("yaml plan 10k", rounds: rounds) { _ = Planner().plan(ys) } }
@@ -74,6 +93,18 @@ if on("match10") || on("match1000") {
             time("match rules-\(n) \(size) events x\(10000 / size)", rounds: rounds) {
                 for _ in 0..<(10000 / size) { for e in part { r.reset(event: e); matched += Evaluator.matchCount(s, &r) } }
             }
+        }
+        func compact(_ v: Value) -> Value {
+            switch v {
+            case .object(let o):
+                return .object(ValueObject(members: o.members.map { ValueObject.Member(key: $0.key, value: compact($0.value)) }))
+            case .array(let a): return .array(a.map(compact))
+            default: return v
+            }
+        }
+        let compacted = events.map { e in EngineEvent(name: e.name, type: e.type, source: e.source, data: compact(.object(e.data ?? [:])).objectValue) }
+        time("match rules-\(n) x10k compacted copies", rounds: rounds) {
+            for e in compacted { r.reset(event: e); matched += Evaluator.matchCount(s, &r) }
         }
         let few = Array(events.prefix(100))
         time("match rules-\(n) 100 events x100 (cache-warm)", rounds: rounds) {
