@@ -138,4 +138,75 @@ import Testing
             #expect(viaIndex == viaTree, "\(e.type)")
         }
     }
+
+    /// One resolver reused across events and across rule sets of different sizes (its candidate bit set
+    /// and slot caches are kept between passes) must give what a fresh resolver gives.
+    @Test func aReusedResolverAgreesWithFreshOnes() throws {
+        let small = try Rules.compile("""
+            rules:
+              - {id: a, when: {all: [{key: ~type, eq: t1}, {key: x, co: ab}]}, then: []}
+              - {id: b, when: {key: y, eq: 1}, then: []}
+            """)
+        // 130 rules: more than two words of candidate bits.
+        let many = (0..<130).map { "  - {id: r\($0), when: {key: n, eq: \($0)}, then: []}" }.joined(separator: "\n")
+        let big = try Rules.compile("rules:\n" + many + "\n  - {id: last, when: {key: ~type, eq: t1}, then: []}\n")
+        let events: [EngineEvent] = [
+            EngineEvent(name: "", type: "t1", source: "s", data: ["x": "xaby", "n": 129]),
+            EngineEvent(name: "", type: "t2", source: "s", data: ["y": 1, "n": 3]),
+            EngineEvent(name: "", type: "t1", source: "s", data: nil),
+            EngineEvent(name: "", type: "t3", source: "s", data: ["n": "64"]),
+        ]
+        let runtime = StaticRulesRuntime()
+        var reused = Resolver(event: events[0], runtime: runtime)
+        for set in [small, big, small] {
+            for e in events {
+                reused.reset(event: e)
+                var fresh = Resolver(event: e, runtime: runtime, slotCount: set.slotCount)
+                let a = Evaluator.matchingRules(set, &reused).map(\.label)
+                let b = Evaluator.matchingRules(set, &fresh).map(\.label)
+                #expect(a == b, "\(e.type) \(set.rules.count) rules")
+                #expect(Evaluator.matchCount(set, &reused) == b.count)
+            }
+        }
+    }
+
+    /// Events share their fields' storage between copies; a change to a copy must not show in the original.
+    @Test func eventCopiesAreIndependentValues() {
+        let original = EngineEvent(name: "e", type: "t", source: "s", data: ["a": 1], mask: ["a"])
+        var copy = original
+        #expect(copy == original)
+        #expect(copy.hashValue == original.hashValue)
+        copy.data?["a"] = 2
+        copy.type = "u"
+        copy.mask = nil
+        #expect(original.data == ["a": 1])
+        #expect(original.type == "t")
+        #expect(original.mask == ["a"])
+        #expect(copy != original)
+        #expect(copy.id == original.id)
+        let rebuilt = EngineEvent(id: original.id, name: "e", type: "t", source: "s", data: ["a": 1],
+                                  timestamp: original.timestamp, mask: ["a"])
+        #expect(rebuilt == original)
+        #expect(rebuilt.hashValue == original.hashValue)
+    }
+
+    /// The clock is read once per pass, and only when a key needs the time.
+    @Test func theClockIsReadOnlyWhenAKeyNeedsIt() {
+        let reads = Locked(0)
+        let runtime = StaticRulesRuntime(clock: {
+            reads.withLock { $0 += 1 }
+            return Date(timeIntervalSince1970: 1_700_000_000)
+        })
+        let event = EngineEvent(name: "", type: "t", source: "s", data: ["a": 1])
+        var r = Resolver(event: event, runtime: runtime)
+        _ = r.resolve(KeyRef.parse("~type"))
+        _ = r.resolve(KeyRef.parse("a"))
+        #expect(reads.withLock { $0 } == 0)
+        #expect(r.resolve(KeyRef.parse("~timestampu")) == .int(1_700_000_000))
+        _ = r.resolve(KeyRef.parse("~timestampp"))
+        #expect(reads.withLock { $0 } == 1)
+        r.reset(event: event)
+        _ = r.resolve(KeyRef.parse("~timestampu"))
+        #expect(reads.withLock { $0 } == 2)
+    }
 }
