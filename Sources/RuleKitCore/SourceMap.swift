@@ -240,6 +240,27 @@ public struct ValueCursor: Sendable {
         }
     }
 
+    /// Calls `body` with each member's key, value and position, making no cursor: for loaders that
+    /// read scalar members directly and need a member's cursor (`member(at:)`) only for a diagnostic or
+    /// to walk below it. A cursor costs reference counts, and most members of rules are scalars.
+    public func forEachMemberValue(_ body: (String, Value, Int) throws -> Void) rethrows {
+        guard case .object(let o) = value else { return }
+        for i in 0..<o.count { try body(o.key(at: i), o.value(at: i), i) }
+    }
+
+    /// The cursor of the member at `position` of an object node (nil for other kinds or out of range).
+    public func member(at position: Int) -> ValueCursor? {
+        guard case .object(let o) = value, position >= 0, position < o.count else { return nil }
+        return child(o.value(at: position), entry: childEntry(position), component: .key(o.key(at: position)))
+    }
+
+    /// Calls `body` with each element of an array node, without building an array of cursors.
+    public func forEachElement(_ body: (Int, ValueCursor) throws -> Void) rethrows {
+        guard case .array(let a) = value else { return }
+        var entries = ChildEntries(of: self)
+        for i in a.indices { try body(i, child(a[i], entry: entries.next(), component: .index(i))) }
+    }
+
     /// The elements of an array node (empty for other kinds).
     public var elements: [ValueCursor] {
         guard case .array(let a) = value else { return [] }

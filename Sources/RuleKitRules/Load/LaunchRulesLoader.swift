@@ -44,7 +44,8 @@ public enum LaunchRulesLoader {
         var rules: [Rule] = []
         if let r = root["rules"] {
             if case .array = r.value {
-                for (i, ruleCursor) in r.elements.enumerated() {
+                rules.reserveCapacity(r.value.arrayValue?.count ?? 0)
+                r.forEachElement { i, ruleCursor in
                     if let rule = loadRule(ruleCursor, index: i, ctx: &ctx) { rules.append(rule) }
                 }
             } else {
@@ -61,21 +62,23 @@ public enum LaunchRulesLoader {
             ctx.error(.rulesStructure, "rule #\(index) must be an object, not \(c.value.kind)", c)
             return nil
         }
-        var metaCursor: ValueCursor?, conditionCursor: ValueCursor?, consequencesCursor: ValueCursor?
-        var enabledCursor: ValueCursor?
+        // Members are read as values; a member's cursor is made only to walk below it or to report it.
+        var metaAt = -1, conditionAt = -1, consequencesAt = -1, enabledAt = -1
         var id: String?, name: String?, description: String?
-        c.forEachMember { k, v in
+        c.forEachMemberValue { k, v, i in
             switch k {
-            case "meta": metaCursor = v
-            case "condition": conditionCursor = v
-            case "consequences": consequencesCursor = v
-            case "enabled": enabledCursor = v
-            case "id": if case .string(let x) = v.value { id = x }
-            case "name": if case .string(let x) = v.value { name = x }
-            case "description": if case .string(let x) = v.value { description = x }
-            default: ctx.unknownKey(k, v, known: ruleKeys, what: "a rule")
+            case "meta": metaAt = i
+            case "condition": conditionAt = i
+            case "consequences": consequencesAt = i
+            case "enabled": enabledAt = i
+            case "id": if case .string(let x) = v { id = x }
+            case "name": if case .string(let x) = v { name = x }
+            case "description": if case .string(let x) = v { description = x }
+            default: ctx.unknownKey(k, in: c, at: i, known: ruleKeys, what: "a rule")
             }
         }
+        let metaCursor = c.member(at: metaAt), conditionCursor = c.member(at: conditionAt)
+        let consequencesCursor = c.member(at: consequencesAt), enabledCursor = c.member(at: enabledAt)
         var meta: ValueObject?
         if let m = metaCursor {
             switch m.value {
@@ -97,7 +100,7 @@ public enum LaunchRulesLoader {
         if let cs = consequencesCursor {
             if case .array(let a) = cs.value {
                 consequences.reserveCapacity(a.count)
-                for e in cs.elements {
+                cs.forEachElement { _, e in
                     if let q = loadConsequence(e, ctx: &ctx) { consequences.append(q) }
                 }
             } else {
@@ -132,29 +135,29 @@ public enum LaunchRulesLoader {
             return nil
         }
         // One pass over the members (no lookup per known key): this runs for every condition.
-        var typeCursor: ValueCursor?
-        var definitionCursor: ValueCursor?
-        c.forEachMember { k, v in
+        var typeValue: Value?
+        var typeAt = -1, definitionAt = -1
+        c.forEachMemberValue { k, v, i in
             switch k {
-            case "type": typeCursor = v
-            case "definition": definitionCursor = v
-            default: ctx.unknownKey(k, v, known: conditionKeys, what: "a condition")
+            case "type": typeValue = v; typeAt = i
+            case "definition": definitionAt = i
+            default: ctx.unknownKey(k, in: c, at: i, known: conditionKeys, what: "a condition")
             }
         }
         var kind: Condition.Kind?
-        if let t = typeCursor {
-            if case .string(let s) = t.value, let k = Condition.Kind(rawValue: s) {
+        if let t = typeValue {
+            if case .string(let s) = t, let k = Condition.Kind(rawValue: s) {
                 kind = k
             } else {
-                let hint = t.value.stringValue.flatMap { closest($0, in: Condition.Kind.allCases.map(\.rawValue)) }
+                let hint = t.stringValue.flatMap { closest($0, in: Condition.Kind.allCases.map(\.rawValue)) }
                 ctx.error(.rulesStructure,
-                          "condition 'type' must be group, matcher or historical, not \(describe(t.value))"
-                              + (hint.map { " (did you mean '\($0)'?)" } ?? ""), t)
+                          "condition 'type' must be group, matcher or historical, not \(describe(t))"
+                              + (hint.map { " (did you mean '\($0)'?)" } ?? ""), c.member(at: typeAt)!)
             }
         } else {
             ctx.error(.rulesStructure, "a condition needs a 'type' (group, matcher or historical)", c)
         }
-        guard let d = definitionCursor else {
+        guard let d = c.member(at: definitionAt) else {
             ctx.error(.rulesStructure, "a condition needs a 'definition'", c)
             return nil
         }
@@ -174,41 +177,44 @@ public enum LaunchRulesLoader {
         }
         var def = Condition.Definition()
         var ok = true
-        func string(_ key: String, _ c: ValueCursor, _ ctx: inout LoaderContext) -> String? {
-            if case .string(let s) = c.value { return s }
-            ctx.error(.rulesStructure, "'\(key)' must be a string, not \(c.value.kind)", c)
+        func string(_ key: String, _ v: Value, _ i: Int, _ ctx: inout LoaderContext) -> String? {
+            if case .string(let s) = v { return s }
+            ctx.error(.rulesStructure, "'\(key)' must be a string, not \(v.kind)", d.member(at: i)!)
             ok = false
             return nil
         }
-        func int(_ key: String, _ c: ValueCursor, _ ctx: inout LoaderContext) -> Int64? {
-            if let i = LoaderContext.integer(c.value) { return i }
-            ctx.error(.rulesStructure, "'\(key)' must be an integer, not \(c.value.kind)", c)
+        func int(_ key: String, _ v: Value, _ i: Int, _ ctx: inout LoaderContext) -> Int64? {
+            if let n = LoaderContext.integer(v) { return n }
+            ctx.error(.rulesStructure, "'\(key)' must be an integer, not \(v.kind)", d.member(at: i)!)
             ok = false
             return nil
         }
-        // One pass over the members; a null member is the same as an absent one.
-        d.forEachMember { k, c in
-            if c.value.isNull {
-                if !definitionKeys.contains(k) { ctx.unknownKey(k, c, known: definitionKeys, what: "a condition definition") }
+        // One pass over the members; a null member is the same as an absent one. Scalars are read as
+        // values; a cursor is made only to walk a list or to report a problem.
+        d.forEachMemberValue { k, v, i in
+            if v.isNull {
+                if !definitionKeys.contains(k) {
+                    ctx.unknownKey(k, in: d, at: i, known: definitionKeys, what: "a condition definition")
+                }
                 return
             }
             switch k {
-            case "logic": def.logic = string(k, c, &ctx)
-            case "key": def.key = string(k, c, &ctx)
-            case "matcher": def.matcher = string(k, c, &ctx)
-            case "searchType": def.searchType = string(k, c, &ctx)
-            case "from": def.from = int(k, c, &ctx)
-            case "to": def.to = int(k, c, &ctx)
-            case "value": def.value = c.value
+            case "logic": def.logic = string(k, v, i, &ctx)
+            case "key": def.key = string(k, v, i, &ctx)
+            case "matcher": def.matcher = string(k, v, i, &ctx)
+            case "searchType": def.searchType = string(k, v, i, &ctx)
+            case "from": def.from = int(k, v, i, &ctx)
+            case "to": def.to = int(k, v, i, &ctx)
+            case "value": def.value = v
             case "values":
-                if case .array(let a) = c.value { def.values = a } else {
-                    ctx.error(.rulesStructure, "'values' must be an array, not \(c.value.kind)", c)
+                if case .array(let a) = v { def.values = a } else {
+                    ctx.error(.rulesStructure, "'values' must be an array, not \(v.kind)", d.member(at: i)!)
                     ok = false
                 }
             case "events":
-                if case .array = c.value {
+                if case .array = v {
                     var events: [ValueObject] = []
-                    for e in c.elements {
+                    d.member(at: i)!.forEachElement { _, e in
                         if case .object(let o) = e.value { events.append(o) } else {
                             ctx.error(.rulesStructure, "each of 'events' must be an object, not \(e.value.kind)", e)
                             ok = false
@@ -216,22 +222,23 @@ public enum LaunchRulesLoader {
                     }
                     def.events = events
                 } else {
-                    ctx.error(.rulesStructure, "'events' must be an array of objects, not \(c.value.kind)", c)
+                    ctx.error(.rulesStructure, "'events' must be an array of objects, not \(v.kind)", d.member(at: i)!)
                     ok = false
                 }
             case "conditions":
-                if case .array = c.value {
+                if case .array(let a) = v {
                     var conditions: [Condition] = []
-                    for e in c.elements {
+                    conditions.reserveCapacity(a.count)
+                    d.member(at: i)!.forEachElement { _, e in
                         if let x = loadCondition(e, ctx: &ctx) { conditions.append(x) } else { ok = false }
                     }
                     def.conditions = conditions
                 } else {
-                    ctx.error(.rulesStructure, "'conditions' must be an array, not \(c.value.kind)", c)
+                    ctx.error(.rulesStructure, "'conditions' must be an array, not \(v.kind)", d.member(at: i)!)
                     ok = false
                 }
             default:
-                ctx.unknownKey(k, c, known: definitionKeys, what: "a condition definition")
+                ctx.unknownKey(k, in: d, at: i, known: definitionKeys, what: "a condition definition")
             }
         }
         return ok ? def : nil
@@ -243,12 +250,12 @@ public enum LaunchRulesLoader {
             return nil
         }
         var idValue: Value?, typeValue: Value?, detailValue: Value?
-        c.forEachMember { k, v in
+        c.forEachMemberValue { k, v, i in
             switch k {
-            case "id": idValue = v.value
-            case "type": typeValue = v.value
-            case "detail": detailValue = v.value
-            default: ctx.unknownKey(k, v, known: consequenceKeys, what: "a consequence")
+            case "id": idValue = v
+            case "type": typeValue = v
+            case "detail": detailValue = v
+            default: ctx.unknownKey(k, in: c, at: i, known: consequenceKeys, what: "a consequence")
             }
         }
         guard case .string(let id)? = idValue else {

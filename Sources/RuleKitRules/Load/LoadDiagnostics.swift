@@ -71,6 +71,15 @@ struct LoaderContext {
         warnKey(.rulesUnknownKey, "unknown key '\(key)' in \(what) is ignored\(hint)", at)
     }
 
+    /// Reports member `position` of `object` when its key is outside `known`; its cursor is made only
+    /// when the warning is kept.
+    mutating func unknownKey(_ key: String, in object: ValueCursor, at position: Int, known: Set<String>,
+                             what: String) {
+        guard diagnostics.acceptsWarnings else { return diagnostics.countDropped() }
+        guard let at = object.member(at: position) else { return }
+        unknownKey(key, at, known: known, what: what)
+    }
+
     /// An integer, accepting integral doubles as the reference's decoder does.
     static func integer(_ v: Value) -> Int64? {
         switch v {
