@@ -52,6 +52,15 @@ public struct ValueObject: Sendable {
         if members.count >= Self.indexThreshold { rebuildIndex() }
     }
 
+    /// Builds an object from members whose keys the caller knows are distinct, when the caller also knows
+    /// whether any key contains a '.' (a reader has seen each key's bytes; scanning them again costs).
+    public init(members: [Member], anyKeyHasDot: Bool) {
+        _members = members
+        _dotted = anyKeyHasDot
+        _index = nil
+        if members.count >= Self.indexThreshold { rebuildIndex() }
+    }
+
     /// Builds an object from parallel key and value arrays whose keys the caller knows are distinct.
     public init(keys: [String], values: [Value]) {
         precondition(keys.count == values.count, "keys and values differ in count")

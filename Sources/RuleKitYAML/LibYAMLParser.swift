@@ -20,6 +20,8 @@ struct LibYAMLParser {
         var key: String?
         var keyMark: (UInt32, UInt32) = (0, 0)
         var keyIsMerge = false
+        /// Whether some key of the mapping contains a '.' (see `ValueObject.mayHaveDottedKeys`).
+        var anyKeyHasDot = false
         var merges: [(ValueObject, (UInt32, UInt32))] = []
         var entry: Int
         var anchor: String?
@@ -201,6 +203,7 @@ struct LibYAMLParser {
         stack[top].key = text
         stack[top].keyMark = (UInt32(m.line + 1), UInt32(m.column + 1))
         stack[top].keyIsMerge = plain && tag == nil && text == "<<"
+        if !stack[top].anyKeyHasDot && bytes.contains(0x2E) { stack[top].anyKeyHasDot = true }
     }
 
     mutating func alias(_ event: inout yaml_event_t) throws(DiagnosticError) {
@@ -221,6 +224,7 @@ struct LibYAMLParser {
             stack[top].key = key
             stack[top].keyMark = (UInt32(m.line + 1), UInt32(m.column + 1))
             stack[top].keyIsMerge = false
+            if key.utf8.contains(0x2E) { stack[top].anyKeyHasDot = true }
             return
         }
         let entry = newEntry(m)
@@ -244,7 +248,8 @@ struct LibYAMLParser {
         let frame = stack.removeLast()
         let value: Value
         if frame.isMapping {
-            var object = ValueObject(members: scratchMembers.popArray(from: frame.start))
+            var object = ValueObject(members: scratchMembers.popArray(from: frame.start),
+                                     anyKeyHasDot: frame.anyKeyHasDot)
             for (source, mergeMark) in frame.merges {
                 for (k, v) in source where object.index(forKey: k) == nil {
                     object.appendNew(key: k, value: v)

@@ -58,6 +58,8 @@ struct PlanState {
     var slots: [KeyRef: Int] = [:]
     /// Parsed keys by text: rule sets repeat the same few keys thousands of times.
     var keyRefs: [String: KeyRef] = [:]
+    /// Matcher keys by text, with their slots (one lookup per matcher instead of two).
+    var slotKeys: [String: SlotKey] = [:]
 
     mutating func keyRef(_ text: String) -> KeyRef {
         if let k = keyRefs[text] { return k }
@@ -85,7 +87,8 @@ struct PlanState {
 
     /// A key, with `%name%` data elements replaced by their path.
     mutating func key(_ text: String, at: SourceLocation?) -> (KeyRef, DataElement?) {
-        if text.count >= 3, text.hasPrefix("%"), text.hasSuffix("%") {
+        // The byte test first: most keys are plain paths, and `count` walks graphemes.
+        if text.utf8.first == 0x25, text.count >= 3, text.hasPrefix("%"), text.hasSuffix("%") {
             let name = String(text.dropFirst().dropLast())
             if let d = elements[name] { return (keyRef(d.path), d) }
             if !elements.isEmpty || !name.contains(".") {
@@ -144,8 +147,15 @@ struct PlanState {
                  c.location)
             return nil
         }
-        let (ref, _) = self.key(keyText, at: c.location)
-        let key = slot(ref)
+        let key: SlotKey
+        if let known = slotKeys[keyText] {
+            key = known
+        } else {
+            let (ref, element) = self.key(keyText, at: c.location)
+            key = slot(ref)
+            // Data-element keys are looked up each time, so an unknown name is reported at each use.
+            if element == nil && keyText.utf8.first != 0x25 { slotKeys[keyText] = key }
+        }
         let values = d.values ?? []
         var comparisons: [PlannedCondition] = []
         if values.isEmpty {
@@ -256,7 +266,7 @@ struct PlanState {
             let elements = self.elements
             var unknown: [String] = []
             let t = Template.parse(s) { text in
-                if text.count >= 3, text.hasPrefix("%"), text.hasSuffix("%") {
+                if text.utf8.first == 0x25, text.count >= 3, text.hasPrefix("%"), text.hasSuffix("%") {
                     let name = String(text.dropFirst().dropLast())
                     if let d = elements[name] {
                         let implied: Template.Function? = switch d.type {
