@@ -267,7 +267,8 @@ struct LibYAMLParser {
     }
 
     /// Hands a finished value to its parent (or makes it the document root).
-    mutating func deliver(_ value: Value, entry: Int, mark m: yaml_mark_t) throws(DiagnosticError) {
+    /// `consuming`: the value moves into its parent's scratch stack (no retain, no later release).
+    mutating func deliver(_ value: consuming Value, entry: Int, mark m: yaml_mark_t) throws(DiagnosticError) {
         guard !stack.isEmpty else {
             root = value
             return
@@ -277,9 +278,8 @@ struct LibYAMLParser {
             scratchValues.append(value)
             return
         }
-        let key = stack[top].key!
+        let key = stack[top].key.take()!
         let keyMark = stack[top].keyMark
-        stack[top].key = nil
         if stack[top].keyIsMerge {
             // The merge node's own entries are not members: drop them; merged keys get entries at close.
             entries.removeSubrange(entry...)

@@ -18,7 +18,7 @@ final class MoveStack<Element> {
         base.deallocate()
     }
 
-    func append(_ element: Element) {
+    func append(_ element: consuming Element) {
         if count == capacity { grow() }
         (base + count).initialize(to: element)
         count += 1
