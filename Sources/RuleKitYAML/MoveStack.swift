@@ -45,10 +45,11 @@ final class MoveStack<Element> {
         precondition(start >= 0 && start <= count, "start out of range")
         let n = count - start
         guard n > 0 else { return [] }
-        let out = [Element](unsafeUninitializedCapacity: n) { buffer, initialized in
-            buffer.baseAddress!.moveInitialize(from: base + start, count: n)
-            initialized = n
-        }
+        // reserveCapacity + append rather than `init(unsafeUninitializedCapacity:)`, which here calls the
+        // stdlib's unspecialized buffer initializer and looks the storage type's metadata up every time.
+        var out: [Element] = []
+        out.reserveCapacity(n)
+        for i in start..<count { out.append((base + i).move()) }
         count = start
         return out
     }
