@@ -1,0 +1,39 @@
+import Testing
+
+@testable import RuleKitYAML
+
+@Suite struct StringInternerTests {
+    func intern(_ s: String, _ interner: inout StringInterner) -> String {
+        Array(s.utf8).withUnsafeBufferPointer { interner.string($0) }
+    }
+
+    /// The slot is chosen from a few words of the bytes: strings that agree on those words share a slot,
+    /// and must still come back as themselves.
+    @Test func stringsSharingASlotStayDistinct() {
+        var interner = StringInterner(slotCount: 4)
+        // 40 bytes: equal in bytes 0-7, 16-23 and 32-39, different at byte 10.
+        let a = "com.adobe.A.xxxxxxxxxxxxxxxxxxxxx.places"
+        let b = "com.adobe.B.xxxxxxxxxxxxxxxxxxxxx.places"
+        #expect(a.utf8.count == b.utf8.count)
+        #expect(intern(a, &interner) == a)
+        #expect(intern(b, &interner) == b)
+        #expect(intern(a, &interner) == a)
+        let long = String(repeating: "z", count: 300)
+        #expect(intern(long, &interner) == long)
+        #expect(intern("short", &interner) == "short")
+        #expect(intern("héllo wörld, ünïcode", &interner) == "héllo wörld, ünïcode")
+    }
+
+    @Test func byteComparisonCoversEveryLength() {
+        for n in 0...20 {
+            let x = Array(repeating: UInt8(ascii: "a"), count: n)
+            for i in 0..<n {
+                var y = x
+                y[i] = UInt8(ascii: "b")
+                let same = x.withUnsafeBufferPointer { xb in y.withUnsafeBufferPointer { StringInterner.sameBytes(xb, $0) } }
+                #expect(!same, "length \(n), byte \(i)")
+            }
+            #expect(x.withUnsafeBufferPointer { xb in x.withUnsafeBufferPointer { StringInterner.sameBytes(xb, $0) } })
+        }
+    }
+}
