@@ -157,6 +157,10 @@ struct PlanState {
             if element == nil && keyText.utf8.first != 0x25 { slotKeys[keyText] = key }
         }
         let values = d.values ?? []
+        // The common matcher has one value: its comparison needs no list.
+        if values.count == 1 && op != .exists && op != .notExist, let operand = Self.operand(values[0]) {
+            return .comparison(key: key, operation: op, operand: operand)
+        }
         var comparisons: [PlannedCondition] = []
         if values.isEmpty {
             // No values: one comparison against "" (the reference's default).

@@ -63,11 +63,13 @@ struct Program: Sendable {
     private mutating func add(_ c: PlannedCondition) -> Int32 {
         switch c {
         case .and(let cs), .or(let cs):
-            let ids = cs.map { add($0) }
-            let start = Int32(children.count)
-            children.append(contentsOf: ids)
+            // The children's slots are reserved first and filled as each child is added (their own
+            // children land after them): no temporary array per group.
+            let start = children.count
+            children.append(contentsOf: repeatElement(0, count: cs.count))
+            for j in cs.indices { children[start + j] = add(cs[j]) }
             let isAnd: Bool = if case .and = c { true } else { false }
-            return push(Node(kind: isAnd ? .and : .or, op: 0, a: start, b: Int32(ids.count), slot: -1))
+            return push(Node(kind: isAnd ? .and : .or, op: 0, a: Int32(start), b: Int32(cs.count), slot: -1))
         case .unknownLogic:
             return push(Node(kind: .never, op: 0, a: 0, b: 0, slot: -1))
         case .existence(let k, let negated):
@@ -80,10 +82,18 @@ struct Program: Sendable {
             var f = FlatOperand(kind: .string, int: 0, double: 0, bool: false, offset: 0, length: 0)
             switch operand {
             case .string(_, let lowered):
-                guard lowered.utf8.allSatisfy({ $0 < 0x80 }) else { return fallback(c) }
-                f.offset = Int32(bytes.count)
-                f.length = Int32(lowered.utf8.count)
-                bytes.append(contentsOf: lowered.utf8)
+                let start = bytes.count
+                var ascii = true
+                for b in lowered.utf8 {
+                    if b >= 0x80 { ascii = false; break }
+                    bytes.append(b)
+                }
+                guard ascii else {
+                    bytes.removeSubrange(start...)
+                    return fallback(c)
+                }
+                f.offset = Int32(start)
+                f.length = Int32(bytes.count - start)
             case .int(let i): f.kind = .int; f.int = i
             case .double(let d): f.kind = .double; f.double = d
             case .bool(let b): f.kind = .bool; f.bool = b
