@@ -64,13 +64,14 @@ public enum LaunchRulesLoader {
         }
         // Members are read as values; a member's cursor is made only to walk below it or to report it.
         var metaAt = -1, conditionAt = -1, consequencesAt = -1, enabledAt = -1
+        var enabledValue: Value?
         var id: String?, name: String?, description: String?
         c.forEachMemberValue { k, v, i in
             switch k {
             case "meta": metaAt = i
             case "condition": conditionAt = i
             case "consequences": consequencesAt = i
-            case "enabled": enabledAt = i
+            case "enabled": enabledAt = i; enabledValue = v
             case "id": if case .string(let x) = v { id = x }
             case "name": if case .string(let x) = v { name = x }
             case "description": if case .string(let x) = v { description = x }
@@ -78,7 +79,7 @@ public enum LaunchRulesLoader {
             }
         }
         let metaCursor = c.member(at: metaAt), conditionCursor = c.member(at: conditionAt)
-        let consequencesCursor = c.member(at: consequencesAt), enabledCursor = c.member(at: enabledAt)
+        let consequencesCursor = c.member(at: consequencesAt)
         var meta: ValueObject?
         if let m = metaCursor {
             switch m.value {
@@ -121,9 +122,9 @@ public enum LaunchRulesLoader {
         if let id { rule.id = id }
         if let name { rule.name = name }
         if let description { rule.description = description }
-        if let e = enabledCursor {
-            if case .bool(let b) = e.value { rule.enabled = b } else {
-                ctx.error(.rulesStructure, "'enabled' must be true or false", e)
+        if let e = enabledValue {
+            if case .bool(let b) = e { rule.enabled = b } else {
+                ctx.error(.rulesStructure, "'enabled' must be true or false", c.member(at: enabledAt)!)
             }
         }
         return rule

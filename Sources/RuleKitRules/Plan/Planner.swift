@@ -231,8 +231,6 @@ struct PlanState {
         return PlannedConsequence(id: q.id, type: q.type, kind: kind, detail: detail, source: q)
     }
 
-    static let open = Array("{%".utf8)
-
     /// `s.lowercased()`, sharing `s`'s storage when it is ASCII without capitals (most matcher values):
     /// no new string is made.
     static func lowered(_ s: String) -> String {
@@ -260,7 +258,7 @@ struct PlanState {
         case .string(let s):
             // Most strings have no '{' at all: only those are searched for the delimiter.
             let hasBrace = s.utf8.contains(0x7B)
-            guard hasBrace, Template.find(Self.open, in: Array(s.utf8), from: 0) != nil else {
+            guard hasBrace, Template.containsOpen(s) else {
                 if hasBrace, s.contains("{{") && s.contains("}}") {
                     warn(.rulesBadToken,
                          "rule \(ruleLabel): '{{ }}' is not a token in consequences (write '{% %}'): \"\(s)\"", at)

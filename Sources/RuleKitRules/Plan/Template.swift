@@ -45,7 +45,9 @@ public struct Template: Sendable, Hashable {
                              resolveKey: (String) -> (KeyRef, Function?) = { (KeyRef.parse($0), nil) }) -> Template {
         // Byte search: the delimiters are ASCII in practice, and a UTF-8 match of a whole delimiter
         // always starts on a character boundary, so slicing the bytes gives valid strings.
-        let bytes = Array(text.utf8), o = Array(open.utf8), c = Array(close.utf8)
+        let bytes = Array(text.utf8)
+        let o = open == "{%" ? Self.defaultOpen : Array(open.utf8)
+        let c = close == "%}" ? Self.defaultClose : Array(close.utf8)
         var segments: [Segment] = []
         var pos = 0
         func string(_ from: Int, _ to: Int) -> String { String(decoding: bytes[from..<to], as: UTF8.self) }
@@ -62,6 +64,19 @@ public struct Template: Sendable, Hashable {
     }
 
     /// The first position at or after `from` where `needle` occurs in `hay`.
+    static let defaultOpen = Array("{%".utf8), defaultClose = Array("%}".utf8)
+
+    /// Whether `text` holds the two bytes "{%" (no copy of the text).
+    static func containsOpen(_ text: String) -> Bool {
+        func scan(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+            guard b.count >= 2 else { return false }
+            for i in 0..<(b.count - 1) where b[i] == 0x7B && b[i + 1] == 0x25 { return true }
+            return false
+        }
+        if let found = text.utf8.withContiguousStorageIfAvailable(scan) { return found }
+        return Array(text.utf8).withUnsafeBufferPointer(scan)
+    }
+
     static func find(_ needle: [UInt8], in hay: [UInt8], from: Int) -> Int? {
         guard let first = needle.first, hay.count - needle.count >= from else { return nil }
         var i = from
