@@ -1,5 +1,7 @@
 // Phase timings for profiling (`perf record`): `swift run -c release probe <phase> [rounds]`.
-// Phases: json-map, json, launch-load, plan, yaml, yaml-load, yaml-plan, yaml-all, pull, match10, match1000, xdm.
+// Phases: json-map, json, launch-load, plan, json-all, json-all-thread, yaml, yaml-load, yaml-plan, yaml-all,
+// yaml-walk, pull, match10, match1000, xdm. Each prints the best and the median round. PROBE_EVENTS=1 keeps
+// the 10k parsed events in memory first, as the benchmark process does.
 import BenchData
 import Foundation
 import RuleKitCore
@@ -13,9 +15,10 @@ func rssKiB() -> Int {
 }
 func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e6 }
 func time(_ label: String, rounds: Int, _ body: () throws -> Void) rethrows {
-    var best = Double.infinity
-    for _ in 0..<rounds { let t = now(); try body(); best = min(best, now() - t) }
-    print("\(label): best \(String(format: "%.2f", best)) ms over \(rounds)")
+    var all: [Double] = []
+    for _ in 0..<rounds { let t = now(); try body(); all.append(now() - t) }
+    all.sort()
+    print("\(label): best \(String(format: "%.2f", all[0])) ms, median \(String(format: "%.2f", all[all.count / 2])) over \(rounds)")
 }
 let args = CommandLine.arguments
 let phase = args.count > 1 ? args[1] : "all"
@@ -29,9 +32,25 @@ let doc = try JSONReader.read(r1000, file: "rules-1000.json", keepSourceMap: tru
 if on("launch-load") { try time("launch load", rounds: rounds) { _ = try LaunchRulesLoader.load(doc).get() } }
 let set = try LaunchRulesLoader.load(doc).get()
 if on("plan") { time("plan 1000", rounds: rounds) { _ = Planner().plan(set) } }
+// With PROBE_EVENTS=1, the 10k events are parsed and kept first, as the benchmark process does.
+let heldEvents: [Value] = ProcessInfo.processInfo.environment["PROBE_EVENTS"] == nil ? [] :
+    BenchData.load("bench/events-10k.jsonl").split(separator: 0x0A).map { try! JSONReader.read(Array($0)).value }
+if !heldEvents.isEmpty { print("holding \(heldEvents.count) events") }
 if on("json-all") { try time("json+load+plan 1000", rounds: rounds) {
     let d = try JSONReader.read(r1000, file: "rules-1000.json", keepSourceMap: true)
     _ = Planner().plan(try LaunchRulesLoader.load(d).get()) } }
+if on("json-all-thread") {
+    // The same on a second thread (its own malloc arena), as the benchmark harness runs it.
+    let t = Thread {
+        try! time("json+load+plan 1000 (thread)", rounds: rounds) {
+            let d = try JSONReader.read(r1000, file: "rules-1000.json", keepSourceMap: true)
+            _ = Planner().plan(try LaunchRulesLoader.load(d).get())
+        }
+    }
+    t.stackSize = 8 << 20
+    t.start()
+    while !t.isFinished { usleep(10_000) }
+}
 
 if on("yaml") || on("pull") || on("yaml-load") || on("yaml-plan") || on("yaml-all") || on("yaml-walk") {
     let y = BenchData.load("bench/rules-10k.yaml")
