@@ -243,6 +243,7 @@ public struct ValueCursor: Sendable {
     /// Calls `body` with each member's key, value and position, making no cursor: for loaders that
     /// read scalar members directly and need a member's cursor (`member(at:)`) only for a diagnostic or
     /// to walk below it. A cursor costs reference counts, and most members of rules are scalars.
+    @inlinable
     public func forEachMemberValue(_ body: (String, Value, Int) throws -> Void) rethrows {
         guard case .object(let o) = value else { return }
         for i in 0..<o.count { try body(o.key(at: i), o.value(at: i), i) }

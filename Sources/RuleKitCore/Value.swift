@@ -41,13 +41,13 @@ extension Value {
         }
     }
 
-    public var isNull: Bool { if case .null = self { true } else { false } }
-    public var boolValue: Bool? { if case .bool(let b) = self { b } else { nil } }
-    public var intValue: Int64? { if case .int(let i) = self { i } else { nil } }
-    public var doubleValue: Double? { if case .double(let d) = self { d } else { nil } }
-    public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
-    public var arrayValue: [Value]? { if case .array(let a) = self { a } else { nil } }
-    public var objectValue: ValueObject? { if case .object(let o) = self { o } else { nil } }
+    @inlinable public var isNull: Bool { if case .null = self { true } else { false } }
+    @inlinable public var boolValue: Bool? { if case .bool(let b) = self { b } else { nil } }
+    @inlinable public var intValue: Int64? { if case .int(let i) = self { i } else { nil } }
+    @inlinable public var doubleValue: Double? { if case .double(let d) = self { d } else { nil } }
+    @inlinable public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
+    @inlinable public var arrayValue: [Value]? { if case .array(let a) = self { a } else { nil } }
+    @inlinable public var objectValue: ValueObject? { if case .object(let o) = self { o } else { nil } }
 
     /// The number as a `Double`, for ints and doubles alike.
     public var numberValue: Double? {

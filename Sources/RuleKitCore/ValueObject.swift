@@ -18,18 +18,19 @@ public struct ValueObject: Sendable {
     }
 
     /// A hash index from key to position, shared copy-on-write between copies of an object.
+    @usableFromInline
     final class Index: @unchecked Sendable {
         // Mutated only while uniquely referenced (see `mutableIndex`), so sharing it is safe.
-        var positions: [String: Int]
+        @usableFromInline var positions: [String: Int]
         init(_ positions: [String: Int]) { self.positions = positions }
     }
 
     @usableFromInline var _members: [Member]
-    var _index: Index?
+    @usableFromInline var _index: Index?
     /// Whether some key was added with a '.' in it (never reset by removal: it may only over-report).
     /// Launch key lookups must also try dotted keys (`"a.b": 1` answers `a.b`); most objects have none,
     /// and this lets a missed lookup skip the scan for them. Fits in `Value`'s existing padding.
-    var _dotted = false
+    @usableFromInline var _dotted = false
 
     /// The key count from which a hash index is kept.
     static var indexThreshold: Int { 24 }
@@ -80,15 +81,18 @@ public struct ValueObject: Sendable {
     }
 
     /// False when no key of the object contains a '.' (true may over-report after removals).
-    public var mayHaveDottedKeys: Bool { _dotted }
+    // The small accessors below are inlinable: loaders and the resolver call them for every node, from
+    // other modules, where an opaque call also costs a retain of what it returns.
+    @inlinable public var mayHaveDottedKeys: Bool { _dotted }
 
-    public var count: Int { _members.count }
-    public var isEmpty: Bool { _members.isEmpty }
+    @inlinable public var count: Int { _members.count }
+    @inlinable public var isEmpty: Bool { _members.isEmpty }
     public var keys: [String] { _members.map(\.key) }
     public var values: [Value] { _members.map(\.value) }
     public var members: [Member] { _members }
 
     /// The position of `key`, if present.
+    @inlinable
     public func index(forKey key: String) -> Int? {
         if let idx = _index { return idx.positions[key] }
         return _members.withUnsafeBufferPointer { members in
@@ -106,7 +110,7 @@ public struct ValueObject: Sendable {
     }
 
     public subscript(key: String) -> Value? {
-        get {
+        @inlinable get {
             guard let i = index(forKey: key) else { return nil }
             return _members[i].value
         }
@@ -148,8 +152,8 @@ public struct ValueObject: Sendable {
         return v
     }
 
-    public func key(at position: Int) -> String { _members[position].key }
-    public func value(at position: Int) -> Value { _members[position].value }
+    @inlinable public func key(at position: Int) -> String { _members[position].key }
+    @inlinable public func value(at position: Int) -> Value { _members[position].value }
 
     /// Updates the value at a known position.
     public mutating func setValue(_ value: Value, at position: Int) { _members[position].value = value }
