@@ -36,6 +36,25 @@ import Testing
         #expect(try Rules.matches("{key: a.b, eq: 1}", data: ["a.b": 1]))
         #expect(try Rules.matches("{key: x.a.b.c, eq: 2}", data: ["x": ["a.b": ["c": 2]]]))
         #expect(try Rules.matches("{key: A.B, eq: 1}", data: ["a": ["b": 1]]) == false)
+        // A dotted key must spell whole segments; non-ASCII keys take the character-wise comparison.
+        #expect(try !Rules.matches("{key: a.bc, eq: 1}", data: ["a.b": ["c": 1]]))
+        #expect(try !Rules.matches("{key: a.b.c, eq: 1}", data: ["a.bc": 1]))
+        #expect(try Rules.matches("{key: x.y.z, eq: 1}", data: ["x.y": ["z": 1], "x": ["q": 2]]))
+        #expect(try Rules.matches("{key: é.b.c, eq: 1}", data: ["é.b": ["c": 1]]))
+        #expect(try !Rules.matches("{key: é.b.c, eq: 1}", data: ["é.bc": 1]))
+    }
+
+    /// The byte comparison of dotted keys answers as the character-wise one on ASCII text.
+    @Test func dottedKeyEndsAgreeBetweenBytesAndCharacters() {
+        let path = FlatPath("state.lifecycle.sessionTimeout.extra")
+        let cases: [(String, Int, Int?)] = [
+            ("lifecycle.sessionTimeout", 1, 3), ("lifecycle", 1, 2), ("lifecycle.session", 1, nil),
+            ("lifecycle.sessionTimeout.extra", 1, 4), ("lifecycle.sessionTimeout.extra.more", 1, nil),
+            ("state.lifecycle", 0, 2), ("lifecycle.", 1, nil), ("", 1, nil), ("sessionTimeout", 1, nil),
+        ]
+        for (key, from, expected) in cases {
+            #expect(path.end(ofDottedKey: key, from: from) == expected, "\(key) from \(from)")
+        }
     }
 
     @Test func matcherValueTypeChoosesTheConversion() throws {

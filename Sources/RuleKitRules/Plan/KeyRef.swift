@@ -72,9 +72,15 @@ public final class FlatPath: Sendable, Hashable {
     /// Each segment read as an array index (flatten writes indexes as plain decimals), or nil.
     let indexes: [Int?]
 
+    /// Each segment's UTF-8 bytes, and whether all are ASCII (for `end(ofDottedKey:from:)`).
+    let segmentBytes: [[UInt8]]
+    let asciiSegments: Bool
+
     public init(_ raw: String) {
         self.raw = raw
         self.segments = raw.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        self.segmentBytes = segments.map { Array($0.utf8) }
+        self.asciiSegments = raw.utf8.allSatisfy { $0 < 0x80 }
         self.indexes = segments.map { s in
             guard !s.isEmpty, s.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
             if s.utf8.count > 1 && s.utf8.first == 0x30 { return nil }
@@ -87,6 +93,27 @@ public final class FlatPath: Sendable, Hashable {
 
     /// If `key` spells segments `from`, `from+1`, ... joined by dots, the segment after it.
     func end(ofDottedKey key: String, from: Int) -> Int? {
+        // ASCII key and path (shared states' "lifecycle.sessionTimeout" keys, on every event): bytes.
+        if asciiSegments {
+            var key = key
+            let byBytes: Int?? = key.withUTF8 { k in
+                if k.contains(where: { $0 >= 0x80 }) { return .none }
+                var p = 0
+                var j = from
+                while j < segmentBytes.count {
+                    let seg = segmentBytes[j]
+                    guard p + seg.count <= k.count else { return .some(nil) }
+                    for i in seg.indices where k[p + i] != seg[i] { return .some(nil) }
+                    p += seg.count
+                    j += 1
+                    if p == k.count { return .some(j) }
+                    guard k[p] == 0x2E else { return .some(nil) }
+                    p += 1
+                }
+                return .some(nil)
+            }
+            if let found = byBytes { return found }
+        }
         var j = from
         var rest = Substring(key)
         while j < segments.count {
