@@ -154,12 +154,21 @@ public struct Resolver {
         case .allJSON: return .string(event.data.map { JSONWriter.string(.object($0)) } ?? "")
         case .nothing: return nil
         case .state(let ext, let path):
-            if states[ext] == nil { states[ext] = .some(runtime.sharedState(ext, at: event)) }
-            guard let data = states[ext]!, let v = FlatLookup.leaf(path, in: data) else { return nil }
+            // One hash of the extension name per read: fetched once per pass, then remembered (even nil).
+            let data: ValueObject?
+            if let known = states[ext] { data = known } else {
+                data = runtime.sharedState(ext, at: event)
+                states[ext] = .some(data)
+            }
+            guard let data, let v = FlatLookup.leaf(path, in: data) else { return nil }
             return v
         case .xdm(let ext, let path):
-            if xdmStates[ext] == nil { xdmStates[ext] = .some(runtime.xdmSharedState(ext, at: event)) }
-            guard let data = xdmStates[ext]!, let v = FlatLookup.leaf(path, in: data) else { return nil }
+            let data: ValueObject?
+            if let known = xdmStates[ext] { data = known } else {
+                data = runtime.xdmSharedState(ext, at: event)
+                xdmStates[ext] = .some(data)
+            }
+            guard let data, let v = FlatLookup.leaf(path, in: data) else { return nil }
             return v
         case .data(let path):
             guard let data = event.data else { return .string("") }
@@ -211,7 +220,7 @@ enum FlatLookup {
     static func dottedFind(_ o: ValueObject, _ path: FlatPath, _ i: Int) -> Value? {
         if let c = o[path.segments[i]], let f = descend(c, path, i + 1) { return f }
         guard o.mayHaveDottedKeys else { return nil }
-        for m in o.members where m.key.utf8.contains(0x2E) {
+        for m in o.members where m.key.utf8.withContiguousStorageIfAvailable({ $0.contains(0x2E) }) ?? m.key.utf8.contains(0x2E) {
             if let j = path.end(ofDottedKey: m.key, from: i), let f = descend(m.value, path, j) { return f }
         }
         return nil
