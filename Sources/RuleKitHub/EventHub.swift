@@ -264,17 +264,26 @@ public final class EventHub: Sendable {
 
     /// Dispatches an event: numbered now, preprocessed and delivered in order on the hub queue.
     public func dispatch(_ event: Event) {
-        var e = event
+        dispatch(contentsOf: CollectionOfOne(event))
+    }
+
+    /// Dispatches events as one block: they are numbered together and delivered one after another, so no
+    /// event dispatched meanwhile (by an extension reacting to the first of them) comes between them.
+    /// What an offline run needs to deliver the same order every time.
+    public func dispatch<S: Sequence<Event>>(contentsOf events: S) {
         let schedule = state.withLock { s -> Bool in
-            e.number = s.nextNumber
-            s.nextNumber += 1
-            s.numbers[e.id] = e.number
-            s.numberOrder.append(e.id)
-            if s.numberOrder.count > options.rememberedEventIDs, let old = s.numberOrder.popFirst() {
-                s.numbers[old] = nil
+            for event in events {
+                var e = event
+                e.number = s.nextNumber
+                s.nextNumber += 1
+                s.numbers[e.id] = e.number
+                s.numberOrder.append(e.id)
+                if s.numberOrder.count > options.rememberedEventIDs, let old = s.numberOrder.popFirst() {
+                    s.numbers[old] = nil
+                }
+                s.pending.append(e)
             }
-            s.pending.append(e)
-            guard s.started, !s.drainScheduled else { return false }
+            guard s.started, !s.drainScheduled, !s.pending.isEmpty else { return false }
             s.drainScheduled = true
             return true
         }

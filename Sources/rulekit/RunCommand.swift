@@ -17,6 +17,8 @@ struct RunCommand: ParsableCommand {
             extension of that name) before the first event, streams the input events (JSON lines \
             {"name","type","source","data"}), and writes every event the hub delivered, after the rules ran, \
             in hub order, as JSON lines {"id","name","type","source","data","parentID","responseID"}. \
+            Input events are dispatched in blocks of 1024, each followed by everything it causes before the \
+            next block, so the output is the same on every run. \
             With no arguments it runs Examples/events.jsonl against Rules/.
 
             Example:
@@ -52,6 +54,8 @@ struct RunCommand: ParsableCommand {
     var events: String = "Examples/events.jsonl"
 
     static let endType = "com.rulekit.eventType.run"
+    /// Input events dispatched per block (see `run()`).
+    static let blockSize = 1024
 
     func run() throws {
         let states: [String: ValueObject], xdm: [String: ValueObject]
@@ -136,29 +140,44 @@ struct RunCommand: ParsableCommand {
         let progress = isatty(STDERR_FILENO) == 1
         var count = 0
         var bad = 0
+        // Input events go to the hub in blocks, each dispatched at once and followed by everything it causes
+        // before the next block: the output is then the same on every run, however the threads are timed
+        // (an event dispatched one by one could land before or after a consequence of the previous ones).
+        var round = 0
+        var block: [Event] = []
+        // Consequences are dispatched while events are processed: wait until a round of end markers passes
+        // with nothing new delivered before it.
+        func settle() {
+            while true {
+                let before = output.delivered
+                hub.dispatch(Event(name: "end \(round)", type: Self.endType, source: "end", data: nil))
+                output.waitForEnd(round)
+                round += 1
+                if output.delivered == before { break }
+            }
+        }
+        func runBlock() {
+            guard !block.isEmpty else { return }
+            hub.dispatch(contentsOf: block)
+            block.removeAll(keepingCapacity: true)
+            settle()
+        }
         for record in reader {
             switch record {
             case .success(let v):
                 guard case .object(let o) = v else { bad += 1; continue }
-                hub.dispatch(Event(name: o["name"]?.stringValue ?? "event", type: o["type"]?.stringValue ?? "",
+                block.append(Event(name: o["name"]?.stringValue ?? "event", type: o["type"]?.stringValue ?? "",
                                    source: o["source"]?.stringValue ?? "", data: o["data"]?.objectValue))
                 count += 1
+                if block.count == Self.blockSize { runBlock() }
                 if progress && count % 10_000 == 0 { Stderr.write("\r\(count) events") }
             case .failure(let e):
                 Stderr.write(DiagnosticRenderer().render(e.diagnostics) + "\n")
                 bad += 1
             }
         }
-        // Consequences of the last events are dispatched while they are processed: wait until a round of
-        // end markers passes with nothing new delivered before it.
-        var round = 0
-        while true {
-            let before = output.delivered
-            hub.dispatch(Event(name: "end \(round)", type: Self.endType, source: "end", data: nil))
-            output.waitForEnd(round)
-            if output.delivered == before { break }
-            round += 1
-        }
+        runBlock()
+        settle()
         output.flush()
         if progress { Stderr.write("\r\(count) events in, \(output.delivered) delivered\n") }
         if bad > 0 { throw ExitCode(1) }

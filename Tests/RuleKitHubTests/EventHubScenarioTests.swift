@@ -163,6 +163,29 @@ import Testing
         #expect(r.userEvents[0].data?["second"] == true)
     }
 
+    /// Events dispatched as a block are delivered together: a follow-up a preprocessor dispatches for the
+    /// first of them (as the rules engine dispatches consequences) never lands between them.
+    @Test func aBlockIsDeliveredWithNothingDispatchedMeanwhileBetweenItsEvents() {
+        let hub = EventHub()
+        hub.registerPreprocessor { e in
+            if e.type == "t", e.data?["n"] == 0 {
+                hub.dispatch(Event(name: "follow-up", type: "f", source: "s", data: nil))
+                Thread.sleep(forTimeInterval: 0.002)
+            }
+            return e
+        }
+        let done = Locked(false)
+        hub.registerExtensions([ExtA.self]) { _ in done.withLock { $0 = true } }
+        eventually { done.withLock { $0 } }
+        let r = recorder(hub, "test.a")
+        for round in 0..<20 {
+            hub.dispatch(contentsOf: (0..<5).map { event($0) })
+            #expect(eventually { r.userEvents.count == (round + 1) * 6 })
+            let names = r.userEvents.suffix(6).map(\.name)
+            #expect(names == ["E0", "E1", "E2", "E3", "E4", "follow-up"], "round \(round)")
+        }
+    }
+
     /// A slow preprocessor under a burst: the hub hands events to extensions in batches; every event is still
     /// preprocessed once, in hub order, and a masked event is in history before any listener sees it.
     @Test func slowPreprocessorUnderBurstKeepsOrderAndHistory() {
