@@ -156,11 +156,14 @@ struct RunCommand: ParsableCommand {
                 if output.delivered == before { break }
             }
         }
-        func runBlock() {
+        // A block is sent once the previous one has settled; the next one is read meanwhile.
+        var inFlight = false
+        func send() {
             guard !block.isEmpty else { return }
+            if inFlight { settle() }
             hub.dispatch(contentsOf: block)
             block.removeAll(keepingCapacity: true)
-            settle()
+            inFlight = true
         }
         for record in reader {
             switch record {
@@ -169,14 +172,14 @@ struct RunCommand: ParsableCommand {
                 block.append(Event(name: o["name"]?.stringValue ?? "event", type: o["type"]?.stringValue ?? "",
                                    source: o["source"]?.stringValue ?? "", data: o["data"]?.objectValue))
                 count += 1
-                if block.count == Self.blockSize { runBlock() }
+                if block.count == Self.blockSize { send() }
                 if progress && count % 10_000 == 0 { Stderr.write("\r\(count) events") }
             case .failure(let e):
                 Stderr.write(DiagnosticRenderer().render(e.diagnostics) + "\n")
                 bad += 1
             }
         }
-        runBlock()
+        send()
         settle()
         output.flush()
         if progress { Stderr.write("\r\(count) events in, \(output.delivered) delivered\n") }
