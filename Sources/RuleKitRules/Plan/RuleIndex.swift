@@ -59,32 +59,49 @@ struct RuleIndex: Sendable {
 
     init(_ rules: [PlannedRule]) {
         ruleCount = rules.count
-        // Each rule's usable predicates (deduplicated), and the key of every slot they use.
-        var options: [[Predicate]] = []
+        // Each rule's usable predicates (deduplicated, as ids of distinct predicates), and per slot its key
+        // and how many predicates use it. Slots are small dense integers: arrays, not dictionaries, hold
+        // what is per slot, so a predicate costs one hash (its id), however often it is looked at.
+        var options: [[Int]] = []
         options.reserveCapacity(rules.count)
-        var keys: [Int: SlotKey] = [:]
-        var shared: [Predicate: Int] = [:]
-        var keyUse: [Int: Int] = [:]
+        var ids: [Predicate: Int] = [:]
+        var distinct: [Predicate] = []
+        var shared: [Int] = []
+        var keys: [SlotKey?] = []
+        var keyUse: [Int] = []
         var found: [(SlotKey, Predicate)] = []
         for i in rules.indices {
             found.removeAll(keepingCapacity: true)
             if !Self.hasHistorical(rules[i].condition) { Self.requiredPredicates(rules[i].condition, into: &found) }
-            var mine: [Predicate] = []
-            for (k, p) in found where Self.indexable(k.ref) && !mine.contains(p) {
-                mine.append(p)
+            var mine: [Int] = []
+            for (k, p) in found where Self.indexable(k.ref) {
+                let id: Int
+                if let known = ids[p] { id = known } else {
+                    id = distinct.count
+                    ids[p] = id
+                    distinct.append(p)
+                    shared.append(0)
+                }
+                guard !mine.contains(id) else { continue }
+                mine.append(id)
+                if p.slot >= keys.count {
+                    keys.append(contentsOf: repeatElement(nil, count: p.slot + 1 - keys.count))
+                    keyUse.append(contentsOf: repeatElement(0, count: p.slot + 1 - keyUse.count))
+                }
                 if keys[p.slot] == nil { keys[p.slot] = k }
-                shared[p, default: 0] += 1
-                keyUse[p.slot, default: 0] += 1
+                shared[id] += 1
+                keyUse[p.slot] += 1
             }
             options.append(mine)
         }
-        var eqBuild: [Int: [String: [Int]]] = [:]
-        var patternBuild: [Int: [Predicate: [Int]]] = [:]
+        var eqBuild: [[String: [Int]]?] = Array(repeating: nil, count: keys.count)
+        var patternBuild: [[Predicate: [Int]]?] = Array(repeating: nil, count: keys.count)
         for (i, opts) in options.enumerated() {
             // Fewest rules let through first; then equalities; then keys many rules use.
             var best: (p: Predicate, score: Int, eq: Bool, use: Int)?
-            for p in opts {
-                let c = (p: p, score: Self.score(p, shared), eq: p.mode == .equals, use: keyUse[p.slot]!)
+            for id in opts {
+                let p = distinct[id]
+                let c = (p: p, score: Self.score(p, sharedBy: shared[id]), eq: p.mode == .equals, use: keyUse[p.slot])
                 guard let b = best else { best = c; continue }
                 if c.score != b.score ? c.score < b.score : (c.eq != b.eq ? c.eq : c.use > b.use) { best = c }
             }
@@ -93,15 +110,19 @@ struct RuleIndex: Sendable {
                 continue
             }
             if p.mode == .equals {
-                eqBuild[p.slot, default: [:]][p.value, default: []].append(rules[i].index)
+                if eqBuild[p.slot] == nil { eqBuild[p.slot] = [:] }
+                eqBuild[p.slot]![p.value, default: []].append(rules[i].index)
             } else {
-                patternBuild[p.slot, default: [:]][p, default: []].append(rules[i].index)
+                if patternBuild[p.slot] == nil { patternBuild[p.slot] = [:] }
+                patternBuild[p.slot]![p, default: []].append(rules[i].index)
             }
         }
-        for (slot, byValue) in eqBuild.sorted(by: { $0.key < $1.key }) {
+        for slot in eqBuild.indices {
+            guard let byValue = eqBuild[slot] else { continue }
             equalities.append(EqualityAnchor(key: keys[slot]!, rulesByValue: byValue))
         }
-        for (slot, byPredicate) in patternBuild.sorted(by: { $0.key < $1.key }) {
+        for slot in patternBuild.indices {
+            guard let byPredicate = patternBuild[slot] else { continue }
             let ordered = byPredicate.sorted { ($0.key.value, $0.key.mode.rawValue) < ($1.key.value, $1.key.mode.rawValue) }
             patterns.append(PatternAnchor(
                 key: keys[slot]!, automaton: AhoCorasick(patterns: ordered.map { Array($0.key.value.utf8) }),
@@ -112,8 +133,7 @@ struct RuleIndex: Sendable {
 
     /// How many rules a predicate is expected to let through: the rules sharing it, more for very short
     /// patterns (a one-letter `co` matches most text).
-    static func score(_ p: Predicate, _ shared: [Predicate: Int]) -> Int {
-        let n = shared[p] ?? 1
+    static func score(_ p: Predicate, sharedBy n: Int) -> Int {
         if p.mode != .equals && p.value.utf8.count < 3 { return n * 50 }
         return n
     }
