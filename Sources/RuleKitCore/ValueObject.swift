@@ -47,10 +47,7 @@ public struct ValueObject: Sendable {
 
     /// Builds an object from members whose keys the caller knows are distinct.
     public init(members: [Member]) {
-        _members = members
-        _dotted = members.contains { $0.key.utf8.contains(0x2E) }
-        _index = nil
-        if members.count >= Self.indexThreshold { rebuildIndex() }
+        self.init(members: members, anyKeyHasDot: members.contains { $0.key.utf8.contains(0x2E) })
     }
 
     /// Builds an object from members whose keys the caller knows are distinct, when the caller also knows
@@ -80,9 +77,10 @@ public struct ValueObject: Sendable {
         _members.isEmpty ? nil : _members.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
     }
 
-    /// False when no key of the object contains a '.' (true may over-report after removals).
     // The small accessors below are inlinable: loaders and the resolver call them for every node, from
     // other modules, where an opaque call also costs a retain of what it returns.
+
+    /// False when no key of the object contains a '.' (true may over-report after removals).
     @inlinable public var mayHaveDottedKeys: Bool { _dotted }
 
     @inlinable public var count: Int { _members.count }
@@ -101,8 +99,8 @@ public struct ValueObject: Sendable {
         }
     }
 
-    /// Calls `body` with the value under `key` read in place, or returns nil when the key is absent.
-    /// Walks through nested objects then cost no copy (and no reference counting) per level.
+    /// Calls `body` with the value under `key` read from the member storage, or returns nil when the key
+    /// is absent: a walk through nested objects copies no `Optional` result out at each level.
     @inlinable
     public func withValue<R>(forKey key: String, _ body: (Value) throws -> R?) rethrows -> R? {
         guard let i = index(forKey: key) else { return nil }

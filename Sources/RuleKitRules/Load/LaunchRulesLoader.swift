@@ -43,8 +43,8 @@ public enum LaunchRulesLoader {
         }
         var rules: [Rule] = []
         if let r = root["rules"] {
-            if case .array = r.value {
-                rules.reserveCapacity(r.value.arrayValue?.count ?? 0)
+            if case .array(let a) = r.value {
+                rules.reserveCapacity(a.count)
                 r.forEachElement { i, ruleCursor in
                     if let rule = loadRule(ruleCursor, index: i, ctx: &ctx) { rules.append(rule) }
                 }

@@ -63,7 +63,6 @@ public struct Template: Sendable, Hashable {
         return Template(segments: segments, unclosed: false)
     }
 
-    /// The first position at or after `from` where `needle` occurs in `hay`.
     static let defaultOpen = Array("{%".utf8), defaultClose = Array("%}".utf8)
 
     /// Whether `text` holds the two bytes "{%" (no copy of the text).
@@ -77,6 +76,7 @@ public struct Template: Sendable, Hashable {
         return Array(text.utf8).withUnsafeBufferPointer(scan)
     }
 
+    /// The first position at or after `from` where `needle` occurs in `hay`.
     static func find(_ needle: [UInt8], in hay: [UInt8], from: Int) -> Int? {
         guard let first = needle.first, hay.count - needle.count >= from else { return nil }
         var i = from
