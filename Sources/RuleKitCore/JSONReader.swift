@@ -89,7 +89,16 @@ public enum JSONReader {
 
 /// The recursive-descent core. Positions are byte offsets; lines are tracked in whitespace (the only
 /// place a JSON text may hold a newline), columns computed when needed.
-struct JSONParser {
+struct JSONParser: ~Copyable {
+    /// What the reader learnt of an open object's key while scanning it, for the duplicate check.
+    struct KeyInfo {
+        /// FNV-1a of the key's UTF-8 bytes.
+        var hash: UInt64
+        var ascii: Bool
+        /// The source-map entry of the member's value (when keeping a map).
+        var entry: Int
+    }
+
     let buf: UnsafeBufferPointer<UInt8>
     let file: String
     let limits: ReaderLimits
@@ -101,6 +110,14 @@ struct JSONParser {
     var nodes = 0
     var entries: [SourceMap.Entry] = []
     var pendingKey: (UInt32, UInt32) = (0, 0)
+    /// The children of the open containers, moved into exact-size arrays when each closes.
+    var elements = ScratchStack<Value>()
+    var members = ScratchStack<ValueObject.Member>()
+    var keyInfo = ScratchStack<KeyInfo>()
+    /// The last column computed on the current line and where: columns of the next nodes count on from
+    /// there (recounting from the line start would be quadratic on a minified one-line document).
+    var columnAt = 0
+    var columnValue = 1
 
     init(buf: UnsafeBufferPointer<UInt8>, file: String, limits: ReaderLimits, keepMap: Bool, lineOffset: Int) {
         self.buf = buf
@@ -108,6 +125,23 @@ struct JSONParser {
         self.limits = limits
         self.keepMap = keepMap
         self.lineOffset = lineOffset
+    }
+
+    /// The column of `offset`, which must not precede the last one asked for on this line.
+    mutating func advancingColumn(to offset: Int) -> Int {
+        if columnAt < lineStart {
+            columnAt = lineStart
+            columnValue = 1
+        }
+        var i = columnAt
+        var col = columnValue
+        while i < offset {
+            if buf[i] & 0xC0 != 0x80 { col += 1 }
+            i += 1
+        }
+        columnAt = offset
+        columnValue = col
+        return col
     }
 
     func column(at offset: Int) -> Int {
@@ -163,7 +197,7 @@ struct JSONParser {
 
     mutating func beginEntry() -> Int {
         guard keepMap else { return 0 }
-        let e = SourceMap.Entry(line: UInt32(line + lineOffset), column: UInt32(column(at: pos)),
+        let e = SourceMap.Entry(line: UInt32(line + lineOffset), column: UInt32(advancingColumn(to: pos)),
                                 keyLine: pendingKey.0, keyColumn: pendingKey.1)
         pendingKey = (0, 0)
         entries.append(e)
@@ -221,15 +255,15 @@ struct JSONParser {
             throw error("nesting deeper than \(limits.maxDepth) levels", code: .limitExceeded)
         }
         pos += 1
-        var items: [Value] = []
         skipWhitespace()
         if pos < buf.count && buf[pos] == UInt8(ascii: "]") {
             pos += 1
-            return .array(items)
+            return .array([])
         }
+        let start = elements.count
         while true {
             skipWhitespace()
-            items.append(try parseValue(depth: depth))
+            elements.append(try parseValue(depth: depth))
             skipWhitespace()
             guard pos < buf.count else { throw error("unexpected end of input inside an array") }
             let c = buf[pos]
@@ -241,7 +275,7 @@ struct JSONParser {
                 }
                 continue
             }
-            if c == UInt8(ascii: "]") { return .array(items) }
+            if c == UInt8(ascii: "]") { return .array(elements.popArray(from: start)) }
             throw error("unexpected \(describe(c)) in an array, expected ',' or ']'", at: pos - 1)
         }
     }
@@ -251,13 +285,15 @@ struct JSONParser {
             throw error("nesting deeper than \(limits.maxDepth) levels", code: .limitExceeded)
         }
         pos += 1
-        var obj = ValueObject()
-        var starts: [Int] = []
         skipWhitespace()
         if pos < buf.count && buf[pos] == UInt8(ascii: "}") {
             pos += 1
-            return .object(obj)
+            return .object(ValueObject())
         }
+        let start = members.count
+        var anyDot = false
+        // Past a couple of dozen keys, duplicates are found by hashing rather than by scanning.
+        var positions: [String: Int]? = nil
         while true {
             skipWhitespace()
             guard pos < buf.count else { throw error("unexpected end of input inside an object") }
@@ -266,8 +302,9 @@ struct JSONParser {
                 throw error("unexpected \(describe(buf[pos])), expected a string key")
             }
             let keyLine = UInt32(line + lineOffset)
-            let keyCol = keepMap ? UInt32(column(at: pos)) : 0
-            let key = try parseString()
+            let keyCol = keepMap ? UInt32(advancingColumn(to: pos)) : 0
+            var info = KeyInfo(hash: 0, ascii: true, entry: 0)
+            let key = try parseKey(&info, &anyDot)
             skipWhitespace()
             guard pos < buf.count, buf[pos] == UInt8(ascii: ":") else {
                 throw error("expected ':' after an object key")
@@ -275,28 +312,57 @@ struct JSONParser {
             pos += 1
             skipWhitespace()
             if keepMap { pendingKey = (keyLine, keyCol) }
-            let valueStart = entries.count
+            info.entry = entries.count
             let value = try parseValue(depth: depth)
-            if let i = obj.index(forKey: key) {
-                obj.setValue(value, at: i)
+            let duplicate = positions.map { $0[key] } ?? duplicateMember(key, info, from: start)
+            if let i = duplicate {
+                members[i].value = value
                 if keepMap {
-                    let oldSpan = Int(entries[starts[i]].span)
+                    let valueStart = info.entry
+                    let oldSpan = Int(entries[keyInfo[i].entry].span)
                     let newSpan = entries.count - valueStart
-                    replaceEntries(ofMemberStartingAt: starts[i], withRunFrom: valueStart)
-                    for j in (i + 1)..<starts.count { starts[j] += newSpan - oldSpan }
+                    replaceEntries(ofMemberStartingAt: keyInfo[i].entry, withRunFrom: valueStart)
+                    for j in (i + 1)..<keyInfo.count { keyInfo[j].entry += newSpan - oldSpan }
                 }
             } else {
-                obj.appendNew(key: key, value: value)
-                if keepMap { starts.append(valueStart) }
+                members.append(ValueObject.Member(key: key, value: value))
+                keyInfo.append(info)
+                if positions != nil {
+                    positions![key] = members.count - 1
+                } else if members.count - start == ValueObject.indexThreshold {
+                    var table = [String: Int](minimumCapacity: 2 * ValueObject.indexThreshold)
+                    for j in start..<members.count { table[members[j].key] = j }
+                    positions = table
+                }
             }
             skipWhitespace()
             guard pos < buf.count else { throw error("unexpected end of input inside an object") }
             let c = buf[pos]
             pos += 1
             if c == UInt8(ascii: ",") { continue }
-            if c == UInt8(ascii: "}") { return .object(obj) }
+            if c == UInt8(ascii: "}") {
+                keyInfo.removeAll(from: start)
+                return .object(ValueObject(members: members.popArray(from: start), anyKeyHasDot: anyDot))
+            }
             throw error("unexpected \(describe(c)) in an object, expected ',' or '}'", at: pos - 1)
         }
+    }
+
+    /// The stack position of an earlier member of the open object (from `start`) with this key. Two
+    /// ASCII keys are equal only if their bytes are, so their hashes decide first; a non-ASCII key may
+    /// equal a differently spelt one (canonical equivalence), so it is compared as a `String`.
+    func duplicateMember(_ key: String, _ info: KeyInfo, from start: Int) -> Int? {
+        var j = start
+        while j < members.count {
+            let other = keyInfo[j]
+            if info.ascii && other.ascii {
+                if other.hash == info.hash && members[j].key == key { return j }
+            } else if members[j].key == key {
+                return j
+            }
+            j += 1
+        }
+        return nil
     }
 
     /// Keeps the source map aligned with the object when a duplicate key replaced an earlier member:

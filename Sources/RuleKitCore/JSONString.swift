@@ -21,14 +21,55 @@ extension JSONParser {
         throw error("unterminated string", at: open)
     }
 
-    func makeString(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) throws(DiagnosticError) -> String {
+    /// Parses an object key at `pos`, noting its hash and whether it is ASCII (for the duplicate check)
+    /// and whether it holds a '.' (`anyDot`), all in the one scan of its bytes.
+    mutating func parseKey(_ info: inout KeyInfo, _ anyDot: inout Bool) throws(DiagnosticError) -> String {
+        let open = pos
+        pos += 1
+        let start = pos
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        var high: UInt8 = 0
+        var dot = false
+        while pos < buf.count {
+            let c = buf[pos]
+            if c == UInt8(ascii: "\"") {
+                let s = try makeString(UnsafeBufferPointer(rebasing: buf[start..<pos]), at: start, ascii: high < 0x80)
+                pos += 1
+                info.hash = hash
+                info.ascii = high < 0x80
+                if dot { anyDot = true }
+                return s
+            }
+            if c == UInt8(ascii: "\\") {
+                let s = try parseEscapedString(start: start, open: open)
+                hash = 0xCBF2_9CE4_8422_2325
+                high = 0
+                for b in s.utf8 {
+                    hash = (hash ^ UInt64(b)) &* 0x100_0000_01B3
+                    high |= b
+                    if b == 0x2E { anyDot = true }
+                }
+                info.hash = hash
+                info.ascii = high < 0x80
+                return s
+            }
+            if c < 0x20 { throw error("control character \(describe(c)) must be escaped in a string") }
+            hash = (hash ^ UInt64(c)) &* 0x100_0000_01B3
+            high |= c
+            if c == 0x2E { dot = true }
+            pos += 1
+        }
+        throw error("unterminated string", at: open)
+    }
+
+    func makeString(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int, ascii: Bool = false) throws(DiagnosticError) -> String {
         guard bytes.count <= limits.maxScalarBytes else {
             throw error("string of \(bytes.count) bytes is over the limit of \(limits.maxScalarBytes)",
                         at: offset, code: .limitExceeded)
         }
         // `String(validating:)` is generic and unspecialized here (a metadata lookup per call); checking
         // the bytes ourselves and then decoding is several times faster on short strings.
-        guard isValidUTF8(bytes) else { throw error("invalid UTF-8 in a string", at: offset) }
+        guard ascii || isValidUTF8(bytes) else { throw error("invalid UTF-8 in a string", at: offset) }
         return String(decoding: bytes, as: UTF8.self)
     }
 

@@ -103,6 +103,50 @@ import Testing
         #expect(doc.root["a"]?["c"]?.location?.column == 34)
     }
 
+    @Test func duplicateKeysAreFoundInSmallAndLargeObjects() throws {
+        // Below and above the count where the reader switches from scanning to hashing keys.
+        for n in [3, 23, 24, 25, 60] {
+            let members = (0..<n).map { "\"k\($0)\": \($0)" }.joined(separator: ", ")
+            let doc = try JSONReader.read("{\(members), \"k1\": \"again\", \"k\(n - 1)\": [true]}", keepSourceMap: true)
+            let o = try #require(doc.value.objectValue)
+            #expect(o.count == n, "n = \(n)")
+            #expect(o.key(at: 1) == "k1" && o["k1"] == "again", "n = \(n)")
+            #expect(o.key(at: n - 1) == "k\(n - 1)" && o["k\(n - 1)"] == [true], "n = \(n)")
+            #expect(doc.root["k\(n - 1)"]?[0]?.pointer == "/k\(n - 1)/0")
+        }
+    }
+
+    @Test func canonicallyEquivalentKeysAreDuplicates() throws {
+        // As `String` equality (and so `ValueObject` lookups) has it: "é" precomposed or not, and the
+        // Kelvin sign, which is canonically the ASCII letter K.
+        #expect(try JSONReader.value(#"{"\u00e9": 1, "e\u0301": 2}"#) == ["é": 2])
+        #expect(try JSONReader.value(#"{"K": 1, "\u212a": 2, "k": 3}"#) == ["K": 2, "k": 3])
+        let keys = (0..<30).map { "\"a\($0)\": 0" }.joined(separator: ",")
+        #expect(try JSONReader.value(#"{\#(keys), "\u00e9": 1, "e\u0301": 2}"#).objectValue?.count == 31)
+    }
+
+    @Test func keysRememberWhetherTheyHoldADot() throws {
+        #expect(try JSONReader.value(#"{"a": {"b.c": 1}, "d": 2}"#).objectValue?.mayHaveDottedKeys == false)
+        #expect(try JSONReader.value(#"{"a": {"b.c": 1}}"#)["a"]?.objectValue?.mayHaveDottedKeys == true)
+        #expect(try JSONReader.value(#"{"x\u002ey": 1}"#).objectValue?.mayHaveDottedKeys == true)
+    }
+
+    @Test func columnsOnAOneLineDocumentAreExactAndLinear() throws {
+        // A minified document on one line: every node's column is counted on from the previous one (a
+        // recount from the line start per node would take minutes here).
+        let n = 100_000
+        let text = "[" + (0..<n).map { "{\"é\": \($0)}" }.joined(separator: ",") + "]"
+        let doc = try JSONReader.read(text, keepSourceMap: true)
+        // Each element is `{"é": i}` plus a comma: 8 characters plus the digits of i.
+        var column = 2
+        for i in [0, 1, 2, 10, 99_999] {
+            if i > 0 { column = 2 + (0..<i).reduce(0) { $0 + 8 + String($1).count } }
+            #expect(doc.root[i]?.location?.column == column, "element \(i)")
+            #expect(doc.root[i]?["é"]?.location?.column == column + 6, "element \(i)")
+            #expect(doc.root[i]?["é"]?.keyLocation?.column == column + 1, "element \(i)")
+        }
+    }
+
     @Test func sequencesOfTextsRead() throws {
         #expect(try JSONReader.readSequence(Array("1 {\"a\":2}\n[3]".utf8)) == [1, ["a": 2], [3]])
         #expect(try JSONReader.readSequence([]) == [])

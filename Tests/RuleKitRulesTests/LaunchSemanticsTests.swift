@@ -32,6 +32,20 @@ import Testing
         #expect(try Rules.matches("{key: nul, ex: true}", data: ["nul": nil]))
     }
 
+    @Test func pathsThroughLargeObjectsArraysAndEquivalentKeys() throws {
+        // Objects of 24 keys and more keep a hash index: the walk takes the indexed lookup there.
+        var big: [String: Value] = [:]
+        for i in 0..<40 { big["k\(i)"] = .int(Int64(i)) }
+        big["inner"] = ["list": [["x": "deep"]]]
+        let data: Value = ["big": .object(ValueObject(big.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))]
+        #expect(try Rules.matches("{key: big.k39, eq: 39}", data: data))
+        #expect(try Rules.matches("{key: big.inner.list.0.x, eq: deep}", data: data))
+        #expect(try !Rules.matches("{key: big.inner.list.1.x, ex: true}", data: data))
+        #expect(try !Rules.matches("{key: big.k40, ex: true}", data: data))
+        // Keys compare as strings do: canonically equivalent spellings are the same key.
+        #expect(try Rules.matches("{key: \"caf\\u00e9.x\", eq: 1}", data: ["cafe\u{301}": ["x": 1]]))
+    }
+
     @Test func dottedKeysAndNestingAreTheSamePath() throws {
         #expect(try Rules.matches("{key: a.b, eq: 1}", data: ["a.b": 1]))
         #expect(try Rules.matches("{key: x.a.b.c, eq: 2}", data: ["x": ["a.b": ["c": 2]]]))

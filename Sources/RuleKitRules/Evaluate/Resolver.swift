@@ -183,7 +183,14 @@ public struct Resolver {
 /// next few segments (the flattened map cannot tell `{"a.b": 1}` from `{"a": {"b": 1}}`).
 enum FlatLookup {
     static func leaf(_ path: FlatPath, in root: ValueObject) -> Value? {
-        find(root, path, 0)
+        switch plainWalk(root.unsafeView, path) {
+        case .found(let v):
+            // Not `isLeaf(..) ? v.pointee : nil`: Value is nil-literal expressible, that nil would be .null.
+            if isLeaf(v.pointee) { return v.pointee }
+            return Optional<Value>.none
+        case .missing: return nil
+        case .slow: return dottedFind(root, path, 0)
+        }
     }
 
     static func isLeaf(_ v: Value) -> Bool {
@@ -193,27 +200,37 @@ enum FlatLookup {
         }
     }
 
-    static func find(_ o: ValueObject, _ path: FlatPath, _ i: Int) -> Value? {
-        var sawDotted = false
-        let v = plainFind(o, path, i, &sawDotted)
-        return sawDotted ? dottedFind(o, path, i) : v
+    enum Walk {
+        case found(UnsafePointer<Value>)
+        case missing
+        /// An object on the way may have a dotted key or is indexed: `dottedFind` decides.
+        case slow
     }
 
-    /// The walk by plain segments; the whole answer unless an object on the way may have a dotted key
-    /// (`sawDotted`), in which case `dottedFind` decides. Values are read in place, level by level.
-    static func plainFind(_ o: ValueObject, _ path: FlatPath, _ i: Int, _ sawDotted: inout Bool) -> Value? {
-        if o.mayHaveDottedKeys { sawDotted = true; return nil }
-        return o.withValue(forKey: path.segments[i]) { v in plainStep(v, path, i + 1, &sawDotted) }
-    }
-
-    static func plainStep(_ v: Value, _ path: FlatPath, _ i: Int, _ sawDotted: inout Bool) -> Value? {
-        if i == path.segments.count { return isLeaf(v) ? v : Optional<Value>.none }
-        switch v {
-        case .object(let o): return plainFind(o, path, i, &sawDotted)
-        case .array(let a):
-            guard let k = path.indexes[i], k < a.count else { return nil }
-            return a.withUnsafeBufferPointer { plainStep($0[k], path, i + 1, &sawDotted) }
-        default: return nil
+    /// The walk by plain segments, on borrowed views (the resolver holds the event): the whole answer
+    /// unless an object on the way may have a dotted key. No reference counting on the way down.
+    static func plainWalk(_ root: UnsafeObjectView, _ path: FlatPath) -> Walk {
+        path.steps.withUnsafeBufferPointer { steps in
+            var view = UnsafeValueView.object(root)
+            var i = 0
+            while true {
+                let v: UnsafePointer<Value>
+                switch view {
+                case .object(let o):
+                    if o.mayHaveDottedKeys || o.isIndexed { return .slow }
+                    guard let found = o.find(steps[i].key) else { return .missing }
+                    v = found
+                case .array(let a):
+                    let k = steps[i].arrayIndex
+                    guard k >= 0, k < a.count, let base = a.baseAddress else { return .missing }
+                    v = base + k
+                case .leaf:
+                    return .missing
+                }
+                i += 1
+                if i == steps.count { return .found(v) }
+                view = v.pointee.unsafeView
+            }
         }
     }
 
@@ -234,7 +251,7 @@ enum FlatLookup {
             return Optional<Value>.none
         }
         switch v {
-        case .object(let o): return find(o, path, i)
+        case .object(let o): return dottedFind(o, path, i)
         case .array(let a):
             guard let k = path.indexes[i], k < a.count else { return nil }
             return descend(a[k], path, i + 1)

@@ -76,6 +76,14 @@ public final class FlatPath: Sendable, Hashable {
     let segmentBytes: [[UInt8]]
     let asciiSegments: Bool
 
+    /// One step of the plain walk: the segment and its array index (-1 when none).
+    struct Step {
+        let key: String
+        let arrayIndex: Int
+    }
+    /// The segments as steps, in one array: the resolver's walk reads nothing else.
+    let steps: [Step]
+
     public init(_ raw: String) {
         self.raw = raw
         self.segments = raw.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
@@ -86,6 +94,7 @@ public final class FlatPath: Sendable, Hashable {
             if s.utf8.count > 1 && s.utf8.first == 0x30 { return nil }
             return Int(s)
         }
+        self.steps = zip(segments, indexes).map { Step(key: $0, arrayIndex: $1 ?? -1) }
     }
 
     public static func == (a: FlatPath, b: FlatPath) -> Bool { a.raw == b.raw }

@@ -1,0 +1,71 @@
+/// Borrowed, reference-count-free views of nested values, for read-only walks on hot paths.
+///
+/// Reading `.object(let o)` out of a value stored in an array copies the payload: an atomic retain and
+/// release on the object's storage. A rule resolving `xdm.commerce.order.priceTotal` pays that at every
+/// level, and on event data that is not in cache the atomic write is where the walk stalls (the loads of
+/// a plain read can overlap; a locked increment cannot). These views carry raw pointers instead.
+///
+/// - Important: A view is valid only while the value it was taken from is alive and unmodified. Take it
+///   inside a scope that holds that value (the resolver holds its event for the whole pass).
+public enum UnsafeValueView {
+    /// An object: its members, whether a key may contain a '.', and whether it keeps a hash index.
+    case object(UnsafeObjectView)
+    /// An array's elements.
+    case array(UnsafeBufferPointer<Value>)
+    /// Any other value (null, bool, number, string): a leaf.
+    case leaf
+}
+
+/// The members of an object, borrowed. See `UnsafeValueView`.
+public struct UnsafeObjectView {
+    public let members: UnsafeBufferPointer<ValueObject.Member>
+    /// As `ValueObject.mayHaveDottedKeys`.
+    public let mayHaveDottedKeys: Bool
+    /// Large objects are searched through their hash index: `find` answers only for unindexed ones.
+    public let isIndexed: Bool
+
+    @inlinable
+    init(members: UnsafeBufferPointer<ValueObject.Member>, mayHaveDottedKeys: Bool, isIndexed: Bool) {
+        self.members = members
+        self.mayHaveDottedKeys = mayHaveDottedKeys
+        self.isIndexed = isIndexed
+    }
+
+    /// The value under `key` by a linear search (the object must not be indexed). Keys compare with
+    /// `String`'s `==` (canonical equivalence, as everywhere else).
+    @inlinable
+    public func find(_ key: String) -> UnsafePointer<Value>? {
+        guard let base = members.baseAddress else { return nil }
+        var i = 0
+        while i < members.count {
+            let m = base + i
+            if m.pointee.key == key {
+                return UnsafeRawPointer(m).advanced(by: MemoryLayout<ValueObject.Member>.offset(of: \.value)!)
+                    .assumingMemoryBound(to: Value.self)
+            }
+            i += 1
+        }
+        return nil
+    }
+}
+
+extension ValueObject {
+    /// A borrowed view of this object's members. See `UnsafeValueView` for when it stays valid.
+    @inlinable
+    public var unsafeView: UnsafeObjectView {
+        UnsafeObjectView(members: _members.withUnsafeBufferPointer { $0 }, mayHaveDottedKeys: _dotted,
+                         isIndexed: _index != nil)
+    }
+}
+
+extension Value {
+    /// A borrowed view of this value's structure. See `UnsafeValueView` for when it stays valid.
+    @inlinable
+    public var unsafeView: UnsafeValueView {
+        switch self {
+        case .object(let o): .object(o.unsafeView)
+        case .array(let a): .array(a.withUnsafeBufferPointer { $0 })
+        default: .leaf
+        }
+    }
+}
