@@ -29,7 +29,7 @@ public enum Evaluator {
     /// The rules of `set` whose condition holds for `event`, in order.
     public static func matchingRules(_ set: CompiledRuleSet, _ r: inout Resolver) -> [PlannedRule] {
         var out: [PlannedRule] = []
-        set.index.forEachCandidate(&r, keys: set.program.slotKeys) { i, r in
+        set.index.forEachCandidate(&r, slots: set.program.slots) { i, r in
             if ProgramEvaluator.matches(set.program, rule: i, &r) { out.append(set.rules[i]) }
         }
         return out
@@ -38,7 +38,7 @@ public enum Evaluator {
     /// How many rules of `set` match (no allocation for the matches themselves).
     public static func matchCount(_ set: CompiledRuleSet, _ r: inout Resolver) -> Int {
         var n = 0
-        set.index.forEachCandidate(&r, keys: set.program.slotKeys) { i, r in
+        set.index.forEachCandidate(&r, slots: set.program.slots) { i, r in
             if ProgramEvaluator.matches(set.program, rule: i, &r) { n += 1 }
         }
         return n

@@ -17,7 +17,7 @@ enum ProgramEvaluator {
         case .never:
             return false
         case .exists:
-            return r.exists(Int(n.slot), p.slotKeys) != (n.op == 1)
+            return r.exists(Int(n.slot), p.slots) != (n.op == 1)
         case .fallback:
             return Evaluator.matches(p.fallbacks[Int(n.a)], &r)
         case .compare:
@@ -32,25 +32,25 @@ enum ProgramEvaluator {
         let slot = Int(n.slot)
         switch operand.kind {
         case .int:
-            guard let l = r.intForm(slot, p.slotKeys) else { return false }
+            guard let l = r.intForm(slot, p.slots) else { return false }
             return Compare.ordered(l, operand.int, op) == .match
         case .double:
-            guard let l = r.doubleForm(slot, p.slotKeys) else { return false }
+            guard let l = r.doubleForm(slot, p.slots) else { return false }
             return Compare.ordered(l, operand.double, op) == .match
         case .bool:
-            let l = Conversion.bool(r.resolve(p.slotKeys[slot]) ?? .string(""))
+            let l = Conversion.bool(r.resolve(p.slots.keys[slot]) ?? .string(""))
             switch op {
             case .equals: return l == operand.bool
             case .notEquals: return l != operand.bool
             default: return false
             }
         case .string:
-            let (off, len) = r.stringForm(slot, p.slotKeys)
+            let (off, len) = r.stringForm(slot, p.slots)
             let ro = Int(operand.offset), rl = Int(operand.length)
             if len < 0 {
                 // Non-ASCII text: the String path, exactly as the tree evaluator does.
                 let lowered = String(decoding: p.bytes[ro..<(ro + rl)], as: UTF8.self)
-                return Compare.evaluate(r.resolve(p.slotKeys[slot]), op, .string(lowered, lowered: lowered))
+                return Compare.evaluate(r.resolve(p.slots.keys[slot]), op, .string(lowered, lowered: lowered))
             }
             return r.forms.pool.withUnsafeBufferPointer { pool in
                 p.bytes.withUnsafeBufferPointer { ops in

@@ -16,10 +16,14 @@ public struct Resolver {
     var forms = SlotForms()
     /// The rule index's candidate bit set, all zero between uses (lent out while candidates are visited).
     private var candidateBits: [UInt64] = []
+    /// The event data, borrowed: the fast paths walk it with no reference counting. Valid while `event`
+    /// holds the data, so it is set with every event.
+    private var dataView: UnsafeObjectView?
 
     public init(event: EngineEvent, runtime: any RulesRuntime, slotCount: Int = 0) {
         self.event = event
         self.runtime = runtime
+        dataView = self.event.data?.unsafeView
         if slotCount > 0 {
             slotValues = Array(repeating: nil, count: slotCount)
             slotStamps = Array(repeating: 0, count: slotCount)
@@ -29,6 +33,7 @@ public struct Resolver {
     /// Starts a new pass for another event, keeping the cache's storage.
     public mutating func reset(event: consuming EngineEvent) {
         self.event = event
+        dataView = self.event.data?.unsafeView
         clockReading = nil
         if !states.isEmpty { states.removeAll(keepingCapacity: true) }
         if !xdmStates.isEmpty { xdmStates.removeAll(keepingCapacity: true) }
@@ -88,31 +93,52 @@ public struct Resolver {
         }
     }
 
+    /// A `.data` slot's walk over the borrowed event data, or nil when only the general path can tell
+    /// (no event data makes every key "", and dotted keys or indexed objects on the way).
+    @inline(__always)
+    func dataWalk(_ plan: SlotPlan) -> FlatLookup.Walk? {
+        guard plan.kind == .data, let root = dataView else { return nil }
+        let w = FlatLookup.plainWalk(root, plan.steps)
+        if case .slow = w { return nil }
+        return w
+    }
+
     /// The slot's string form, lowercased, as (offset, length) in `forms.pool`; length -1 when not ASCII.
-    mutating func stringForm(_ slot: Int, _ keys: [SlotKey]) -> (Int, Int) {
+    mutating func stringForm(_ slot: Int, _ slots: SlotTable) -> (Int, Int) {
         touchForms(slot)
         if forms.ready[slot] & 1 != 0 { return (Int(forms.stringOffset[slot]), Int(forms.stringLength[slot])) }
-        let v = resolve(keys[slot]) ?? .string("")
-        let text: String
-        if case .string(let s) = v { text = s } else { text = Conversion.string(v) }
-        let offset = forms.pool.count
-        var ascii = true
-        for b in text.utf8 {
-            if b >= 0x80 { ascii = false; break }
-            forms.pool.append(CaseInsensitive.lower(b))
+        let plan = slots.plans[slot]
+        let length: Int
+        if let w = dataWalk(plan) {
+            // Read in place; a missing key or a container is "" (the reference's flattened map has no entry).
+            if case .found(let v) = w { length = forms.appendLowercasedASCII(of: v) } else { length = 0 }
+        } else if plan.kind == .type {
+            length = forms.appendLowercasedASCII(event.type)
+        } else if plan.kind == .source {
+            length = forms.appendLowercasedASCII(event.source)
+        } else {
+            let v = resolve(slots.keys[slot]) ?? .string("")
+            if case .string(let s) = v { length = forms.appendLowercasedASCII(s) } else {
+                length = forms.appendLowercasedASCII(Conversion.string(v))
+            }
         }
-        if !ascii { forms.pool.removeSubrange(offset...) }
+        let offset = forms.pool.count - max(length, 0)
         forms.ready[slot] |= 1
         forms.stringOffset[slot] = Int32(offset)
-        forms.stringLength[slot] = ascii ? Int32(text.utf8.count) : -1
-        return (offset, ascii ? text.utf8.count : -1)
+        forms.stringLength[slot] = Int32(length)
+        return (offset, length)
     }
 
     /// The slot's `int(...)` conversion (a missing key is "", which does not convert).
-    mutating func intForm(_ slot: Int, _ keys: [SlotKey]) -> Int64? {
+    mutating func intForm(_ slot: Int, _ slots: SlotTable) -> Int64? {
         touchForms(slot)
         if forms.ready[slot] & 2 == 0 {
-            let v = Conversion.int(resolve(keys[slot]) ?? .string(""))
+            let v: Int64?
+            if let w = dataWalk(slots.plans[slot]) {
+                if case .found(let p) = w, case .leaf = p.pointee.unsafeView { v = Conversion.int(p.pointee) } else { v = nil }
+            } else {
+                v = Conversion.int(resolve(slots.keys[slot]) ?? .string(""))
+            }
             forms.ints[slot] = v ?? 0
             forms.intOK[slot] = v != nil
             forms.ready[slot] |= 2
@@ -121,10 +147,15 @@ public struct Resolver {
     }
 
     /// The slot's `double(...)` conversion.
-    mutating func doubleForm(_ slot: Int, _ keys: [SlotKey]) -> Double? {
+    mutating func doubleForm(_ slot: Int, _ slots: SlotTable) -> Double? {
         touchForms(slot)
         if forms.ready[slot] & 4 == 0 {
-            let v = Conversion.double(resolve(keys[slot]) ?? .string(""))
+            let v: Double?
+            if let w = dataWalk(slots.plans[slot]) {
+                if case .found(let p) = w, case .leaf = p.pointee.unsafeView { v = Conversion.double(p.pointee) } else { v = nil }
+            } else {
+                v = Conversion.double(resolve(slots.keys[slot]) ?? .string(""))
+            }
             forms.doubles[slot] = v ?? 0
             forms.doubleOK[slot] = v != nil
             forms.ready[slot] |= 4
@@ -133,8 +164,12 @@ public struct Resolver {
     }
 
     /// Whether the slot's key exists (its value is not nil).
-    mutating func exists(_ slot: Int, _ keys: [SlotKey]) -> Bool {
-        if slot >= slotStamps.count || slotStamps[slot] != generation { _ = resolve(keys[slot]) }
+    mutating func exists(_ slot: Int, _ slots: SlotTable) -> Bool {
+        if let w = dataWalk(slots.plans[slot]) {
+            if case .found(let p) = w, case .leaf = p.pointee.unsafeView { return true }
+            return false
+        }
+        if slot >= slotStamps.count || slotStamps[slot] != generation { _ = resolve(slots.keys[slot]) }
         if case .none = slotValues[slot] { return false }
         return true
     }
@@ -183,7 +218,7 @@ public struct Resolver {
 /// next few segments (the flattened map cannot tell `{"a.b": 1}` from `{"a": {"b": 1}}`).
 enum FlatLookup {
     static func leaf(_ path: FlatPath, in root: ValueObject) -> Value? {
-        switch plainWalk(root.unsafeView, path) {
+        switch plainWalk(root.unsafeView, path.unsafeSteps) {
         case .found(let v):
             // Not `isLeaf(..) ? v.pointee : nil`: Value is nil-literal expressible, that nil would be .null.
             if isLeaf(v.pointee) { return v.pointee }
@@ -209,28 +244,26 @@ enum FlatLookup {
 
     /// The walk by plain segments, on borrowed views (the resolver holds the event): the whole answer
     /// unless an object on the way may have a dotted key. No reference counting on the way down.
-    static func plainWalk(_ root: UnsafeObjectView, _ path: FlatPath) -> Walk {
-        path.steps.withUnsafeBufferPointer { steps in
-            var view = UnsafeValueView.object(root)
-            var i = 0
-            while true {
-                let v: UnsafePointer<Value>
-                switch view {
-                case .object(let o):
-                    if o.mayHaveDottedKeys || o.isIndexed { return .slow }
-                    guard let found = o.find(steps[i].key) else { return .missing }
-                    v = found
-                case .array(let a):
-                    let k = steps[i].arrayIndex
-                    guard k >= 0, k < a.count, let base = a.baseAddress else { return .missing }
-                    v = base + k
-                case .leaf:
-                    return .missing
-                }
-                i += 1
-                if i == steps.count { return .found(v) }
-                view = v.pointee.unsafeView
+    static func plainWalk(_ root: UnsafeObjectView, _ steps: UnsafeBufferPointer<FlatPath.Step>) -> Walk {
+        var view = UnsafeValueView.object(root)
+        var i = 0
+        while true {
+            let v: UnsafePointer<Value>
+            switch view {
+            case .object(let o):
+                if o.mayHaveDottedKeys || o.isIndexed { return .slow }
+                guard let found = o.find(steps[i].key) else { return .missing }
+                v = found
+            case .array(let a):
+                let k = steps[i].arrayIndex
+                guard k >= 0, k < a.count, let base = a.baseAddress else { return .missing }
+                v = base + k
+            case .leaf:
+                return .missing
             }
+            i += 1
+            if i == steps.count { return .found(v) }
+            view = v.pointee.unsafeView
         }
     }
 

@@ -28,4 +28,39 @@ struct SlotForms {
         doubles.append(contentsOf: repeatElement(0, count: extra))
         doubleOK.append(contentsOf: repeatElement(false, count: extra))
     }
+
+    /// The same for a leaf read in place: a string's own bytes, another leaf's `string(x)` form; a
+    /// container has no entry in the reference's flattened map, so it is "".
+    mutating func appendLowercasedASCII(of v: UnsafePointer<Value>) -> Int {
+        switch v.pointee {
+        case .string(let s): return appendLowercasedASCII(s)
+        case .object, .array: return 0
+        default: return appendLowercasedASCII(Conversion.string(v.pointee))
+        }
+    }
+
+    /// Appends `text` lowercased when it is ASCII and returns its length; otherwise appends nothing and
+    /// returns -1 (comparisons then take the `String` path). One copy, then one pass in place.
+    mutating func appendLowercasedASCII(_ text: String) -> Int {
+        let start = pool.count
+        let appended: Bool? = text.utf8.withContiguousStorageIfAvailable { b in
+            pool.append(contentsOf: b)
+            return true
+        }
+        if appended == nil { pool.append(contentsOf: text.utf8) }
+        let ascii = pool.withUnsafeMutableBufferPointer { p in
+            var high: UInt8 = 0
+            for i in start..<p.count {
+                let b = p[i]
+                high |= b
+                p[i] = CaseInsensitive.lower(b)
+            }
+            return high < 0x80
+        }
+        if !ascii {
+            pool.removeSubrange(start...)
+            return -1
+        }
+        return pool.count - start
+    }
 }

@@ -66,7 +66,8 @@ public enum KeyRef: Sendable, Hashable, CustomStringConvertible {
 /// RuleKit walks the value tree instead. The common case (each dot a nesting step) is a direct walk over
 /// pre-split segments; keys that themselves contain dots fall back to trying every split, which finds
 /// exactly the leaves the flattened map would hold under this key.
-public final class FlatPath: Sendable, Hashable {
+public final class FlatPath: @unchecked Sendable, Hashable {
+    // @unchecked: `unsafeSteps` is memory this immutable object owns, written once in init.
     public let raw: String
     let segments: [String]
     /// Each segment read as an array index (flatten writes indexes as plain decimals), or nil.
@@ -81,8 +82,9 @@ public final class FlatPath: Sendable, Hashable {
         let key: String
         let arrayIndex: Int
     }
-    /// The segments as steps, in one array: the resolver's walk reads nothing else.
-    let steps: [Step]
+    /// The segments as steps, in memory the path owns: the resolver's walk reads nothing else, and reads
+    /// it through a pointer (no reference counting per step). Valid while the path lives.
+    let unsafeSteps: UnsafeBufferPointer<Step>
 
     public init(_ raw: String) {
         self.raw = raw
@@ -94,7 +96,13 @@ public final class FlatPath: Sendable, Hashable {
             if s.utf8.count > 1 && s.utf8.first == 0x30 { return nil }
             return Int(s)
         }
-        self.steps = zip(segments, indexes).map { Step(key: $0, arrayIndex: $1 ?? -1) }
+        let steps = UnsafeMutableBufferPointer<Step>.allocate(capacity: segments.count)
+        _ = steps.initialize(from: zip(segments, indexes).map { Step(key: $0, arrayIndex: $1 ?? -1) })
+        self.unsafeSteps = UnsafeBufferPointer(steps)
+    }
+
+    deinit {
+        UnsafeMutableBufferPointer(mutating: unsafeSteps).deinitialize().deallocate()
     }
 
     public static func == (a: FlatPath, b: FlatPath) -> Bool { a.raw == b.raw }

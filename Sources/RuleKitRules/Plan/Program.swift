@@ -36,27 +36,28 @@ struct Program: Sendable {
     var fallbacks: [PlannedCondition] = []
     /// Root node of each rule, by rule position.
     var roots: [Int32] = []
-    /// The key of each slot.
-    var slotKeys: [SlotKey] = []
+    /// The key of each slot, and how to read it.
+    var slots = SlotTable()
 
     static let operations: [Operation] = Operation.allCases
 
-    /// Which slots already have their key in `slotKeys` (set once; copying a key costs retains).
+    /// Which slots already have their key in `slots` (set once; copying a key costs retains).
     private var keyed: [Bool] = []
 
     init(_ rules: [PlannedRule], slotCount: Int) {
-        slotKeys = Array(repeating: SlotKey(ref: .nothing(""), slot: 0), count: slotCount)
+        slots.keys = Array(repeating: SlotKey(ref: .nothing(""), slot: 0), count: slotCount)
         keyed = Array(repeating: false, count: slotCount)
         roots.reserveCapacity(rules.count)
         // By index: `for r in rules` would copy every rule (and retain all it holds) just to read one field.
         for i in rules.indices { roots.append(add(rules[i].condition)) }
         keyed = []
+        slots.plans = slots.keys.map(SlotPlan.init)
     }
 
     private mutating func record(_ k: SlotKey) {
         if !keyed[k.slot] {
             keyed[k.slot] = true
-            slotKeys[k.slot] = k
+            slots.keys[k.slot] = k
         }
     }
 
@@ -107,6 +108,12 @@ struct Program: Sendable {
     }
 
     private mutating func fallback(_ c: PlannedCondition) -> Int32 {
+        // The key is still recorded: the rule index reads every indexed key through this table.
+        switch c {
+        case .comparison(let k, _, _) where k.cacheable: record(k)
+        case .existence(let k, _) where k.cacheable: record(k)
+        default: break
+        }
         fallbacks.append(c)
         return push(Node(kind: .fallback, op: 0, a: Int32(fallbacks.count - 1), b: 0, slot: -1))
     }

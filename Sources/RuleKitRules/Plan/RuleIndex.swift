@@ -24,10 +24,16 @@ struct RuleIndex: Sendable {
     final class EqualityAnchor: Sendable {
         let key: SlotKey
         let rulesByValue: [String: [Int]]
+        /// The same keys as bytes (nil when one is not ASCII), and their rules in the table's key order.
+        let table: ByteKeyTable?
+        let tableRules: [[Int]]
 
         init(key: SlotKey, rulesByValue: [String: [Int]]) {
             self.key = key
             self.rulesByValue = rulesByValue
+            let keys = Array(rulesByValue.keys)
+            table = ByteKeyTable(keys: keys)
+            tableRules = table == nil ? [] : keys.map { rulesByValue[$0]! }
         }
     }
 
@@ -148,13 +154,13 @@ struct RuleIndex: Sendable {
 
     /// Calls `body` with each candidate rule position for an event, ascending. The candidate set is a
     /// bit set kept in the resolver between events, so an event allocates nothing here.
-    func forEachCandidate(_ r: inout Resolver, keys: [SlotKey], _ body: (Int, inout Resolver) -> Void) {
+    func forEachCandidate(_ r: inout Resolver, slots: SlotTable, _ body: (Int, inout Resolver) -> Void) {
         if equalities.isEmpty && patterns.isEmpty {
             for i in always { body(i, &r) }
             return
         }
         var bits = r.takeCandidateBits(words: (ruleCount + 63) / 64)
-        markCandidates(&bits, &r, keys: keys)
+        markCandidates(&bits, &r, slots: slots)
         for w in bits.indices where bits[w] != 0 {
             var x = bits[w]
             bits[w] = 0
@@ -166,11 +172,22 @@ struct RuleIndex: Sendable {
         r.returnCandidateBits(bits)
     }
 
-    private func markCandidates(_ bits: inout [UInt64], _ r: inout Resolver, keys: [SlotKey]) {
+    private func markCandidates(_ bits: inout [UInt64], _ r: inout Resolver, slots: SlotTable) {
         bits.withUnsafeMutableBufferPointer { bits in
             @inline(__always) func set(_ i: Int) { bits[i >> 6] |= 1 << UInt64(i & 63) }
             for i in always { set(i) }
             for a in equalities {
+                if let table = a.table {
+                    // ASCII text against ASCII keys: the bytes of the slot's lowercased form decide.
+                    let (off, len) = r.stringForm(a.key.slot, slots)
+                    if len >= 0 {
+                        let hit = r.forms.pool.withUnsafeBufferPointer { pool in
+                            table.find(UnsafeBufferPointer(rebasing: pool[off..<(off + len)]))
+                        }
+                        if let e = hit { for i in a.tableRules[e] { set(i) } }
+                        continue
+                    }
+                }
                 let v = r.resolve(a.key) ?? .string("")
                 let text: String
                 if case .string(let s) = v { text = s } else { text = Conversion.string(v) }
@@ -178,7 +195,7 @@ struct RuleIndex: Sendable {
                 for i in list { set(i) }
             }
             for a in patterns {
-                let (off, len) = r.stringForm(a.key.slot, keys)
+                let (off, len) = r.stringForm(a.key.slot, slots)
                 guard len >= 0 else {
                     // Non-ASCII text: the byte automaton cannot decide; every rule filed here is a candidate.
                     for i in a.allRules { set(i) }
