@@ -21,7 +21,7 @@ public struct UnsafeObjectView {
     public let members: UnsafeBufferPointer<ValueObject.Member>
     /// As `ValueObject.mayHaveDottedKeys`.
     public let mayHaveDottedKeys: Bool
-    /// Large objects are searched through their hash index: `find` answers only for unindexed ones.
+    /// Whether the object keeps a hash index (it has many keys): `find` still answers, in linear time.
     public let isIndexed: Bool
 
     @inlinable
@@ -31,8 +31,8 @@ public struct UnsafeObjectView {
         self.isIndexed = isIndexed
     }
 
-    /// The value under `key` by a linear search (the object must not be indexed). Keys compare with
-    /// `String`'s `==` (canonical equivalence, as everywhere else).
+    /// The value under `key` by a linear search. Keys compare with `String`'s `==` (canonical
+    /// equivalence, as everywhere else).
     @inlinable
     public func find(_ key: String) -> UnsafePointer<Value>? {
         guard let base = members.baseAddress else { return nil }
@@ -69,3 +69,16 @@ extension Value {
         }
     }
 }
+
+extension Value {
+    /// The UTF-8 bytes of a string of more than 15 bytes, read in place (no copy, no reference count);
+    /// nil for shorter strings (held inside the value itself: copying one costs nothing) and other values.
+    /// See `UnsafeValueView` for when the pointer stays valid.
+    @inlinable
+    public var unsafeLongStringUTF8: UnsafeBufferPointer<UInt8>? {
+        guard case .string(let s) = self, s.utf8.count > 15 else { return nil }
+        // Longer than a small string, so stored out of line: the pointer is to the string's own storage.
+        return s.utf8.withContiguousStorageIfAvailable { $0 }
+    }
+}
+

@@ -46,6 +46,16 @@ import Testing
         #expect(try Rules.matches("{key: \"caf\\u00e9.x\", eq: 1}", data: ["cafe\u{301}": ["x": 1]]))
     }
 
+    /// When both spellings exist, the nested path wins (docs/rules-semantics.md: the reference leaves the
+    /// collision unspecified); a nested container is no leaf, so a dotted spelling is then the answer.
+    @Test func bothSpellingsOfADottedPath() throws {
+        #expect(try Rules.matches("{key: a.b, eq: 1}", data: ["a": ["b": 1], "a.b": 2]))
+        #expect(try Rules.matches("{key: a.b, eq: 2}", data: ["a": ["c": 1], "a.b": 2]))
+        #expect(try Rules.matches("{key: a.b, eq: 5}", data: ["a": ["b": ["x": 1]], "a.b": 5]))
+        #expect(try Rules.matches("{key: x.a.b, eq: 3}", data: ["x": ["a.b": 3, "a": ["c": 0]]]))
+        #expect(try Rules.matches("{key: ~state.s/a.b, eq: 4}", data: [:], states: ["s": ["a": ["q": 1], "a.b": 4]]))
+    }
+
     @Test func dottedKeysAndNestingAreTheSamePath() throws {
         #expect(try Rules.matches("{key: a.b, eq: 1}", data: ["a.b": 1]))
         #expect(try Rules.matches("{key: x.a.b.c, eq: 2}", data: ["x": ["a.b": ["c": 2]]]))

@@ -19,11 +19,25 @@ public struct Resolver {
     /// The event data, borrowed: the fast paths walk it with no reference counting. Valid while `event`
     /// holds the data, so it is set with every event.
     private var dataView: UnsafeObjectView?
+    /// Walks of `.data` slots done ahead for this pass by batch matching; valid when the stamp is
+    /// `generation`.
+    private var prewalks: [FlatLookup.Walk] = []
+    /// The shared states fetched this pass, by `SlotTable.states` position (valid when the stamp is
+    /// `generation`).
+    private var stateStamps: [UInt32] = []
+    private var stateObjects: [ValueObject?] = []
+    /// Per state slot, across passes: the state object last read and the key's value in it. The object
+    /// is held, so an equal storage address later means the very same, unmodified object.
+    private var memoObjects: [ValueObject?] = []
+    private var memoValues: [Value?] = []
+    /// Bytes batch matching read ahead, summed: kept so that those loads are not optimized away.
+    var touched: UInt8 = 0
+    private var prewalkStamps: [UInt32] = []
 
     public init(event: EngineEvent, runtime: any RulesRuntime, slotCount: Int = 0) {
         self.event = event
         self.runtime = runtime
-        dataView = self.event.data?.unsafeView
+        dataView = self.event.unsafeDataView
         if slotCount > 0 {
             slotValues = Array(repeating: nil, count: slotCount)
             slotStamps = Array(repeating: 0, count: slotCount)
@@ -33,13 +47,15 @@ public struct Resolver {
     /// Starts a new pass for another event, keeping the cache's storage.
     public mutating func reset(event: consuming EngineEvent) {
         self.event = event
-        dataView = self.event.data?.unsafeView
+        dataView = self.event.unsafeDataView
         clockReading = nil
         if !states.isEmpty { states.removeAll(keepingCapacity: true) }
         if !xdmStates.isEmpty { xdmStates.removeAll(keepingCapacity: true) }
         generation &+= 1
         if generation == 0 {
             for i in slotStamps.indices { slotStamps[i] = 0 }
+            for i in prewalkStamps.indices { prewalkStamps[i] = 0 }
+            for i in stateStamps.indices { stateStamps[i] = 0 }
             for i in forms.stamps.indices { forms.stamps[i] = 0 }
             generation = 1
         }
@@ -93,14 +109,60 @@ public struct Resolver {
         }
     }
 
+    /// Records a `.data` slot's walk, done ahead for this pass's event (see `Evaluator.forEachMatch`).
+    mutating func presetWalk(_ slot: Int, _ walk: FlatLookup.Walk) {
+        if slot >= prewalkStamps.count {
+            prewalkStamps.append(contentsOf: repeatElement(0, count: slot + 1 - prewalkStamps.count))
+            prewalks.append(contentsOf: repeatElement(.missing, count: slot + 1 - prewalks.count))
+        }
+        prewalks[slot] = walk
+        prewalkStamps[slot] = generation
+    }
+
     /// A `.data` slot's walk over the borrowed event data, or nil when only the general path can tell
     /// (no event data makes every key "", and dotted keys or indexed objects on the way).
     @inline(__always)
-    func dataWalk(_ plan: SlotPlan) -> FlatLookup.Walk? {
+    func dataWalk(_ slot: Int, _ plan: SlotPlan) -> FlatLookup.Walk? {
         guard plan.kind == .data, let root = dataView else { return nil }
+        if slot < prewalkStamps.count && prewalkStamps[slot] == generation { return prewalks[slot] }
         let w = FlatLookup.plainWalk(root, plan.steps)
         if case .slow = w { return nil }
         return w
+    }
+
+    /// A slot's value by the general path. A `~state`/`~xdm` key is looked up again only when the runtime
+    /// hands back another state object than last time (states change far less often than events come).
+    mutating func slotValue(_ slot: Int, _ slots: SlotTable) -> Value? {
+        let plan = slots.plans[slot]
+        guard plan.kind == .state || plan.kind == .xdm else { return resolve(slots.keys[slot]) }
+        let id = Int(plan.state)
+        if id >= stateStamps.count {
+            stateStamps.append(contentsOf: repeatElement(0, count: id + 1 - stateStamps.count))
+            stateObjects.append(contentsOf: repeatElement(nil, count: id + 1 - stateObjects.count))
+        }
+        let object: ValueObject?
+        if stateStamps[id] == generation { object = stateObjects[id] } else {
+            let name = slots.states[id].name
+            object = plan.kind == .xdm ? runtime.xdmSharedState(name, at: event) : runtime.sharedState(name, at: event)
+            stateObjects[id] = object
+            stateStamps[id] = generation
+        }
+        guard let object else { return nil }
+        if slot >= memoObjects.count {
+            memoObjects.append(contentsOf: repeatElement(nil, count: slot + 1 - memoObjects.count))
+            memoValues.append(contentsOf: repeatElement(nil, count: slot + 1 - memoValues.count))
+        }
+        if let held = memoObjects[slot], held.storageAddress == object.storageAddress, held.count == object.count {
+            return memoValues[slot]
+        }
+        let value: Value?
+        switch slots.keys[slot].ref {
+        case .state(_, let path), .xdm(_, let path): value = FlatLookup.leaf(path, in: object)
+        default: value = nil
+        }
+        memoObjects[slot] = object
+        memoValues[slot] = value
+        return value
     }
 
     /// The slot's string form, lowercased, as (offset, length) in `forms.pool`; length -1 when not ASCII.
@@ -109,7 +171,7 @@ public struct Resolver {
         if forms.ready[slot] & 1 != 0 { return (Int(forms.stringOffset[slot]), Int(forms.stringLength[slot])) }
         let plan = slots.plans[slot]
         let length: Int
-        if let w = dataWalk(plan) {
+        if let w = dataWalk(slot, plan) {
             // Read in place; a missing key or a container is "" (the reference's flattened map has no entry).
             if case .found(let v) = w { length = forms.appendLowercasedASCII(of: v) } else { length = 0 }
         } else if plan.kind == .type {
@@ -117,7 +179,7 @@ public struct Resolver {
         } else if plan.kind == .source {
             length = forms.appendLowercasedASCII(event.source)
         } else {
-            let v = resolve(slots.keys[slot]) ?? .string("")
+            let v = slotValue(slot, slots) ?? .string("")
             if case .string(let s) = v { length = forms.appendLowercasedASCII(s) } else {
                 length = forms.appendLowercasedASCII(Conversion.string(v))
             }
@@ -134,10 +196,10 @@ public struct Resolver {
         touchForms(slot)
         if forms.ready[slot] & 2 == 0 {
             let v: Int64?
-            if let w = dataWalk(slots.plans[slot]) {
+            if let w = dataWalk(slot, slots.plans[slot]) {
                 if case .found(let p) = w, case .leaf = p.pointee.unsafeView { v = Conversion.int(p.pointee) } else { v = nil }
             } else {
-                v = Conversion.int(resolve(slots.keys[slot]) ?? .string(""))
+                v = Conversion.int(slotValue(slot, slots) ?? .string(""))
             }
             forms.ints[slot] = v ?? 0
             forms.intOK[slot] = v != nil
@@ -151,10 +213,10 @@ public struct Resolver {
         touchForms(slot)
         if forms.ready[slot] & 4 == 0 {
             let v: Double?
-            if let w = dataWalk(slots.plans[slot]) {
+            if let w = dataWalk(slot, slots.plans[slot]) {
                 if case .found(let p) = w, case .leaf = p.pointee.unsafeView { v = Conversion.double(p.pointee) } else { v = nil }
             } else {
-                v = Conversion.double(resolve(slots.keys[slot]) ?? .string(""))
+                v = Conversion.double(slotValue(slot, slots) ?? .string(""))
             }
             forms.doubles[slot] = v ?? 0
             forms.doubleOK[slot] = v != nil
@@ -165,12 +227,11 @@ public struct Resolver {
 
     /// Whether the slot's key exists (its value is not nil).
     mutating func exists(_ slot: Int, _ slots: SlotTable) -> Bool {
-        if let w = dataWalk(slots.plans[slot]) {
+        if let w = dataWalk(slot, slots.plans[slot]) {
             if case .found(let p) = w, case .leaf = p.pointee.unsafeView { return true }
             return false
         }
-        if slot >= slotStamps.count || slotStamps[slot] != generation { _ = resolve(slots.keys[slot]) }
-        if case .none = slotValues[slot] { return false }
+        if case .none = slotValue(slot, slots) { return false }
         return true
     }
 
@@ -236,34 +297,59 @@ enum FlatLookup {
     }
 
     enum Walk {
+        /// The value at the end of the plain walk (a leaf or not: callers tell).
         case found(UnsafePointer<Value>)
         case missing
-        /// An object on the way may have a dotted key or is indexed: `dottedFind` decides.
+        /// Only `dottedFind` can tell: the plain walk failed where an object on the way may have a dotted
+        /// key, or it met a large object (searched through its hash index).
         case slow
     }
 
-    /// The walk by plain segments, on borrowed views (the resolver holds the event): the whole answer
-    /// unless an object on the way may have a dotted key. No reference counting on the way down.
+    /// Where one step of a walk leaves it.
+    enum Advance {
+        case next(UnsafeValueView)
+        case done(Walk)
+    }
+
+    /// One step of the plain walk from `view` by `step`. `sawDotted` notes objects that may have dotted
+    /// keys: the plain walk goes through them (the flattened map's first answer, as `dottedFind` tries
+    /// the plain key first at every level), but a failure after one is not final.
+    @inline(__always)
+    static func advance(_ view: UnsafeValueView, _ step: FlatPath.Step, last: Bool, _ sawDotted: inout Bool) -> Advance {
+        let v: UnsafePointer<Value>
+        switch view {
+        case .object(let o):
+            // Past a few dozen keys a linear search loses to the object's hash index (the general path).
+            if o.isIndexed && o.members.count > 64 { return .done(.slow) }
+            if o.mayHaveDottedKeys { sawDotted = true }
+            guard let found = o.find(step.key) else { return .done(sawDotted ? .slow : .missing) }
+            v = found
+        case .array(let a):
+            guard step.arrayIndex >= 0, step.arrayIndex < a.count, let base = a.baseAddress else {
+                return .done(sawDotted ? .slow : .missing)
+            }
+            v = base + step.arrayIndex
+        case .leaf:
+            return .done(sawDotted ? .slow : .missing)
+        }
+        if !last { return .next(v.pointee.unsafeView) }
+        // A container at the end is no leaf: after a dotted object, some other spelling may reach one.
+        if sawDotted, case .leaf = v.pointee.unsafeView {} else if sawDotted { return .done(.slow) }
+        return .done(.found(v))
+    }
+
+    /// The walk by plain segments, on borrowed views (the resolver holds the event): no reference
+    /// counting on the way down.
     static func plainWalk(_ root: UnsafeObjectView, _ steps: UnsafeBufferPointer<FlatPath.Step>) -> Walk {
         var view = UnsafeValueView.object(root)
+        var sawDotted = false
         var i = 0
         while true {
-            let v: UnsafePointer<Value>
-            switch view {
-            case .object(let o):
-                if o.mayHaveDottedKeys || o.isIndexed { return .slow }
-                guard let found = o.find(steps[i].key) else { return .missing }
-                v = found
-            case .array(let a):
-                let k = steps[i].arrayIndex
-                guard k >= 0, k < a.count, let base = a.baseAddress else { return .missing }
-                v = base + k
-            case .leaf:
-                return .missing
+            switch advance(view, steps[i], last: i == steps.count - 1, &sawDotted) {
+            case .next(let next): view = next
+            case .done(let w): return w
             }
             i += 1
-            if i == steps.count { return .found(v) }
-            view = v.pointee.unsafeView
         }
     }
 

@@ -32,6 +32,7 @@ struct SlotForms {
     /// The same for a leaf read in place: a string's own bytes, another leaf's `string(x)` form; a
     /// container has no entry in the reference's flattened map, so it is "".
     mutating func appendLowercasedASCII(of v: UnsafePointer<Value>) -> Int {
+        if let bytes = v.pointee.unsafeLongStringUTF8 { return appendLowercasedASCII(bytes: bytes) }
         switch v.pointee {
         case .string(let s): return appendLowercasedASCII(s)
         case .object, .array: return 0
@@ -48,6 +49,18 @@ struct SlotForms {
             return true
         }
         if appended == nil { pool.append(contentsOf: text.utf8) }
+        return lowercaseASCII(from: start)
+    }
+
+    mutating func appendLowercasedASCII(bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        let start = pool.count
+        pool.append(contentsOf: bytes)
+        return lowercaseASCII(from: start)
+    }
+
+    /// Lowercases the pool from `start` when it is ASCII and returns its length; otherwise drops it and
+    /// returns -1.
+    private mutating func lowercaseASCII(from start: Int) -> Int {
         let ascii = pool.withUnsafeMutableBufferPointer { p in
             var high: UInt8 = 0
             for i in start..<p.count {

@@ -66,6 +66,9 @@ public struct EngineEvent: Sendable, Hashable {
         get { storage.data }
         set { unique().data = newValue }
     }
+    /// The event data as a borrowed view (see `UnsafeValueView`): valid while this event, or a copy of
+    /// it, lives unmodified.
+    var unsafeDataView: UnsafeObjectView? { storage.data?.unsafeView }
     public var timestamp: Date {
         get { storage.timestamp }
         set { unique().timestamp = newValue }

@@ -51,7 +51,7 @@ struct Program: Sendable {
         // By index: `for r in rules` would copy every rule (and retain all it holds) just to read one field.
         for i in rules.indices { roots.append(add(rules[i].condition)) }
         keyed = []
-        slots.plans = slots.keys.map(SlotPlan.init)
+        slots.plan()
     }
 
     private mutating func record(_ k: SlotKey) {

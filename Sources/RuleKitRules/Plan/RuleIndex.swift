@@ -57,6 +57,8 @@ struct RuleIndex: Sendable {
     private(set) var patterns: [PatternAnchor] = []
     private(set) var always: [Int] = []
     let ruleCount: Int
+    /// The slots every event's probe reads (each anchor's key), ascending.
+    private(set) var probedSlots: [Int] = []
 
     init(unindexed count: Int) {
         always = Array(0..<count)
@@ -127,6 +129,7 @@ struct RuleIndex: Sendable {
             guard let byValue = eqBuild[slot] else { continue }
             equalities.append(EqualityAnchor(key: keys[slot]!, rulesByValue: byValue))
         }
+        probedSlots = keys.indices.filter { eqBuild[$0] != nil || patternBuild[$0] != nil }
         for slot in patternBuild.indices {
             guard let byPredicate = patternBuild[slot] else { continue }
             let ordered = byPredicate.sorted { ($0.key.value, $0.key.mode.rawValue) < ($1.key.value, $1.key.mode.rawValue) }

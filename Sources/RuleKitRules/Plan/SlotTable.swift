@@ -4,6 +4,29 @@ struct SlotTable: Sendable {
     var keys: [SlotKey] = []
     /// The same keys as plain data (see `SlotPlan`), filled once every key is known.
     var plans: [SlotPlan] = []
+    /// The shared states the keys read, by `SlotPlan.state`: extension name and whether it is the XDM one.
+    var states: [(name: String, xdm: Bool)] = []
+
+    /// Fills `plans` (and `states`) from `keys`.
+    mutating func plan() {
+        var ids: [String: Int32] = [:]
+        plans = keys.map { key in
+            var plan = SlotPlan(key)
+            let name: String? = switch key.ref {
+            case .state(let name, _), .xdm(let name, _): name
+            default: nil
+            }
+            if plan.kind == .state || plan.kind == .xdm, let name {
+                let tag = (plan.kind == .xdm ? "x:" : "s:") + name
+                if let id = ids[tag] { plan.state = id } else {
+                    plan.state = Int32(states.count)
+                    ids[tag] = plan.state
+                    states.append((name, plan.kind == .xdm))
+                }
+            }
+            return plan
+        }
+    }
 }
 
 /// How the resolver reads a slot on its fast paths, as plain data: reading it per event costs no
@@ -14,12 +37,15 @@ struct SlotPlan: @unchecked Sendable {
         /// A cacheable event-data path: walked over `steps`.
         case data
         case type, source
+        /// A cacheable `~state.` / `~xdm.` key: its shared state is `SlotTable.states[state]`.
+        case state, xdm
         /// Anything else: the general resolver.
         case other
     }
 
     let kind: Kind
     let steps: UnsafeBufferPointer<FlatPath.Step>
+    var state: Int32 = -1
 
     init(_ key: SlotKey) {
         switch key.ref {
@@ -32,6 +58,12 @@ struct SlotPlan: @unchecked Sendable {
         case .source:
             kind = .source
             steps = UnsafeBufferPointer(start: nil, count: 0)
+        case .state(_, let path) where key.cacheable:
+            kind = .state
+            steps = path.unsafeSteps
+        case .xdm(_, let path) where key.cacheable:
+            kind = .xdm
+            steps = path.unsafeSteps
         default:
             kind = .other
             steps = UnsafeBufferPointer(start: nil, count: 0)

@@ -1,0 +1,108 @@
+internal import RuleKitCore
+
+/// Matching many events against one rule set: the same answers as `Evaluator.matchingRules` event by
+/// event, faster on streams whose data is out of cache.
+///
+/// One event at a time, the rule index's key walks wait on memory at each level of each object in turn
+/// (`xdm` → `commerce` → `order` → `priceTotal`, each object a separate allocation); on 10,000 parsed
+/// events (40 MB) that waiting is most of an event's cost. Here the walks of a group of events advance
+/// level by level across the group, so the loads of different events are independent and the processor
+/// overlaps their waits. Each event is then evaluated as usual, its index keys already walked.
+extension Evaluator {
+    /// Events per group: enough loads in flight to overlap their waits, few enough that the group's
+    /// walked objects are still in cache when its events are evaluated.
+    static let batchGroup = 16
+
+    /// Calls `body(event, rule)` for each rule of `set` that matches each event, in event order and rule
+    /// order within an event (positions in `events` and in `set.rules`). `r` is reset for every event; its
+    /// runtime answers shared-state keys and the clock as in per-event matching.
+    public static func forEachMatch(
+        _ set: CompiledRuleSet, events: [EngineEvent], _ r: inout Resolver, _ body: (_ event: Int, _ rule: Int) -> Void
+    ) {
+        let slots = set.program.slots
+        // The index's keys that walk event data: walked ahead, group by group.
+        let walked = set.index.probedSlots.filter { slots.plans[$0].kind == .data }
+        let group = batchGroup
+        var roots = [UnsafeObjectView?](repeating: nil, count: group)
+        var walks = [FlatLookup.Walk?](repeating: nil, count: group * walked.count)
+        var start = 0
+        while start < events.count {
+            let n = min(group, events.count - start)
+            for g in 0..<n { roots[g] = events[start + g].unsafeDataView }
+            roots.withUnsafeBufferPointer { roots in
+                walks.withUnsafeMutableBufferPointer { walks in
+                    for k in walked.indices {
+                        r.touched &+= FlatLookup.groupWalk(UnsafeBufferPointer(rebasing: roots[0..<n]), slots.plans[walked[k]].steps,
+                                             into: UnsafeMutableBufferPointer(rebasing: walks[(k * group)..<(k * group + n)]))
+                    }
+                }
+            }
+            for g in 0..<n {
+                r.reset(event: events[start + g])
+                for k in walked.indices {
+                    if let w = walks[k * group + g] { r.presetWalk(walked[k], w) }
+                }
+                set.index.forEachCandidate(&r, slots: slots) { i, r in
+                    if ProgramEvaluator.matches(set.program, rule: i, &r) { body(start + g, i) }
+                }
+            }
+            start += n
+        }
+    }
+
+    /// How many (event, rule) matches `events` make against `set` (see `forEachMatch`).
+    public static func matchCount(_ set: CompiledRuleSet, events: [EngineEvent], _ r: inout Resolver) -> Int {
+        var n = 0
+        forEachMatch(set, events: events, &r) { _, _ in n += 1 }
+        return n
+    }
+}
+
+extension FlatLookup {
+    /// `plainWalk` for a group of roots at once, level by level (see `Evaluator.forEachMatch`). A nil
+    /// root (an event without data) or a walk that needs the general path (a dotted key, an indexed
+    /// object) leaves nil: the resolver then walks that one itself.
+    /// Returns a byte sum of what it touched (kept by the caller, so the touching loads are not elided).
+    @discardableResult
+    static func groupWalk(_ roots: UnsafeBufferPointer<UnsafeObjectView?>, _ steps: UnsafeBufferPointer<FlatPath.Step>,
+                          into out: UnsafeMutableBufferPointer<Walk?>) -> UInt8 {
+        var touched: UInt8 = 0
+        withUnsafeTemporaryAllocation(of: (view: UnsafeValueView, sawDotted: Bool, open: Bool).self,
+                                      capacity: roots.count) { current in
+            // `current[g]`: where the walk of root g stands, and whether it is still going.
+            var pending = 0
+            for g in roots.indices {
+                out[g] = nil
+                if let root = roots[g] {
+                    current.initializeElement(at: g, to: (.object(root), false, true))
+                    pending += 1
+                } else {
+                    current.initializeElement(at: g, to: (.leaf, false, false))
+                }
+            }
+            var level = 0
+            while level < steps.count && pending > 0 {
+                let step = steps[level]
+                let last = level == steps.count - 1
+                for g in roots.indices where current[g].open {
+                    switch advance(current[g].view, step, last: last, &current[g].sawDotted) {
+                    case .next(let next):
+                        current[g].view = next
+                    case .done(let w):
+                        if case .found(let v) = w, let bytes = v.pointee.unsafeLongStringUTF8 {
+                            // A long string's bytes are one more allocation: fetched now, with the group.
+                            touched &+= bytes[bytes.count - 1]
+                        }
+                        // A walk only the general path can finish stays nil: the resolver walks it itself.
+                        if case .slow = w {} else { out[g] = w }
+                        current[g].open = false
+                        pending -= 1
+                    }
+                }
+                level += 1
+            }
+            _ = current.deinitialize()
+        }
+        return touched
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import RuleKitCore
+import RuleKitTestSupport
+import Testing
+
+@testable import RuleKitRules
+
+/// Batch matching walks the index's keys of a group of events level by level, and the resolver reuses
+/// state lookups while the runtime hands back the same state object: both must answer exactly as
+/// matching event by event with fresh resolvers.
+@Suite struct BatchMatchingTests {
+    /// A runtime whose shared states differ per event (by event name), as versioned states do.
+    struct VersionedStates: RulesRuntime {
+        let states: [String: ValueObject]
+        func sharedState(_ extensionName: String, at event: EngineEvent) -> ValueObject? {
+            extensionName == "conf" ? states[event.name] : nil
+        }
+        func xdmSharedState(_ extensionName: String, at event: EngineEvent) -> ValueObject? {
+            extensionName == "id" ? states[event.name] : nil
+        }
+        func dispatch(_ event: EngineEvent) {}
+    }
+
+    static func perEvent(_ set: CompiledRuleSet, _ events: [EngineEvent], _ runtime: any RulesRuntime) -> [[Int]] {
+        events.map { e in
+            var r = Resolver(event: e, runtime: runtime, slotCount: set.slotCount)
+            return Evaluator.matchingRules(set, &r).map(\.index)
+        }
+    }
+
+    static func batched(_ set: CompiledRuleSet, _ events: [EngineEvent], _ runtime: any RulesRuntime) -> [[Int]] {
+        var out = Array(repeating: [Int](), count: events.count)
+        var r = Resolver(event: events[0], runtime: runtime)
+        Evaluator.forEachMatch(set, events: events, &r) { e, rule in out[e].append(rule) }
+        #expect(Evaluator.matchCount(set, events: events, &r) == out.reduce(0) { $0 + $1.count })
+        return out
+    }
+
+    @Test func batchesAgreeWithEventByEventMatching() throws {
+        let set = try Rules.compile("""
+            rules:
+              - {id: plain, when: {key: a.b.c, eq: hit}, then: []}
+              - {id: array, when: {key: list.1.sku, sw: P1}, then: []}
+              - {id: dotted, when: {key: d.e.f, eq: 7}, then: []}
+              - {id: wide, when: {key: wide.k29, eq: v29}, then: []}
+              - {id: huge, when: {key: huge.k69, co: "69"}, then: []}
+              - {id: state, when: {key: ~state.conf/env, eq: prod}, then: []}
+              - {id: dottedState, when: {key: ~state.conf/build.id, eq: "42"}, then: []}
+              - {id: xdm, when: {key: ~xdm.id/env, eq: test}, then: []}
+              - {id: type, when: {all: [{key: ~type, eq: T1}, {key: n, gt: 3}]}, then: []}
+              - {id: missing, when: {key: a.zz, nx: true}, then: []}
+              - {id: container, when: {key: a.b, ex: true}, then: []}
+              - {id: long, when: {key: url, co: /products/p7}, then: []}
+            """)
+        func wide(_ n: Int) -> Value {
+            .object(ValueObject((0..<n).map { ("k\($0)", Value.string("v\($0)")) }))
+        }
+        var events: [EngineEvent] = []
+        var states: [String: ValueObject] = [:]
+        for i in 0..<53 {
+            let name = "e\(i)"
+            var data: ValueObject = [
+                "a": ["b": ["c": .string(i % 3 == 0 ? "hit" : "miss")]],
+                "list": [["sku": "x"], ["sku": .string(i % 4 == 0 ? "p1-\(i)" : "q")]],
+                "wide": wide(i % 2 == 0 ? 30 : 10), "huge": wide(70), "n": .int(Int64(i % 6)),
+                "url": .string("https://shop.example.com/products/p\(i).html"),
+            ]
+            // Dotted keys in some events: the flattened map's `d.e.f` from either spelling.
+            if i % 5 == 0 { data["d.e"] = ["f": 7] } else if i % 5 == 1 { data["d"] = ["e.f": 7, "e": ["f": 8]] }
+            events.append(EngineEvent(name: name, type: i % 2 == 0 ? "t1" : "t2", source: "s", data: i % 7 == 6 ? nil : data))
+            // States change every few events; some events share one state object, as versions do.
+            let version: ValueObject = ["env": .string(i % 9 < 4 ? "prod" : "test"), "build.id": .string(i % 10 < 5 ? "42" : "41")]
+            states[name] = i % 3 == 0 ? version : (states["e\(i - 1)"] ?? version)
+        }
+        let runtime = VersionedStates(states: states)
+        let expected = Self.perEvent(set, events, runtime)
+        #expect(Self.batched(set, events, runtime) == expected)
+        #expect(expected.contains { $0.contains(5) } && expected.contains { !$0.contains(5) })
+        // The same through one resolver reused event by event (its state memo carried across events).
+        var r = Resolver(event: events[0], runtime: runtime)
+        let reused = events.map { e in
+            r.reset(event: e)
+            return Evaluator.matchingRules(set, &r).map(\.index)
+        }
+        #expect(reused == expected)
+        // Every rule fires somewhere and misses somewhere: the comparison is not vacuous.
+        for rule in set.rules.indices where rule != 9 {
+            #expect(expected.contains { $0.contains(rule) }, "rule \(set.rules[rule].label) never fires")
+            #expect(expected.contains { !$0.contains(rule) }, "rule \(set.rules[rule].label) always fires")
+        }
+    }
+
+    @Test func batchesOfOneEventAndOfNone() throws {
+        let set = try Rules.compile("rules:\n  - {id: a, when: {key: x, eq: 1}, then: []}\n")
+        let one = [EngineEvent(name: "", type: "t", source: "s", data: ["x": 1])]
+        var r = Resolver(event: one[0], runtime: StaticRulesRuntime())
+        #expect(Evaluator.matchCount(set, events: one, &r) == 1)
+        #expect(Evaluator.matchCount(set, events: [], &r) == 0)
+    }
+
+    @Test(.enabled(if: SharedCorpus.isPresent, "../shared is absent: the benchmark workload is not run"))
+    func benchmarkWorkloadMatchesTheSameInBatches() throws {
+        let dir = try #require(SharedCorpus.folder("bench"))
+        let lines = try #require(SharedCorpus.bytes(dir.appendingPathComponent("events-10k.jsonl")))
+            .split(separator: 0x0A).prefix(3000)
+        let events = try lines.map { line -> EngineEvent in
+            let v = try JSONReader.read(Array(line)).value
+            return EngineEvent(name: "", type: v["type"]?.stringValue ?? "", source: v["source"]?.stringValue ?? "",
+                               data: v["data"]?.objectValue)
+        }
+        let stateValue = try JSONReader.read(try #require(SharedCorpus.bytes(dir.appendingPathComponent("state.json")))).value
+        var states: [String: ValueObject] = [:]
+        for (k, v) in try #require(stateValue.objectValue) { states[k] = v.objectValue }
+        let runtime = StaticRulesRuntime(states: states)
+        for n in [10, 100] {
+            let doc = try JSONReader.read(try #require(SharedCorpus.bytes(dir.appendingPathComponent("rules-\(n).json"))))
+            let set = Planner().plan(try LaunchRulesLoader.load(doc).get())
+            let expected = Self.perEvent(set, events, runtime)
+            #expect(Self.batched(set, events, runtime) == expected, "rules-\(n)")
+            #expect(expected.reduce(0) { $0 + $1.count } > 50, "rules-\(n)")
+        }
+    }
+}
