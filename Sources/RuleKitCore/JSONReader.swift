@@ -292,6 +292,7 @@ struct JSONParser: ~Copyable {
         }
         let start = members.count
         var anyDot = false
+        var allASCII = true
         // Past a couple of dozen keys, duplicates are found by hashing rather than by scanning.
         var positions: [String: Int]? = nil
         while true {
@@ -326,6 +327,7 @@ struct JSONParser: ~Copyable {
                 }
             } else {
                 members.append(ValueObject.Member(key: key, value: value))
+                if !info.ascii { allASCII = false }
                 keyInfo.append(info)
                 if positions != nil {
                     positions![key] = members.count - 1
@@ -342,7 +344,8 @@ struct JSONParser: ~Copyable {
             if c == UInt8(ascii: ",") { continue }
             if c == UInt8(ascii: "}") {
                 keyInfo.removeAll(from: start)
-                return .object(ValueObject(members: members.popArray(from: start), anyKeyHasDot: anyDot))
+                return .object(ValueObject(members: members.popArray(from: start), anyKeyHasDot: anyDot,
+                                               allKeysASCII: allASCII))
             }
             throw error("unexpected \(describe(c)) in an object, expected ',' or '}'", at: pos - 1)
         }

@@ -23,23 +23,29 @@ public struct UnsafeObjectView {
     public let mayHaveDottedKeys: Bool
     /// Whether the object keeps a hash index (it has many keys): `find` still answers, in linear time.
     public let isIndexed: Bool
+    /// As `ValueObject.mayHaveNonASCIIKeys`.
+    public let mayHaveNonASCIIKeys: Bool
 
     @inlinable
-    init(members: UnsafeBufferPointer<ValueObject.Member>, mayHaveDottedKeys: Bool, isIndexed: Bool) {
+    init(members: UnsafeBufferPointer<ValueObject.Member>, mayHaveDottedKeys: Bool, isIndexed: Bool,
+         mayHaveNonASCIIKeys: Bool) {
         self.members = members
         self.mayHaveDottedKeys = mayHaveDottedKeys
         self.isIndexed = isIndexed
+        self.mayHaveNonASCIIKeys = mayHaveNonASCIIKeys
     }
 
     /// The value under `key` by a linear search. Keys compare with `String`'s `==` (canonical
-    /// equivalence, as everywhere else).
+    /// equivalence, as everywhere else). `asciiCount` is `key.utf8.count` when `key` is ASCII, else -1:
+    /// among ASCII keys only one of that count can be equal, and a count is read without a call.
     @inlinable
-    public func find(_ key: String) -> UnsafePointer<Value>? {
+    public func find(_ key: String, asciiCount: Int) -> UnsafePointer<Value>? {
         guard let base = members.baseAddress else { return nil }
+        let byCount = asciiCount >= 0 && !mayHaveNonASCIIKeys
         var i = 0
         while i < members.count {
             let m = base + i
-            if m.pointee.key == key {
+            if (!byCount || m.pointee.key.utf8.count == asciiCount) && m.pointee.key == key {
                 return UnsafeRawPointer(m).advanced(by: MemoryLayout<ValueObject.Member>.offset(of: \.value)!)
                     .assumingMemoryBound(to: Value.self)
             }
@@ -53,8 +59,8 @@ extension ValueObject {
     /// A borrowed view of this object's members. See `UnsafeValueView` for when it stays valid.
     @inlinable
     public var unsafeView: UnsafeObjectView {
-        UnsafeObjectView(members: _members.withUnsafeBufferPointer { $0 }, mayHaveDottedKeys: _dotted,
-                         isIndexed: _index != nil)
+        UnsafeObjectView(members: _members.withUnsafeBufferPointer { $0 }, mayHaveDottedKeys: mayHaveDottedKeys,
+                         isIndexed: _index != nil, mayHaveNonASCIIKeys: mayHaveNonASCIIKeys)
     }
 }
 

@@ -27,10 +27,25 @@ public struct ValueObject: Sendable {
 
     @usableFromInline var _members: [Member]
     @usableFromInline var _index: Index?
-    /// Whether some key was added with a '.' in it (never reset by removal: it may only over-report).
-    /// Launch key lookups must also try dotted keys (`"a.b": 1` answers `a.b`); most objects have none,
-    /// and this lets a missed lookup skip the scan for them. Fits in `Value`'s existing padding.
-    @usableFromInline var _dotted = false
+    /// What the keys may hold (never reset by removal: the flags may only over-report). Fits in
+    /// `Value`'s existing padding.
+    /// - `dotted`: some key has a '.'. Launch key lookups must also try dotted keys (`"a.b": 1` answers
+    ///   `a.b`); most objects have none, and this lets a missed lookup skip the scan for them.
+    /// - `nonASCII`: some key is not ASCII. When none is, an ASCII key can only equal a key of the same
+    ///   UTF-8 count (otherwise canonical equivalence may equate different byte counts), so a search
+    ///   compares counts before it calls `String`'s equality.
+    @usableFromInline var _keyFlags: UInt8 = 0
+    @usableFromInline static var dottedFlag: UInt8 { 1 }
+    @usableFromInline static var nonASCIIFlag: UInt8 { 2 }
+
+    /// The flags one key sets, in one pass over its bytes.
+    static func flags(of key: String) -> UInt8 {
+        var f: UInt8 = 0
+        for b in key.utf8 {
+            if b == 0x2E { f |= dottedFlag } else if b >= 0x80 { f |= nonASCIIFlag }
+        }
+        return f
+    }
 
     /// The key count from which a hash index is kept.
     static var indexThreshold: Int { 24 }
@@ -47,14 +62,17 @@ public struct ValueObject: Sendable {
 
     /// Builds an object from members whose keys the caller knows are distinct.
     public init(members: [Member]) {
-        self.init(members: members, anyKeyHasDot: members.contains { $0.key.utf8.contains(0x2E) })
+        var f: UInt8 = 0
+        for m in members { f |= Self.flags(of: m.key) }
+        self.init(members: members, anyKeyHasDot: f & Self.dottedFlag != 0, allKeysASCII: f & Self.nonASCIIFlag == 0)
     }
 
     /// Builds an object from members whose keys the caller knows are distinct, when the caller also knows
-    /// whether any key contains a '.' (a reader has seen each key's bytes; scanning them again costs).
-    public init(members: [Member], anyKeyHasDot: Bool) {
+    /// whether any key contains a '.' and whether all are ASCII (a reader has seen each key's bytes;
+    /// scanning them again costs). `allKeysASCII: false` is always safe (lookups are then a little slower).
+    public init(members: [Member], anyKeyHasDot: Bool, allKeysASCII: Bool = false) {
         _members = members
-        _dotted = anyKeyHasDot
+        _keyFlags = (anyKeyHasDot ? Self.dottedFlag : 0) | (allKeysASCII ? 0 : Self.nonASCIIFlag)
         _index = nil
         if members.count >= Self.indexThreshold { rebuildIndex() }
     }
@@ -81,7 +99,10 @@ public struct ValueObject: Sendable {
     // other modules, where an opaque call also costs a retain of what it returns.
 
     /// False when no key of the object contains a '.' (true may over-report after removals).
-    @inlinable public var mayHaveDottedKeys: Bool { _dotted }
+    @inlinable public var mayHaveDottedKeys: Bool { _keyFlags & Self.dottedFlag != 0 }
+
+    /// False when every key of the object is ASCII (true may over-report after removals).
+    @inlinable public var mayHaveNonASCIIKeys: Bool { _keyFlags & Self.nonASCIIFlag != 0 }
 
     @inlinable public var count: Int { _members.count }
     @inlinable public var isEmpty: Bool { _members.isEmpty }
@@ -128,7 +149,7 @@ public struct ValueObject: Sendable {
     /// Appends a key the caller knows is absent (readers check duplicates themselves).
     public mutating func appendNew(key: String, value: Value) {
         _members.append(Member(key: key, value: value))
-        if !_dotted && key.utf8.contains(0x2E) { _dotted = true }
+        _keyFlags |= Self.flags(of: key)
         if _index != nil {
             mutableIndex().positions[key] = _members.count - 1
         } else if _members.count >= Self.indexThreshold {

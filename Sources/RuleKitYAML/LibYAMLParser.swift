@@ -22,6 +22,7 @@ struct LibYAMLParser {
         var keyIsMerge = false
         /// Whether some key of the mapping contains a '.' (see `ValueObject.mayHaveDottedKeys`).
         var anyKeyHasDot = false
+        var allKeysASCII = true
         var merges: [(ValueObject, (UInt32, UInt32))] = []
         var entry: Int
         var anchor: String?
@@ -204,6 +205,7 @@ struct LibYAMLParser {
         stack[top].keyMark = (UInt32(m.line + 1), UInt32(m.column + 1))
         stack[top].keyIsMerge = plain && tag == nil && text == "<<"
         if !stack[top].anyKeyHasDot && bytes.contains(0x2E) { stack[top].anyKeyHasDot = true }
+        if stack[top].allKeysASCII && bytes.contains(where: { $0 >= 0x80 }) { stack[top].allKeysASCII = false }
     }
 
     mutating func alias(_ event: inout yaml_event_t) throws(DiagnosticError) {
@@ -225,6 +227,7 @@ struct LibYAMLParser {
             stack[top].keyMark = (UInt32(m.line + 1), UInt32(m.column + 1))
             stack[top].keyIsMerge = false
             if key.utf8.contains(0x2E) { stack[top].anyKeyHasDot = true }
+            if key.utf8.contains(where: { $0 >= 0x80 }) { stack[top].allKeysASCII = false }
             return
         }
         let entry = newEntry(m)
@@ -249,7 +252,7 @@ struct LibYAMLParser {
         let value: Value
         if frame.isMapping {
             var object = ValueObject(members: scratchMembers.popArray(from: frame.start),
-                                     anyKeyHasDot: frame.anyKeyHasDot)
+                                     anyKeyHasDot: frame.anyKeyHasDot, allKeysASCII: frame.allKeysASCII)
             for (source, mergeMark) in frame.merges {
                 for (k, v) in source where object.index(forKey: k) == nil {
                     object.appendNew(key: k, value: v)

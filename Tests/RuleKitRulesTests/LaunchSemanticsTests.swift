@@ -44,6 +44,11 @@ import Testing
         #expect(try !Rules.matches("{key: big.k40, ex: true}", data: data))
         // Keys compare as strings do: canonically equivalent spellings are the same key.
         #expect(try Rules.matches("{key: \"caf\\u00e9.x\", eq: 1}", data: ["cafe\u{301}": ["x": 1]]))
+        // The Kelvin sign is canonically the letter K: an ASCII path finds a key of another byte count.
+        #expect(try Rules.matches("{key: a.K, eq: 1}", data: ["a": ["\u{212A}": 1, "Kx": 2]]))
+        let read = try JSONReader.read(#"{"a": {"b": 0, "\u212a": 1}}"#).value
+        #expect(try Rules.matches("{key: a.K, eq: 1}", data: read))
+        #expect(try !Rules.matches("{key: a.KK, ex: true}", data: read))
     }
 
     /// When both spellings exist, the nested path wins (docs/rules-semantics.md: the reference leaves the

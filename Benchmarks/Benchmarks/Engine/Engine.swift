@@ -1,5 +1,5 @@
 // Rules engine benchmarks on ../shared/bench: rules-{10,100,1000}.json against events-10k.jsonl with
-// state.json, with and without the rule index; and parse+check+plan of rules-1000.json and rules-10k.yaml
+// state.json, with and without the rule index, event by event and through the batch API; and parse+check+plan of rules-1000.json and rules-10k.yaml
 // next to the bare libyaml pull of that file. One iteration = the whole 10k-event stream.
 import BenchData
 import Benchmark
@@ -48,6 +48,14 @@ let benchmarks: @Sendable () -> Void = {
                         matched += Evaluator.matchCount(s, &r)
                     }
                 }
+                blackHole(matched)
+            }
+            // The same stream through the batch API (index walks of 16 events interleaved).
+            Benchmark("engine.match rules-\(n) \(label) x10k events, batched") { b in
+                var matched = 0
+                var r = Resolver(event: events[0], runtime: runtime, slotCount: s.slotCount)
+                for _ in b.scaledIterations { matched += Evaluator.matchCount(s, events: events, &r) }
+                precondition(matched % 500 == 0, "batched rules-\(n): \(matched)")
                 blackHole(matched)
             }
         }

@@ -322,7 +322,7 @@ enum FlatLookup {
             // Past a few dozen keys a linear search loses to the object's hash index (the general path).
             if o.isIndexed && o.members.count > 64 { return .done(.slow) }
             if o.mayHaveDottedKeys { sawDotted = true }
-            guard let found = o.find(step.key) else { return .done(sawDotted ? .slow : .missing) }
+            guard let found = o.find(step.key, asciiCount: step.asciiCount) else { return .done(sawDotted ? .slow : .missing) }
             v = found
         case .array(let a):
             guard step.arrayIndex >= 0, step.arrayIndex < a.count, let base = a.baseAddress else {

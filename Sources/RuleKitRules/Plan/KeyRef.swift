@@ -77,9 +77,11 @@ public final class FlatPath: @unchecked Sendable, Hashable {
     let segmentBytes: [[UInt8]]
     let asciiSegments: Bool
 
-    /// One step of the plain walk: the segment and its array index (-1 when none).
+    /// One step of the plain walk: the segment, its UTF-8 count when ASCII (else -1: see
+    /// `UnsafeObjectView.find`) and its array index (-1 when none).
     struct Step {
         let key: String
+        let asciiCount: Int
         let arrayIndex: Int
     }
     /// The segments as steps, in memory the path owns: the resolver's walk reads nothing else, and reads
@@ -97,7 +99,7 @@ public final class FlatPath: @unchecked Sendable, Hashable {
             return Int(s)
         }
         let steps = UnsafeMutableBufferPointer<Step>.allocate(capacity: segments.count)
-        _ = steps.initialize(from: zip(segments, indexes).map { Step(key: $0, arrayIndex: $1 ?? -1) })
+        _ = steps.initialize(from: zip(segments, indexes).map { Step(key: $0, asciiCount: $0.utf8.allSatisfy { $0 < 0x80 } ? $0.utf8.count : -1, arrayIndex: $1 ?? -1) })
         self.unsafeSteps = UnsafeBufferPointer(steps)
     }
 
