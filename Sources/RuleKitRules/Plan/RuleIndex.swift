@@ -176,35 +176,33 @@ struct RuleIndex: Sendable {
     }
 
     private func markCandidates(_ bits: inout [UInt64], _ r: inout Resolver, slots: SlotTable) {
+        // Every probed key's string form first; the loops below only read them (no call into the
+        // resolver between them, so the anchors are read without reference counting).
+        for slot in probedSlots { _ = r.stringForm(slot, slots) }
         bits.withUnsafeMutableBufferPointer { bits in
             @inline(__always) func set(_ i: Int) { bits[i >> 6] |= 1 << UInt64(i & 63) }
             for i in always { set(i) }
-            for a in equalities {
-                if let table = a.table {
+            r.forms.pool.withUnsafeBufferPointer { pool in
+                for a in equalities {
+                    let slot = a.key.slot
+                    let len = Int(r.forms.stringLength[slot])
+                    // Non-ASCII text or keys: the String path below.
+                    guard let table = a.table, len >= 0 else { continue }
                     // ASCII text against ASCII keys: the bytes of the slot's lowercased form decide.
-                    let (off, len) = r.stringForm(a.key.slot, slots)
-                    if len >= 0 {
-                        let hit = r.forms.pool.withUnsafeBufferPointer { pool in
-                            table.find(UnsafeBufferPointer(rebasing: pool[off..<(off + len)]))
-                        }
-                        if let e = hit { for i in a.tableRules[e] { set(i) } }
-                        continue
+                    let off = Int(r.forms.stringOffset[slot])
+                    if let e = table.find(UnsafeBufferPointer(rebasing: pool[off..<(off + len)])) {
+                        for i in a.tableRules[e] { set(i) }
                     }
                 }
-                let v = r.resolve(a.key) ?? .string("")
-                let text: String
-                if case .string(let s) = v { text = s } else { text = Conversion.string(v) }
-                guard let list = a.rulesByValue[text.lowercased()] else { continue }
-                for i in list { set(i) }
-            }
-            for a in patterns {
-                let (off, len) = r.stringForm(a.key.slot, slots)
-                guard len >= 0 else {
-                    // Non-ASCII text: the byte automaton cannot decide; every rule filed here is a candidate.
-                    for i in a.allRules { set(i) }
-                    continue
-                }
-                r.forms.pool.withUnsafeBufferPointer { pool in
+                for a in patterns {
+                    let slot = a.key.slot
+                    let len = Int(r.forms.stringLength[slot])
+                    guard len >= 0 else {
+                        // Non-ASCII text: the byte automaton cannot decide; every rule filed here is a candidate.
+                        for i in a.allRules { set(i) }
+                        continue
+                    }
+                    let off = Int(r.forms.stringOffset[slot])
                     a.automaton.scan(UnsafeBufferPointer(rebasing: pool[off..<(off + len)])) { pid, end in
                         let ok: Bool = switch a.modes[pid] {
                         case .contains, .equals: true
@@ -214,6 +212,13 @@ struct RuleIndex: Sendable {
                         if ok { for i in a.rulesByPattern[pid] { set(i) } }
                     }
                 }
+            }
+            for a in equalities where a.table == nil || r.forms.stringLength[a.key.slot] < 0 {
+                let v = r.resolve(a.key) ?? .string("")
+                let text: String
+                if case .string(let s) = v { text = s } else { text = Conversion.string(v) }
+                guard let list = a.rulesByValue[text.lowercased()] else { continue }
+                for i in list { set(i) }
             }
         }
     }
