@@ -36,7 +36,7 @@ struct RuleKitCommand: ParsableCommand {
             Example:
               rulekit parse Rules/commerce.yaml
             """,
-        subcommands: [RunCommand.self, TestCommand.self, ParseCommand.self, LintCommand.self, ConvertCommand.self, ExplainCommand.self, XDMCommand.self, SchemaCommand.self, SharedCommand.self]
+        subcommands: [RunCommand.self, MatchCommand.self, TestCommand.self, ParseCommand.self, LintCommand.self, ConvertCommand.self, ExplainCommand.self, XDMCommand.self, SchemaCommand.self, SharedCommand.self]
     )
 }
 

@@ -30,6 +30,9 @@ import Testing
         ("explain-purchase", ["explain", "--event", "\(fixtures)/purchase-event.json",
                               "--state", "com.adobe.module.configuration=\(fixtures)/configuration-state.json"], nil),
         ("explain-missing-event", ["explain", "--event", "\(fixtures)/nope.json"], nil),
+        ("match-shipped-rules", ["match", "--state", "com.adobe.module.configuration=\(fixtures)/configuration-state.json"], nil),
+        ("match-each", ["match", "--each", "--state", "com.adobe.module.configuration=\(fixtures)/configuration-state.json"], nil),
+        ("match-bad-line", ["match", "-"], "{\"type\": \"t\", \"source\": \"s\"}\n[1]\n{\"type\": \n"),
         ("convert-yaml-to-launch", ["convert", "Rules/lifecycle.yaml", "--to", "launch-json"], nil),
         ("convert-unknown-matcher", ["convert", "\(fixtures)/unknown-matcher.yaml", "--to", "launch-json"], nil),
         ("xdm-validate-jsonl", ["xdm", "validate", "--class", "https://rulekit.dev/xdm/sdk/experienceevent",
@@ -51,7 +54,7 @@ import Testing
         if let diff = CLIRunner.compare(out, golden: golden) { Issue.record("\(diff)") }
     }
 
-    @Test(arguments: [["parse"], ["lint"], ["test"], ["run"], ["convert"], ["explain"], ["xdm", "validate"], ["xdm", "paths"], ["schema"]])
+    @Test(arguments: [["parse"], ["lint"], ["test"], ["run"], ["match"], ["convert"], ["explain"], ["xdm", "validate"], ["xdm", "paths"], ["schema"]])
     func helpShowsAnExampleAndExitsZero(_ command: [String]) throws {
         let out = try CLIRunner.run(command + ["--help"])
         #expect(out.status == 0)
@@ -118,6 +121,41 @@ import Testing
         }
         #expect(matched == Int(expected["rule_sets"]?["1000"]?["sample"]?["events_matched"]?.intValue ?? -1))
         #expect(matched == samples.count)
+    }
+
+    /// `rulekit match` (the batch API) against the benchmark workload: the reference's match counts.
+    @Test(.enabled(if: SharedCorpus.isPresent, "../shared is absent: the benchmark workload is not run"))
+    func matchCountsTheBenchmarkWorkloadAsTheReference() throws {
+        let bench = try #require(SharedCorpus.folder("bench"))
+        let state = try JSONReader.read(try #require(SharedCorpus.bytes(bench.appendingPathComponent("state.json")))).value
+        var stateArgs: [String] = []
+        for (name, data) in state.objectValue ?? [:] {
+            let f = FileManager.default.temporaryDirectory.appendingPathComponent("rk-state-\(UUID()).json")
+            try JSONWriter.string(data).write(to: f, atomically: true, encoding: .utf8)
+            stateArgs += ["--state", "\(name)=\(f.path)"]
+        }
+        let expected = try JSONReader.read(try #require(SharedCorpus.bytes(bench.appendingPathComponent("expected.json")))).value
+        for n in ["10", "100", "1000"] {
+            let out = try CLIRunner.run(["match", "--rules", bench.appendingPathComponent("rules-\(n).json").path] + stateArgs
+                                        + [bench.appendingPathComponent("events-10k.jsonl").path])
+            #expect(out.status == 0, "\(out.stderr)")
+            let want = expected["rule_sets"]?[n]?["sample"]?["events_matched"]?.intValue ?? -1
+            #expect(out.stdout.hasSuffix("10000 events, \(want) with a match, \(want) matches\n"), "rules-\(n)")
+        }
+        // Per event: the sampled events match the rules the reference says.
+        let out = try CLIRunner.run(["match", "--each", "--rules", bench.appendingPathComponent("rules-1000.json").path]
+                                    + stateArgs + [bench.appendingPathComponent("events-10k.jsonl").path])
+        let samples = expected["sample_matches_rules1000"]?.objectValue ?? [:]
+        var seen = 0
+        for line in out.stdout.split(separator: "\n") {
+            let v = try JSONReader.value(String(line))
+            let index = Int(v["line"]?.intValue ?? 0) - 1
+            guard let want = samples[String(index)]?.arrayValue else { continue }
+            seen += 1
+            // Launch rules without an id are labelled by position: "#6".
+            #expect(v["rules"]?.arrayValue == want.map { .string("#\($0.intValue ?? -1)") }, "event \(index)")
+        }
+        #expect(seen == samples.count)
     }
 
     @Test func theExampleHostShowsEnrichedEvents() throws {
