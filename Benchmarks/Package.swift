@@ -31,10 +31,21 @@ let package = Package(
                 "BenchData",
                 .product(name: "Benchmark", package: "package-benchmark"),
                 .product(name: "RuleKitCore", package: "RuleKit"),
-                .product(name: "RuleKitYAML", package: "RuleKit"),
                 .product(name: "RuleKitRules", package: "RuleKit"),
             ],
             path: "Benchmarks/Engine",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+        .executableTarget(
+            name: "Plan",
+            dependencies: [
+                "BenchData",
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "RuleKitCore", package: "RuleKit"),
+                .product(name: "RuleKitYAML", package: "RuleKit"),
+                .product(name: "RuleKitRules", package: "RuleKit"),
+            ],
+            path: "Benchmarks/Plan",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
         .executableTarget(

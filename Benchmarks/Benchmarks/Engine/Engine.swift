@@ -1,12 +1,11 @@
 // Rules engine benchmarks on ../shared/bench: rules-{10,100,1000}.json against events-10k.jsonl with
-// state.json, with and without the rule index, event by event and through the batch API; and parse+check+plan of rules-1000.json and rules-10k.yaml
-// next to the bare libyaml pull of that file. One iteration = the whole 10k-event stream.
+// state.json, with and without the rule index, event by event and through the batch API. One iteration =
+// the whole 10k-event stream. (Parsing and planning are the `Plan` target, in a process of their own.)
 import BenchData
 import Benchmark
 import Foundation
 import RuleKitCore
 import RuleKitRules
-import RuleKitYAML
 
 func load(_ relative: String) -> [UInt8] { BenchData.load(relative) }
 
@@ -58,24 +57,6 @@ let benchmarks: @Sendable () -> Void = {
                 precondition(matched % 500 == 0, "batched rules-\(n): \(matched)")
                 blackHole(matched)
             }
-        }
-    }
-
-    let rules1000 = load("bench/rules-1000.json")
-    Benchmark("plan.rules-1000.json parse+load+plan") { b in
-        for _ in b.scaledIterations {
-            let doc = try JSONReader.read(rules1000, file: "rules-1000.json", keepSourceMap: true)
-            blackHole(Planner().plan(try LaunchRulesLoader.load(doc).get()))
-        }
-    }
-    let yaml = load("bench/rules-10k.yaml")
-    Benchmark("plan.bare-libyaml-pull rules-10k.yaml") { b in
-        for _ in b.scaledIterations { blackHole(YAMLReader.bareEventPull(yaml)) }
-    }
-    Benchmark("plan.rules-10k.yaml parse+load+plan") { b in
-        for _ in b.scaledIterations {
-            let doc = try YAMLReader.read(yaml, file: "rules-10k.yaml")
-            blackHole(Planner().plan(try RuleSetLoader.load(doc).get()))
         }
     }
 }
