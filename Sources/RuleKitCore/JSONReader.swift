@@ -71,6 +71,9 @@ public enum JSONReader {
                 at: SourceLocation(file: file, line: 1 + lineOffset, column: 1)))
         }
         var p = JSONParser(buf: buffer, file: file, limits: limits, keepMap: keepSourceMap, lineOffset: lineOffset)
+        // One node per dozen bytes or so is usual: reserving that much spares the map's growth copies (of
+        // a large array, each one fresh pages from the kernel).
+        if keepSourceMap { p.entries.reserveCapacity(min(buffer.count / 12, limits.maxNodes) + 16) }
         do {
             // A UTF-8 byte order mark is not JSON (RFC 8259 §8.1 says MUST NOT add; we reject it).
             p.skipWhitespace()

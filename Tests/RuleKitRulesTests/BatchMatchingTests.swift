@@ -121,3 +121,54 @@ import Testing
         }
     }
 }
+
+/// The rule index only ever skips rules that cannot match: with and without it, the same rules match.
+@Suite struct RuleIndexTests {
+    @Test func theIndexSkipsOnlyRulesThatCannotMatch() throws {
+        let set = try Rules.compile("""
+            rules:
+              - {id: eq, when: {key: ~type, eq: T1}, then: []}
+              - {id: eqMany, when: {key: k, eq: [a, B, "\\u00e9t\\u00e9"]}, then: []}
+              - {id: co, when: {all: [{key: ~source, eq: s}, {key: url, co: /Products/}]}, then: []}
+              - {id: sw, when: {key: url, sw: HTTPS://shop}, then: []}
+              - {id: ew, when: {key: url, ew: .html}, then: []}
+              - {id: anyOf, when: {any: [{key: k, eq: a}, {key: k, eq: z}]}, then: []}
+              - {id: oneOf, when: {any: [{key: k, eq: z}]}, then: []}
+              - {id: shortCo, when: {key: url, co: p}, then: []}
+              - {id: nonASCII, when: {key: name, eq: "\\u00c9T\\u00c9"}, then: []}
+              - {id: kelvin, when: {key: name, eq: "\\u212a"}, then: []}
+              - {id: number, when: {key: n, eq: 3}, then: []}
+              - {id: missing, when: {key: nope, eq: ""}, then: []}
+              - {id: history, when: {all: [{key: k, eq: a}, {history: {events: [{a: 1}], matcher: ge, value: 0}}]}, then: []}
+            """)
+        #expect(set.rules.count == 13)
+        let runtime = MockRuntime()
+        let values: [(String, Value)] = [
+            ("k", "a"), ("k", "A"), ("k", "b"), ("k", "z"), ("k", "ÉTÉ"), ("k", .int(3)),
+            ("url", "https://shop.example.com/products/p1.html"), ("url", "http://x/p"), ("url", "HTTPS://SHOP/"),
+            ("name", "été"), ("name", "k"), ("name", "K"), ("n", .int(3)), ("n", "3"), ("n", .double(3)),
+        ]
+        var events: [EngineEvent] = []
+        for type in ["T1", "t1", "t2"] {
+            for source in ["s", "S", "x"] {
+                for (k, v) in values { events.append(EngineEvent(name: "", type: type, source: source, data: [k: v])) }
+                events.append(EngineEvent(name: "", type: type, source: source, data: nil))
+            }
+        }
+        let plain = set.withoutIndex()
+        var fired = Set<Int>()
+        for e in events {
+            var r1 = Resolver(event: e, runtime: runtime, slotCount: set.slotCount)
+            var r2 = Resolver(event: e, runtime: runtime, slotCount: set.slotCount)
+            let indexed = Evaluator.matchingRules(set, &r1).map(\.index)
+            #expect(indexed == Evaluator.matchingRules(plain, &r2).map(\.index), "\(e.type) \(e.source) \(String(describing: e.data))")
+            fired.formUnion(indexed)
+        }
+        #expect(fired.count == set.rules.count, "rules never fired: \(Set(set.rules.indices).subtracting(fired))")
+        // And it does skip: an event of another type and no data is a candidate for few rules.
+        var r = Resolver(event: EngineEvent(name: "", type: "zz", source: "zz", data: nil), runtime: runtime, slotCount: set.slotCount)
+        var candidates = 0
+        set.index.forEachCandidate(&r, slots: set.program.slots) { _, _ in candidates += 1 }
+        #expect(candidates < set.rules.count / 2)
+    }
+}

@@ -33,6 +33,10 @@ let doc = try JSONReader.read(r1000, file: "rules-1000.json", keepSourceMap: tru
 if on("launch-load") { try time("launch load", rounds: rounds) { _ = try LaunchRulesLoader.load(doc).get() } }
 let set = try LaunchRulesLoader.load(doc).get()
 if on("plan") { time("plan 1000", rounds: rounds) { _ = Planner().plan(set) } }
+if phase == "plan-noindex" {
+    time("plan 1000 without index", rounds: rounds) { _ = Planner(options: .init(index: false)).plan(set) }
+    time("plan 1000", rounds: rounds) { _ = Planner().plan(set) }
+}
 // With PROBE_EVENTS=1, the 10k events are parsed and kept first, as the benchmark process does.
 let heldEvents: [Value] = ProcessInfo.processInfo.environment["PROBE_EVENTS"] == nil ? [] :
     BenchData.load("bench/events-10k.jsonl").split(separator: 0x0A).map { try! JSONReader.read(Array($0)).value }

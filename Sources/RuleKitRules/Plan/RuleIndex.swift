@@ -67,11 +67,13 @@ struct RuleIndex: Sendable {
 
     init(_ rules: [PlannedRule]) {
         ruleCount = rules.count
-        // Each rule's usable predicates (deduplicated, as ids of distinct predicates), and per slot its key
-        // and how many predicates use it. Slots are small dense integers: arrays, not dictionaries, hold
-        // what is per slot, so a predicate costs one hash (its id), however often it is looked at.
-        var options: [[Int]] = []
-        options.reserveCapacity(rules.count)
+        // Each rule's usable predicates (deduplicated, as ids of distinct predicates, kept flat: rule i's
+        // are `optionIDs[optionStart[i]..<optionStart[i + 1]]`), and per slot its key and how many
+        // predicates use it. Slots are small dense integers: arrays, not dictionaries, hold what is per
+        // slot or per predicate, so a predicate costs one hash (its id), however often it is looked at.
+        var optionIDs: [Int] = []
+        var optionStart: [Int] = [0]
+        optionStart.reserveCapacity(rules.count + 1)
         var ids: [Predicate: Int] = [:]
         var distinct: [Predicate] = []
         var shared: [Int] = []
@@ -80,49 +82,54 @@ struct RuleIndex: Sendable {
         var found: [(SlotKey, Predicate)] = []
         for i in rules.indices {
             found.removeAll(keepingCapacity: true)
-            if !Self.hasHistorical(rules[i].condition) { Self.requiredPredicates(rules[i].condition, into: &found) }
-            var mine: [Int] = []
-            for (k, p) in found where Self.indexable(k.ref) {
-                let id: Int
-                if let known = ids[p] { id = known } else {
-                    id = distinct.count
-                    ids[p] = id
-                    distinct.append(p)
-                    shared.append(0)
+            let start = optionIDs.count
+            if !Self.collect(rules[i].condition, required: true, into: &found) {
+                for (k, p) in found where Self.indexable(k.ref) {
+                    let id: Int
+                    if let known = ids[p] { id = known } else {
+                        id = distinct.count
+                        ids[p] = id
+                        distinct.append(p)
+                        shared.append(0)
+                    }
+                    guard !optionIDs[start...].contains(id) else { continue }
+                    optionIDs.append(id)
+                    if p.slot >= keys.count {
+                        keys.append(contentsOf: repeatElement(nil, count: p.slot + 1 - keys.count))
+                        keyUse.append(contentsOf: repeatElement(0, count: p.slot + 1 - keyUse.count))
+                    }
+                    if keys[p.slot] == nil { keys[p.slot] = k }
+                    shared[id] += 1
+                    keyUse[p.slot] += 1
                 }
-                guard !mine.contains(id) else { continue }
-                mine.append(id)
-                if p.slot >= keys.count {
-                    keys.append(contentsOf: repeatElement(nil, count: p.slot + 1 - keys.count))
-                    keyUse.append(contentsOf: repeatElement(0, count: p.slot + 1 - keyUse.count))
-                }
-                if keys[p.slot] == nil { keys[p.slot] = k }
-                shared[id] += 1
-                keyUse[p.slot] += 1
             }
-            options.append(mine)
+            optionStart.append(optionIDs.count)
+        }
+        // Each rule filed under one predicate: the rules of each predicate, in rule order.
+        var filed = [[Int]](repeating: [], count: distinct.count)
+        for i in rules.indices {
+            // Fewest rules let through first; then equalities; then keys many rules use.
+            var best = -1
+            var bestScore = 0, bestEq = false, bestUse = 0
+            for id in optionIDs[optionStart[i]..<optionStart[i + 1]] {
+                let p = distinct[id]
+                let score = Self.score(p, sharedBy: shared[id]), eq = p.mode == .equals, use = keyUse[p.slot]
+                if best < 0 || (score != bestScore ? score < bestScore : (eq != bestEq ? eq : use > bestUse)) {
+                    (best, bestScore, bestEq, bestUse) = (id, score, eq, use)
+                }
+            }
+            if best < 0 { always.append(rules[i].index) } else { filed[best].append(rules[i].index) }
         }
         var eqBuild: [[String: [Int]]?] = Array(repeating: nil, count: keys.count)
         var patternBuild: [[Predicate: [Int]]?] = Array(repeating: nil, count: keys.count)
-        for (i, opts) in options.enumerated() {
-            // Fewest rules let through first; then equalities; then keys many rules use.
-            var best: (p: Predicate, score: Int, eq: Bool, use: Int)?
-            for id in opts {
-                let p = distinct[id]
-                let c = (p: p, score: Self.score(p, sharedBy: shared[id]), eq: p.mode == .equals, use: keyUse[p.slot])
-                guard let b = best else { best = c; continue }
-                if c.score != b.score ? c.score < b.score : (c.eq != b.eq ? c.eq : c.use > b.use) { best = c }
-            }
-            guard let p = best?.p else {
-                always.append(rules[i].index)
-                continue
-            }
+        for id in distinct.indices where !filed[id].isEmpty {
+            let p = distinct[id]
             if p.mode == .equals {
                 if eqBuild[p.slot] == nil { eqBuild[p.slot] = [:] }
-                eqBuild[p.slot]![p.value, default: []].append(rules[i].index)
+                eqBuild[p.slot]![p.value] = filed[id]
             } else {
                 if patternBuild[p.slot] == nil { patternBuild[p.slot] = [:] }
-                patternBuild[p.slot]![p, default: []].append(rules[i].index)
+                patternBuild[p.slot]![p] = filed[id]
             }
         }
         for slot in eqBuild.indices {
@@ -223,6 +230,30 @@ struct RuleIndex: Sendable {
         }
     }
 
+    /// The predicates a condition requires (every one must hold for it to hold), when `required`; returns
+    /// whether it holds a historical condition anywhere (such rules are never filed). One walk for both.
+    static func collect(_ c: PlannedCondition, required: Bool, into out: inout [(SlotKey, Predicate)]) -> Bool {
+        switch c {
+        case .historical:
+            return true
+        case .and(let cs):
+            var historical = false
+            for x in cs where collect(x, required: required, into: &out) { historical = true }
+            return historical
+        case .or(let cs):
+            var historical = false
+            for x in cs where collect(x, required: required && cs.count == 1, into: &out) { historical = true }
+            return historical
+        case .unknownLogic(_, let cs):
+            return cs.contains { collect($0, required: false, into: &out) }
+        case .comparison where required:
+            requiredPredicates(c, into: &out)
+            return false
+        default:
+            return false
+        }
+    }
+
     /// The predicates a condition requires: every one must hold for it to hold.
     static func requiredPredicates(_ c: PlannedCondition, into out: inout [(SlotKey, Predicate)]) {
         switch c {
@@ -241,14 +272,6 @@ struct RuleIndex: Sendable {
         case .and(let cs): for x in cs { requiredPredicates(x, into: &out) }
         case .or(let cs) where cs.count == 1: requiredPredicates(cs[0], into: &out)
         default: break
-        }
-    }
-
-    static func hasHistorical(_ c: PlannedCondition) -> Bool {
-        switch c {
-        case .historical: true
-        case .and(let cs), .or(let cs), .unknownLogic(_, let cs): cs.contains(where: hasHistorical)
-        default: false
         }
     }
 }
