@@ -180,10 +180,24 @@ struct JSONParser: ~Copyable {
         DiagnosticError(.error(code, message, at: location(at: offset ?? pos)))
     }
 
+    @inline(__always)
     mutating func skipWhitespace() {
+        // Most calls find no whitespace at all: one test, no loop.
+        guard pos < buf.count, buf[pos] <= 0x20 else { return }
+        skipWhitespaceRun()
+    }
+
+    mutating func skipWhitespaceRun() {
+        guard let base = buf.baseAddress else { return }
+        let raw = UnsafeRawPointer(base)
         while pos < buf.count {
             switch buf[pos] {
-            case 0x20, 0x09, 0x0D: pos += 1
+            case 0x20, 0x09, 0x0D:
+                pos += 1
+                // Pretty-printed indentation: eight spaces at a time.
+                while pos + 8 <= buf.count && raw.loadUnaligned(fromByteOffset: pos, as: UInt64.self) == 0x2020_2020_2020_2020 {
+                    pos += 8
+                }
             case 0x0A:
                 pos += 1
                 line += 1

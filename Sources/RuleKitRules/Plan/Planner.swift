@@ -58,6 +58,9 @@ struct PlanState {
     var slots: [KeyRef: Int] = [:]
     /// Parsed keys by text: rule sets repeat the same few keys thousands of times.
     var keyRefs: [String: KeyRef] = [:]
+    /// Token strings already parsed, with the data element names they did not find: consequences of
+    /// many rules repeat the same strings (`{%~state.…/global.privacy%}`), parsed once.
+    var templates: [String: (Template, unknown: [String])] = [:]
     /// Matcher keys by text, with their slots (one lookup per matcher instead of two).
     var slotKeys: [String: SlotKey] = [:]
 
@@ -265,24 +268,11 @@ struct PlanState {
                 }
                 return .literal(v)
             }
-            let elements = self.elements
-            var unknown: [String] = []
-            let t = Template.parse(s) { text in
-                if text.utf8.first == 0x25, text.count >= 3, text.hasPrefix("%"), text.hasSuffix("%") {
-                    let name = String(text.dropFirst().dropLast())
-                    if let d = elements[name] {
-                        let implied: Template.Function? = switch d.type {
-                        case .int: .int
-                        case .double: .double
-                        case .string: .string
-                        case .bool: .bool
-                        case .any: nil
-                        }
-                        return (self.keyRef(d.path), implied)
-                    }
-                    unknown.append(name)
-                }
-                return (self.keyRef(text), nil)
+            let t: Template
+            let unknown: [String]
+            if let known = templates[s] { (t, unknown) = known } else {
+                (t, unknown) = parseTemplate(s)
+                templates[s] = (t, unknown)
             }
             if t.unclosed {
                 warn(.rulesBadToken, "rule \(ruleLabel): unclosed '{%' token: the whole string renders as \"\": \"\(s)\"", at)
@@ -304,5 +294,29 @@ struct PlanState {
         default:
             return .literal(v)
         }
+    }
+
+    /// Parses a string holding '{%', resolving its token keys (and data element names).
+    mutating func parseTemplate(_ s: String) -> (Template, unknown: [String]) {
+        let elements = self.elements
+        var unknown: [String] = []
+        let t = Template.parse(s) { text in
+            if text.utf8.first == 0x25, text.count >= 3, text.hasPrefix("%"), text.hasSuffix("%") {
+                let name = String(text.dropFirst().dropLast())
+                if let d = elements[name] {
+                    let implied: Template.Function? = switch d.type {
+                    case .int: .int
+                    case .double: .double
+                    case .string: .string
+                    case .bool: .bool
+                    case .any: nil
+                    }
+                    return (self.keyRef(d.path), implied)
+                }
+                unknown.append(name)
+            }
+            return (self.keyRef(text), nil)
+        }
+        return (t, unknown)
     }
 }
