@@ -33,6 +33,21 @@ import Testing
         if let diff = Golden.compare(try Self.diagnose(name), name: name) { Issue.record("\(diff)") }
     }
 
+    /// Token strings are parsed once per rule set, but every rule that holds a bad one is told.
+    @Test func aRepeatedBadTokenIsReportedForEachRule() throws {
+        let set = try Rules.load("""
+            dataElements: {total: {path: a.b, type: int}}
+            rules:
+              - {id: r1, when: {key: x, eq: 1}, then: [{add: {a: "{%unclosed", b: "{%%nope%%}"}}]}
+              - {id: r2, when: {key: x, eq: 1}, then: [{add: {a: "{%unclosed", b: "{%%nope%%}"}}]}
+            """).get()
+        let messages = Planner().plan(set).diagnostics.map(\.message)
+        for rule in ["r1", "r2"] {
+            #expect(messages.contains { $0.hasPrefix("rule \(rule): unclosed") }, "\(messages)")
+            #expect(messages.contains { $0 == "rule \(rule): no data element named 'nope'" }, "\(messages)")
+        }
+    }
+
     @Test func launchStructuralErrorsRefuseTheWholeFile() throws {
         let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
         let doc = try JSONReader.read(try #require(SharedCorpus.bytes(dir.appendingPathComponent("launch-broken.json"))),
