@@ -121,6 +121,9 @@ struct JSONParser: ~Copyable {
     /// there (recounting from the line start would be quadratic on a minified one-line document).
     var columnAt = 0
     var columnValue = 1
+    /// Where the current line's first non-ASCII string starts (Int.max: none yet). Before it, a column
+    /// is the byte distance from the line start; after it, characters are counted.
+    var firstNonASCII = Int.max
 
     init(buf: UnsafeBufferPointer<UInt8>, file: String, limits: ReaderLimits, keepMap: Bool, lineOffset: Int) {
         self.buf = buf
@@ -132,6 +135,11 @@ struct JSONParser: ~Copyable {
 
     /// The column of `offset`, which must not precede the last one asked for on this line.
     mutating func advancingColumn(to offset: Int) -> Int {
+        if offset <= firstNonASCII {
+            columnAt = offset
+            columnValue = offset - lineStart + 1
+            return columnValue
+        }
         if columnAt < lineStart {
             columnAt = lineStart
             columnValue = 1
@@ -202,6 +210,7 @@ struct JSONParser: ~Copyable {
                 pos += 1
                 line += 1
                 lineStart = pos
+                firstNonASCII = Int.max
             default: return
             }
         }

@@ -7,18 +7,32 @@ extension JSONParser {
         let open = pos
         pos += 1
         let start = pos
+        var high: UInt8 = 0
         while pos < buf.count {
             let c = buf[pos]
             if c == UInt8(ascii: "\"") {
-                let s = try makeString(UnsafeBufferPointer(rebasing: buf[start..<pos]), at: start)
+                // ASCII needs no UTF-8 validation.
+                let s = try makeString(UnsafeBufferPointer(rebasing: buf[start..<pos]), at: start, ascii: high < 0x80)
+                if high >= 0x80 { sawNonASCII(at: start) }
                 pos += 1
                 return s
             }
-            if c == UInt8(ascii: "\\") { return try parseEscapedString(start: start, open: open) }
+            if c == UInt8(ascii: "\\") {
+                sawNonASCII(at: start)
+                return try parseEscapedString(start: start, open: open)
+            }
             if c < 0x20 { throw error("control character \(describe(c)) must be escaped in a string") }
+            high |= c
             pos += 1
         }
         throw error("unterminated string", at: open)
+    }
+
+    /// Notes that the line holds non-ASCII text from `offset` on (columns past it count characters).
+    /// Escaped strings are noted too: the scan for them stops at the escape.
+    @inline(__always)
+    mutating func sawNonASCII(at offset: Int) {
+        if offset < firstNonASCII { firstNonASCII = offset }
     }
 
     /// Parses an object key at `pos`, noting its hash and whether it is ASCII (for the duplicate check)
@@ -34,6 +48,7 @@ extension JSONParser {
             let c = buf[pos]
             if c == UInt8(ascii: "\"") {
                 let s = try makeString(UnsafeBufferPointer(rebasing: buf[start..<pos]), at: start, ascii: high < 0x80)
+                if high >= 0x80 { sawNonASCII(at: start) }
                 pos += 1
                 info.hash = hash
                 info.ascii = high < 0x80
@@ -41,6 +56,7 @@ extension JSONParser {
                 return s
             }
             if c == UInt8(ascii: "\\") {
+                sawNonASCII(at: start)
                 let s = try parseEscapedString(start: start, open: open)
                 hash = 0xCBF2_9CE4_8422_2325
                 high = 0
