@@ -1,69 +1,74 @@
-/// A reader's scratch stack for the children of the containers it has open.
+/// A reader's scratch stack for the children of the containers it has open (the JSON and YAML readers').
 ///
 /// When a container closes, its children are moved (not copied) into an array of exactly their count:
 /// one allocation per container, no regrowth, and the containers of a document laid out in text order,
 /// children before parents. Copying a slice and then removing it would retain and release every child.
 /// Noncopyable, so it lives in the reader's own stack frame: no runtime exclusivity checks, and the
 /// storage is freed (with whatever an error left on it) when the reader ends.
-struct ScratchStack<Element>: ~Copyable {
-    private var base: UnsafeMutablePointer<Element>
-    private var capacity: Int
-    private(set) var count = 0
+public struct ScratchStack<Element>: ~Copyable {
+    @usableFromInline var base: UnsafeMutablePointer<Element>
+    @usableFromInline var capacity: Int
+    @usableFromInline var _count = 0
+    @inlinable public var count: Int { _count }
 
-    init(capacity: Int = 64) {
+    public init(capacity: Int = 64) {
         self.capacity = capacity
         base = .allocate(capacity: capacity)
     }
 
     deinit {
-        base.deinitialize(count: count)
+        base.deinitialize(count: _count)
         base.deallocate()
     }
 
-    @inline(__always)
-    mutating func append(_ element: consuming Element) {
-        if count == capacity { grow() }
-        (base + count).initialize(to: element)
-        count += 1
+    @inlinable
+    public mutating func append(_ element: consuming Element) {
+        if _count == capacity { grow() }
+        (base + _count).initialize(to: element)
+        _count += 1
     }
 
-    private mutating func grow() {
+    @usableFromInline
+    mutating func grow() {
         let bigger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
-        bigger.moveInitialize(from: base, count: count)
+        bigger.moveInitialize(from: base, count: _count)
         base.deallocate()
         base = bigger
         capacity *= 2
     }
 
     /// Read in place (no copy of the element).
-    subscript(i: Int) -> Element {
+    @inlinable
+    public subscript(i: Int) -> Element {
         unsafeAddress {
-            precondition(i >= 0 && i < count, "index out of range")
+            precondition(i >= 0 && i < _count, "index out of range")
             return UnsafePointer(base + i)
         }
         unsafeMutableAddress {
-            precondition(i >= 0 && i < count, "index out of range")
+            precondition(i >= 0 && i < _count, "index out of range")
             return base + i
         }
     }
 
     /// Drops the elements from `start` on.
-    mutating func removeAll(from start: Int) {
+    @inlinable
+    public mutating func removeAll(from start: Int) {
         precondition(start >= 0 && start <= count, "start out of range")
-        (base + start).deinitialize(count: count - start)
-        count = start
+        (base + start).deinitialize(count: _count - start)
+        _count = start
     }
 
     /// Moves the elements from `start` on into a new array of exactly their count.
-    mutating func popArray(from start: Int) -> [Element] {
-        precondition(start >= 0 && start <= count, "start out of range")
-        let n = count - start
+    @inlinable
+    public mutating func popArray(from start: Int) -> [Element] {
+        precondition(start >= 0 && start <= _count, "start out of range")
+        let n = _count - start
         guard n > 0 else { return [] }
         // reserve + append: `Array(unsafeUninitializedCapacity:)` reaches an unspecialized initializer.
         var out: [Element] = []
         out.reserveCapacity(n)
-        for i in start..<count { out.append((base + i).move()) }
-        count = start
+        for i in start..<_count { out.append((base + i).move()) }
+        _count = start
         return out
     }
 }

@@ -5,7 +5,7 @@ internal import RuleKitCore
 ///
 /// Every `yaml_parser_initialize` is paired with `yaml_parser_delete` and every parsed event with
 /// `yaml_event_delete`, right where they are made.
-struct LibYAMLParser {
+struct LibYAMLParser: ~Copyable {
     let file: String
     let limits: ReaderLimits
 
@@ -35,8 +35,8 @@ struct LibYAMLParser {
     }
 
     var stack: [Frame] = []
-    let scratchValues = MoveStack<Value>()
-    let scratchMembers = MoveStack<ValueObject.Member>()
+    var scratchValues = ScratchStack<Value>(capacity: 256)
+    var scratchMembers = ScratchStack<ValueObject.Member>(capacity: 256)
     var anchors: [String: Anchor] = [:]
     var entries: [SourceMap.Entry] = []
     var nodes = 0
