@@ -23,11 +23,7 @@ struct ExplainCommand: ParsableCommand {
     @Option(name: .long, help: "Rules file or folder (repeatable; default Rules/).")
     var rules: [String] = []
 
-    @Option(name: .long, help: "A shared state: NAME=FILE (repeatable).")
-    var state: [String] = []
-
-    @Option(name: .customLong("xdm-state"), help: "An XDM shared state: NAME=FILE (repeatable).")
-    var xdmState: [String] = []
+    @OptionGroup var stateOptions: StateArguments
 
     func run() throws {
         var sources = RuleSources()
@@ -35,8 +31,8 @@ struct ExplainCommand: ParsableCommand {
         let input: Value
         do {
             try sources.load(rules.isEmpty ? ["Rules"] : rules)
-            states = try StateOptions.parse(state)
-            xdm = try StateOptions.parse(xdmState)
+            states = try StateOptions.parse(stateOptions.state)
+            xdm = try StateOptions.parse(stateOptions.xdmState)
             guard let v = try InputFiles.documents(event).first?.value, v.objectValue != nil else {
                 Stderr.write("error: the event file must hold a JSON object\n")
                 throw ExitCode(2)

@@ -26,11 +26,7 @@ struct MatchCommand: ParsableCommand {
     @Option(name: .long, help: "Rules file or folder (repeatable; default Rules/).")
     var rules: [String] = []
 
-    @Option(name: .long, help: "A shared state: NAME=FILE (repeatable).")
-    var state: [String] = []
-
-    @Option(name: .customLong("xdm-state"), help: "An XDM shared state: NAME=FILE (repeatable).")
-    var xdmState: [String] = []
+    @OptionGroup var stateOptions: StateArguments
 
     @Flag(help: "One JSON line per event with a match, instead of counts per rule.")
     var each = false
@@ -42,21 +38,8 @@ struct MatchCommand: ParsableCommand {
     static let blockSize = 4096
 
     func run() throws {
-        let states: [String: ValueObject], xdm: [String: ValueObject]
-        do {
-            states = try StateOptions.parse(state)
-            xdm = try StateOptions.parse(xdmState)
-        } catch .unreadable(let m) {
-            Stderr.write("error: \(m)\n")
-            throw ExitCode(2)
-        } catch {
-            throw ExitCode(2)
-        }
-        let reader: JSONLinesReader
-        do { reader = try JSONLinesReader(path: events) } catch {
-            Stderr.write("error: cannot read '\(events)'\n")
-            throw ExitCode(2)
-        }
+        let (states, xdm) = try stateOptions.load()
+        let reader = try openEvents(events)
         var files = RuleFiles()
         files.load(rules.isEmpty ? ["Rules"] : rules)
         if files.hasErrors {

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import RuleKitCore
 import RuleKitRules
@@ -63,3 +64,32 @@ enum StateOptions {
         return out
     }
 }
+
+/// The `--state` and `--xdm-state` options of the commands that evaluate events.
+struct StateArguments: ParsableArguments {
+    @Option(name: .long, help: "A shared state: NAME=FILE (repeatable).")
+    var state: [String] = []
+
+    @Option(name: .customLong("xdm-state"), help: "An XDM shared state: NAME=FILE (repeatable).")
+    var xdmState: [String] = []
+
+    /// The states and XDM states by extension name; an unreadable one is reported and exits 2.
+    func load() throws -> (states: [String: ValueObject], xdm: [String: ValueObject]) {
+        do {
+            return (try StateOptions.parse(state), try StateOptions.parse(xdmState))
+        } catch {
+            if case .unreadable(let m) = error { Stderr.write("error: \(m)\n") }
+            if case .invalid(let d, _) = error { Stderr.write(DiagnosticRenderer().render(d.diagnostics) + "\n") }
+            throw ExitCode(2)
+        }
+    }
+}
+
+/// Opens a JSON-lines event stream (`-`: standard input); an unreadable one is reported and exits 2.
+func openEvents(_ path: String) throws -> JSONLinesReader {
+    do { return try JSONLinesReader(path: path) } catch {
+        Stderr.write("error: cannot read '\(path)'\n")
+        throw ExitCode(2)
+    }
+}
+

@@ -29,11 +29,7 @@ struct RunCommand: ParsableCommand {
     @Option(name: .long, help: "Rules file or folder (repeatable; default Rules/).")
     var rules: [String] = []
 
-    @Option(name: .long, help: "A shared state: NAME=FILE (repeatable).")
-    var state: [String] = []
-
-    @Option(name: .customLong("xdm-state"), help: "An XDM shared state: NAME=FILE (repeatable).")
-    var xdmState: [String] = []
+    @OptionGroup var stateOptions: StateArguments
 
     @Option(name: .customLong("data-dir"), help: "Keep event history in DIR/history.sqlite (default: in memory).")
     var dataDir: String?
@@ -58,21 +54,8 @@ struct RunCommand: ParsableCommand {
     static let blockSize = 1024
 
     func run() throws {
-        let states: [String: ValueObject], xdm: [String: ValueObject]
-        do {
-            states = try StateOptions.parse(state)
-            xdm = try StateOptions.parse(xdmState)
-        } catch .unreadable(let m) {
-            Stderr.write("error: \(m)\n")
-            throw ExitCode(2)
-        } catch {
-            throw ExitCode(2)
-        }
-        let reader: JSONLinesReader
-        do { reader = try JSONLinesReader(path: events) } catch {
-            Stderr.write("error: cannot read '\(events)'\n")
-            throw ExitCode(2)
-        }
+        let (states, xdm) = try stateOptions.load()
+        let reader = try openEvents(events)
         let sources = rules.isEmpty ? ["Rules"] : rules
         var container: SharedContainer?
         if let shared {
