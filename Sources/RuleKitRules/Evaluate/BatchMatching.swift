@@ -7,7 +7,8 @@ internal import RuleKitCore
 /// (`xdm` → `commerce` → `order` → `priceTotal`, each object a separate allocation); on 10,000 parsed
 /// events (40 MB) that waiting is most of an event's cost. Here the walks of a group of events advance
 /// level by level across the group, so the loads of different events are independent and the processor
-/// overlaps their waits. Each event is then evaluated as usual, its index keys already walked.
+/// overlaps their waits. The index is then probed anchor by anchor for the whole group, and only an event
+/// with candidate rules is evaluated (as usual, its index keys already walked).
 extension Evaluator {
     /// Events per group: enough loads in flight to overlap their waits, few enough that the group's
     /// walked objects are still in cache when its events are evaluated.
@@ -25,6 +26,14 @@ extension Evaluator {
         let group = batchGroup
         var roots = [UnsafeObjectView?](repeating: nil, count: group)
         var walks = [FlatLookup.Walk?](repeating: nil, count: group * walked.count)
+        var walkIndex = [Int](repeating: -1, count: slots.plans.count)
+        for (k, slot) in walked.enumerated() { walkIndex[slot] = k }
+        // The group probe needs no resolver when every anchor reads event data, `~type` or `~source`.
+        let groupProbe = set.index.probesWithoutResolver(slots)
+        let words = (set.rules.count + 63) / 64
+        var bits = [UInt64](repeating: 0, count: group * words)
+        var decided = [Bool](repeating: false, count: group)
+        var scratch: [UInt8] = []
         var start = 0
         while start < events.count {
             let n = min(group, events.count - start)
@@ -37,13 +46,36 @@ extension Evaluator {
                     }
                 }
             }
+            if groupProbe {
+                bits.withUnsafeMutableBufferPointer { bits in
+                    decided.withUnsafeMutableBufferPointer { decided in
+                        set.index.markCandidates(group: events[start..<(start + n)], slots: slots, words: words,
+                                                 walk: { slot, g in walks[walkIndex[slot] * group + g] },
+                                                 bits: bits, decided: decided, scratch: &scratch)
+                    }
+                }
+            }
             for g in 0..<n {
+                let probed = groupProbe && decided[g]
+                // No candidate: nothing to evaluate, no resolver pass.
+                if probed && !bits[(g * words)..<((g + 1) * words)].contains(where: { $0 != 0 }) { continue }
                 r.reset(event: events[start + g])
                 for k in walked.indices {
                     if let w = walks[k * group + g] { r.presetWalk(walked[k], w) }
                 }
-                set.index.forEachCandidate(&r, slots: slots) { i, r in
-                    if ProgramEvaluator.matches(set.program, rule: i, &r) { body(start + g, i) }
+                if probed {
+                    for w in 0..<words {
+                        var x = bits[g * words + w]
+                        while x != 0 {
+                            let i = w << 6 | x.trailingZeroBitCount
+                            if ProgramEvaluator.matches(set.program, rule: i, &r) { body(start + g, i) }
+                            x &= x - 1
+                        }
+                    }
+                } else {
+                    set.index.forEachCandidate(&r, slots: slots) { i, r in
+                        if ProgramEvaluator.matches(set.program, rule: i, &r) { body(start + g, i) }
+                    }
                 }
             }
             start += n

@@ -76,4 +76,36 @@ struct SlotForms {
         }
         return pool.count - start
     }
+
+    /// `text` lowercased into `out` when it is ASCII (false otherwise, `out` then undefined).
+    static func lowercasedASCII(_ text: String, into out: inout [UInt8]) -> Bool {
+        if text.utf8.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) == nil {
+            out.append(contentsOf: text.utf8)
+        }
+        return lowercaseInPlace(&out)
+    }
+
+    /// A leaf's string form read in place (see `appendLowercasedASCII(of:)`), into `out`.
+    static func lowercasedASCII(of v: UnsafePointer<Value>, into out: inout [UInt8]) -> Bool {
+        if let bytes = v.pointee.unsafeLongStringUTF8 {
+            out.append(contentsOf: bytes)
+            return lowercaseInPlace(&out)
+        }
+        switch v.pointee {
+        case .string(let s): return lowercasedASCII(s, into: &out)
+        case .object, .array: return true
+        default: return lowercasedASCII(Conversion.string(v.pointee), into: &out)
+        }
+    }
+
+    private static func lowercaseInPlace(_ out: inout [UInt8]) -> Bool {
+        out.withUnsafeMutableBufferPointer { p in
+            var high: UInt8 = 0
+            for i in p.indices {
+                high |= p[i]
+                p[i] = CaseInsensitive.lower(p[i])
+            }
+            return high < 0x80
+        }
+    }
 }

@@ -1,0 +1,71 @@
+internal import RuleKitCore
+
+/// The rule index's probe for a group of events at once (see `Evaluator.forEachMatch`): anchor by
+/// anchor, each event's text read where the group walk found it, so an event with no candidate rule
+/// costs no resolver pass at all.
+extension RuleIndex {
+    /// Whether every anchor's key can be read without a resolver (event data, `~type`, `~source`).
+    func probesWithoutResolver(_ slots: SlotTable) -> Bool {
+        probedSlots.allSatisfy { slots.plans[$0].kind == .data || slots.plans[$0].kind == .type || slots.plans[$0].kind == .source }
+    }
+
+    /// Sets `bits[g * words ..< (g + 1) * words]` to event g's candidates, for the `count` events of a
+    /// group. `walk(slot, g)` is the group walk of a data slot (nil: only a resolver can tell). An event
+    /// whose probe needs the general path (a walk left undecided, text that is not ASCII, keys that are
+    /// not) gets `decided[g] = false`, and its bits are then meaningless: the caller probes it alone.
+    func markCandidates(group events: ArraySlice<EngineEvent>, slots: SlotTable, words: Int,
+                        walk: (Int, Int) -> FlatLookup.Walk?,
+                        bits: UnsafeMutableBufferPointer<UInt64>, decided: UnsafeMutableBufferPointer<Bool>,
+                        scratch: inout [UInt8]) {
+        let count = events.count
+        for g in 0..<count {
+            decided[g] = true
+            for w in 0..<words { bits[g * words + w] = 0 }
+            for i in always { bits[g * words + i >> 6] |= 1 << UInt64(i & 63) }
+        }
+        // The lowercased text of one anchor's key for event g, in `scratch`; false when undecided.
+        func text(_ slot: Int, _ g: Int) -> Bool {
+            scratch.removeAll(keepingCapacity: true)
+            let event = events[events.startIndex + g]
+            switch slots.plans[slot].kind {
+            case .type: return SlotForms.lowercasedASCII(event.type, into: &scratch)
+            case .source: return SlotForms.lowercasedASCII(event.source, into: &scratch)
+            default:
+                switch walk(slot, g) {
+                case .found(let v): return SlotForms.lowercasedASCII(of: v, into: &scratch)
+                case .missing: return true  // "" (the reference's flattened map has no entry)
+                default: return false
+                }
+            }
+        }
+        for a in equalities {
+            let slot = a.key.slot
+            guard let table = a.table else {
+                for g in 0..<count { decided[g] = false }
+                continue
+            }
+            for g in 0..<count where decided[g] {
+                guard text(slot, g) else { decided[g] = false; continue }
+                let hit = scratch.withUnsafeBufferPointer { table.find($0) }
+                if let e = hit { for i in a.tableRules[e] { bits[g * words + i >> 6] |= 1 << UInt64(i & 63) } }
+            }
+        }
+        for a in patterns {
+            let slot = a.key.slot
+            for g in 0..<count where decided[g] {
+                guard text(slot, g) else { decided[g] = false; continue }
+                let len = scratch.count
+                scratch.withUnsafeBufferPointer { text in
+                    a.automaton.scan(text) { pid, end in
+                        let ok: Bool = switch a.modes[pid] {
+                        case .contains, .equals: true
+                        case .startsWith: end == a.automaton.lengths[pid]
+                        case .endsWith: end == len
+                        }
+                        if ok { for i in a.rulesByPattern[pid] { bits[g * words + i >> 6] |= 1 << UInt64(i & 63) } }
+                    }
+                }
+            }
+        }
+    }
+}
