@@ -47,7 +47,7 @@ import Testing
               - {id: state, when: {key: ~state.conf/env, eq: prod}, then: []}
               - {id: dottedState, when: {key: ~state.conf/build.id, eq: "42"}, then: []}
               - {id: xdm, when: {key: ~xdm.id/env, eq: test}, then: []}
-              - {id: type, when: {all: [{key: ~type, eq: T1}, {key: n, gt: 3}]}, then: []}
+              - {id: type, when: {all: [{key: ~type, eq: T1}, {key: n, ge: 3}]}, then: []}
               - {id: missing, when: {key: a.zz, nx: true}, then: []}
               - {id: container, when: {key: a.b, ex: true}, then: []}
               - {id: long, when: {key: url, co: /products/p7}, then: []}
@@ -85,6 +85,40 @@ import Testing
         #expect(reused == expected)
         // Every rule fires somewhere and misses somewhere: the comparison is not vacuous.
         for rule in set.rules.indices where rule != 9 {
+            #expect(expected.contains { $0.contains(rule) }, "rule \(set.rules[rule].label) never fires")
+            #expect(expected.contains { !$0.contains(rule) }, "rule \(set.rules[rule].label) always fires")
+        }
+    }
+
+    /// Without state keys every anchor is probed for the whole group at once (no resolver): events whose
+    /// probe needs the general path (dotted keys, non-ASCII text) must still come out right.
+    @Test func groupProbesAgreeWithEventByEventMatching() throws {
+        let set = try Rules.compile("""
+            rules:
+              - {id: type, when: {all: [{key: ~type, eq: T1}, {key: n, ge: 3}]}, then: []}
+              - {id: source, when: {key: ~source, sw: S}, then: []}
+              - {id: dotted, when: {key: d.e.f, eq: 7}, then: []}
+              - {id: text, when: {key: name, eq: CAB}, then: []}
+              - {id: ascii, when: {key: name, co: ab}, then: []}
+              - {id: url, when: {key: url, ew: .HTML}, then: []}
+              - {id: number, when: {key: n, eq: 4}, then: []}
+              - {id: container, when: {key: d, eq: ""}, then: []}
+              - {id: kelvin, when: {key: name, sw: kab}, then: []}
+            """)
+        #expect(set.index.probesWithoutResolver(set.program.slots))
+        var events: [EngineEvent] = []
+        for i in 0..<70 {
+            var data: ValueObject = ["n": .int(Int64(i % 6)), "url": .string("https://x/p\(i).html"),
+                                     "name": .string(["été", "cab", "x", "ÉTÉ", "\u{212A}AB"][i % 5])]
+            if i % 5 == 0 { data["d.e"] = ["f": 7] } else if i % 5 == 1 { data["d"] = ["e": ["f": 7]] }
+            if i % 5 == 2 { data["d"] = "leaf" }
+            events.append(EngineEvent(name: "", type: i % 3 == 0 ? "t1" : "t2", source: i % 2 == 0 ? "src" : "x",
+                                      data: i % 9 == 8 ? nil : data))
+        }
+        let runtime = StaticRulesRuntime()
+        let expected = Self.perEvent(set, events, runtime)
+        #expect(Self.batched(set, events, runtime) == expected)
+        for rule in set.rules.indices {
             #expect(expected.contains { $0.contains(rule) }, "rule \(set.rules[rule].label) never fires")
             #expect(expected.contains { !$0.contains(rule) }, "rule \(set.rules[rule].label) always fires")
         }
