@@ -6,18 +6,33 @@ internal import RuleKitRules
 /// The engine's view of the hub: shared states at an event's version, history, and dispatch.
 final class HubRulesRuntime: RulesRuntime {
     let runtime: any ExtensionRuntime
+    /// The hub event being processed: it carries its number (its shared-state version), which spares the
+    /// hub a lookup by id under its busy lock for every state the rules read.
+    private let current = Locked<Event?>(nil)
 
     init(runtime: any ExtensionRuntime) {
         self.runtime = runtime
     }
 
+    /// Runs `body` (the engine processing `event`) with `event` known as the one in hand.
+    func processing<R>(_ event: Event, _ body: () -> R) -> R {
+        current.withLock { $0 = event }
+        defer { current.withLock { $0 = nil } }
+        return body()
+    }
+
+    /// The hub's own event for `event` when it is the one in hand, else one made from it.
+    private func hubEvent(_ event: EngineEvent) -> Event {
+        if let e = current.withLock({ $0 }), e.id == event.id { return e }
+        return EventBridge.hubEvent(event)
+    }
+
     func sharedState(_ extensionName: String, at event: EngineEvent) -> ValueObject? {
-        runtime.getSharedState(extensionName: extensionName, event: EventBridge.hubEvent(event), barrier: false,
-                               resolution: .any)?.value
+        runtime.getSharedState(extensionName: extensionName, event: hubEvent(event), barrier: false, resolution: .any)?.value
     }
 
     func xdmSharedState(_ extensionName: String, at event: EngineEvent) -> ValueObject? {
-        runtime.getXDMSharedState(extensionName: extensionName, event: EventBridge.hubEvent(event), barrier: false,
+        runtime.getXDMSharedState(extensionName: extensionName, event: hubEvent(event), barrier: false,
                                   resolution: .any)?.value
     }
 

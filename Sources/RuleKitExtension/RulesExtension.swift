@@ -52,6 +52,7 @@ public final class RulesExtension: Extension, @unchecked Sendable {
     public var api: (any Sendable)? { control }
 
     let engine: RulesEngine
+    let hubRuntime: HubRulesRuntime
     let control: RulesControl
     /// Loaded rule sets waiting for their reset event: rules take effect where that event stands in hub
     /// order, so events dispatched before a load are evaluated (and replayed) exactly as on a device.
@@ -68,7 +69,8 @@ public final class RulesExtension: Extension, @unchecked Sendable {
 
     public init(runtime: any ExtensionRuntime, configuration: Configuration) {
         self.runtime = runtime
-        engine = RulesEngine(name: configuration.engineName, runtime: HubRulesRuntime(runtime: runtime))
+        hubRuntime = HubRulesRuntime(runtime: runtime)
+        engine = RulesEngine(name: configuration.engineName, runtime: hubRuntime)
         control = RulesControl(configuration: configuration)
         control.extensionRef = self
     }
@@ -76,13 +78,15 @@ public final class RulesExtension: Extension, @unchecked Sendable {
     public func onRegistered() {
         let chain = ConsequenceChain(limit: control.configuration.consequenceChainLimit)
         let engine = self.engine
+        let hubRuntime = self.hubRuntime
         let pending = self.pending
         let alignment = control.configuration.xdm
         let runtime = self.runtime
         runtime.registerPreprocessor { event in
             if chain.exceeded(event) { return event }
-            if let set = pending.withLock({ $0.removeValue(forKey: event.id) }) { engine.setRules(set) }
-            let processed = engine.process(EventBridge.engineEvent(event))
+            // Nearly always empty: no hash of the event's id then.
+            if let set = pending.withLock({ $0.isEmpty ? nil : $0.removeValue(forKey: event.id) }) { engine.setRules(set) }
+            let processed = hubRuntime.processing(event) { engine.process(EventBridge.engineEvent(event)) }
             guard processed.data != event.data else { return event }
             var data = processed.data
             // XDM the rules attached or changed must fit the schemas.

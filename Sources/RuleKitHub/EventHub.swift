@@ -75,6 +75,9 @@ public final class EventHub: Sendable {
 
     let options: Options
     let state = Locked(State())
+    /// The containers by lowercased name again, under a lock of their own: extensions read shared states
+    /// (by name) for every event they process, and the hub's own lock is busy with every dispatch.
+    private let names = Locked<[String: ExtensionContainer]>([:])
     let hubQueue = DispatchQueue(label: "rulekit.hub")
     let timerQueue = DispatchQueue(label: "rulekit.hub.timers")
     let callbackQueue = DispatchQueue(label: "rulekit.hub.callbacks", attributes: .concurrent)
@@ -94,6 +97,7 @@ public final class EventHub: Sendable {
             s.containers[EventHub.name.lowercased()] = placeholder
             s.order.append(placeholder)
         }
+        names.withLock { $0[EventHub.name.lowercased()] = placeholder }
     }
 
     // MARK: registration
@@ -150,6 +154,7 @@ public final class EventHub: Sendable {
             s.order.removeAll { $0 === c }
             return c
         }
+        names.withLock { _ = $0.removeValue(forKey: name.lowercased()) }
         guard let container else {
             completion?(.failure(.notRegistered(name)))
             return
@@ -203,6 +208,7 @@ public final class EventHub: Sendable {
                     s.order.append(c)
                 }
             }
+            names.withLock { n in for (key, (c, _)) in byName { n[key] = c } }
             let all = DispatchGroup()
             for (_, (c, ext)) in byName {
                 let deps = ext.dependencies.compactMap { d in byName[d.lowercased()]?.0 ?? existing[d.lowercased()] }
@@ -390,7 +396,8 @@ public final class EventHub: Sendable {
     }
 
     func container(named name: String) -> ExtensionContainer? {
-        state.withLock { $0.containers[name.lowercased()] }
+        // Names are kept lowercased; most lookups already are (no lowercased copy of the name then).
+        names.withLock { $0[name] ?? $0[name.lowercased()] }
     }
 
     func createSharedState(_ c: ExtensionContainer, data: ValueObject?, event: Event?, xdm: Bool, pending: Bool) -> Int? {

@@ -35,6 +35,33 @@ import Testing
         #expect(sent[0].parentID == input.id)
     }
 
+    /// One engine processes every event with the same resolver (reset each time): shared states that
+    /// change between events, rule sets swapped in between, and tokens must all read the event at hand.
+    @Test func anEngineReadsEachEventAfresh() throws {
+        let runtime = MockRuntime(sharedStates: ["conf": ["env": "prod"]])
+        let engine = RulesEngine(runtime: runtime)
+        engine.setRules(try Rules.compile("""
+            rules:
+              - {id: prod, when: {key: ~state.conf/env, eq: prod}, then: [{add: {env: "{%~state.conf/env%}", n: "{%n%}"}}]}
+            """))
+        func run(_ n: Int) -> Value? { engine.process(EngineEvent(name: "e", type: "t", source: "s", data: ["n": .int(Int64(n))])).data.map(Value.object) }
+        #expect(run(1) == ["n": 1, "env": "prod"])
+        runtime.state.withLock { $0.sharedStates["conf"] = ["env": "test"] }
+        #expect(run(2) == ["n": 2])
+        runtime.state.withLock { $0.sharedStates["conf"] = ["env": "prod", "other": 1] }
+        #expect(run(3) == ["n": 3, "env": "prod"])
+        runtime.state.withLock { $0.sharedStates["conf"] = nil }
+        #expect(run(4) == ["n": 4])
+        // Another rule set, with more keys: the resolver's caches grow, its answers stay exact.
+        engine.setRules(try Rules.compile("""
+            rules:
+              - {id: a, when: {key: x.y, eq: 1}, then: [{add: {hit: a}}]}
+              - {id: b, when: {all: [{key: ~type, eq: t}, {key: x.z, ex: true}]}, then: [{add: {hit2: b}}]}
+            """))
+        #expect(engine.process(EngineEvent(name: "e", type: "t", source: "s", data: ["x": ["y": 1]])).data == ["x": ["y": 1], "hit": "a"])
+        #expect(engine.process(EngineEvent(name: "e", type: "t", source: "s", data: ["x": ["z": 0]])).data == ["x": ["z": 0], "hit2": "b"])
+    }
+
     @Test func addAndModNeverAttachToAnEventWithoutData() throws {
         let (engine, _) = try engine("rules:\n  - {id: r, when: {key: ~type, eq: t}, then: [{add: {a: 1}}]}\n")
         let out = engine.process(EngineEvent(name: "e", type: "t", source: "s", data: nil))

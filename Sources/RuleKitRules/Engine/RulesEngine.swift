@@ -30,6 +30,9 @@ public final class RulesEngine: Sendable {
         var waiting: [EngineEvent]? = []
         var chainCounts: [UUID: Int] = [:]
         weak var interceptor: (any RuleReevaluationInterceptor)?
+        /// The resolver of every pass, reset for each event: its caches keep their storage (a fresh one
+        /// per event would allocate and zero them, sized by the rule set, every time).
+        var resolver: Resolver?
     }
 
     private let state = Locked(State())
@@ -89,7 +92,7 @@ public final class RulesEngine: Sendable {
                     for e in cached {
                         let chain = s.chainCounts.removeValue(forKey: e.id) ?? 0
                         _ = apply(event: e, rules: s.rules, chain: chain, chainCounts: &s.chainCounts, out: &out,
-                                  interceptor: nil, reevaluation: &reevaluation)
+                                  interceptor: nil, reevaluation: &reevaluation, resolver: &s.resolver)
                     }
                 } else {
                     s.waiting!.append(event)
@@ -97,7 +100,7 @@ public final class RulesEngine: Sendable {
             }
             let chain = s.chainCounts.removeValue(forKey: event.id) ?? 0
             return apply(event: event, rules: s.rules, chain: chain, chainCounts: &s.chainCounts, out: &out,
-                         interceptor: s.interceptor, reevaluation: &reevaluation)
+                         interceptor: s.interceptor, reevaluation: &reevaluation, resolver: &s.resolver)
         }
         for e in out { runtime.dispatch(e) }
         if let (interceptor, processed, rules, original) = reevaluation {
@@ -140,10 +143,24 @@ public final class RulesEngine: Sendable {
 
     private func apply(event: EngineEvent, rules: CompiledRuleSet, chain: Int, chainCounts: inout [UUID: Int],
                        out: inout [EngineEvent], interceptor: (any RuleReevaluationInterceptor)?,
-                       reevaluation: inout (any RuleReevaluationInterceptor, EngineEvent, [PlannedRule], EngineEvent)?)
+                       reevaluation: inout (any RuleReevaluationInterceptor, EngineEvent, [PlannedRule], EngineEvent)?,
+                       resolver: inout Resolver?)
         -> EngineEvent
     {
-        var r = Resolver(event: event, runtime: runtime, slotCount: rules.slotCount)
+        if resolver == nil {
+            resolver = Resolver(event: event, runtime: runtime, slotCount: rules.slotCount)
+        } else {
+            resolver!.reset(event: event)
+        }
+        return apply(event: event, rules: rules, chain: chain, chainCounts: &chainCounts, out: &out,
+                     interceptor: interceptor, reevaluation: &reevaluation, r: &resolver!)
+    }
+
+    private func apply(event: EngineEvent, rules: CompiledRuleSet, chain: Int, chainCounts: inout [UUID: Int],
+                       out: inout [EngineEvent], interceptor: (any RuleReevaluationInterceptor)?,
+                       reevaluation: inout (any RuleReevaluationInterceptor, EngineEvent, [PlannedRule], EngineEvent)?,
+                       r: inout Resolver) -> EngineEvent
+    {
         let matched = Evaluator.matchingRules(rules, &r)
         if matched.isEmpty { return event }
         var processed = event
