@@ -120,14 +120,6 @@ public struct ValueObject: Sendable {
         }
     }
 
-    /// Calls `body` with the value under `key` read from the member storage, or returns nil when the key
-    /// is absent: a walk through nested objects copies no `Optional` result out at each level.
-    @inlinable
-    public func withValue<R>(forKey key: String, _ body: (Value) throws -> R?) rethrows -> R? {
-        guard let i = index(forKey: key) else { return nil }
-        return try _members.withUnsafeBufferPointer { try body($0[i].value) }
-    }
-
     public subscript(key: String) -> Value? {
         @inlinable get {
             guard let i = index(forKey: key) else { return nil }

@@ -22,6 +22,7 @@ public struct Resolver {
     /// Walks of `.data` slots done ahead for this pass by batch matching; valid when the stamp is
     /// `generation`.
     private var prewalks: [FlatLookup.Walk] = []
+    private var prewalkStamps: [UInt32] = []
     /// The shared states fetched this pass, by `SlotTable.states` position (valid when the stamp is
     /// `generation`).
     private var stateStamps: [UInt32] = []
@@ -32,7 +33,6 @@ public struct Resolver {
     private var memoValues: [Value?] = []
     /// Bytes batch matching read ahead, summed: kept so that those loads are not optimized away.
     var touched: UInt8 = 0
-    private var prewalkStamps: [UInt32] = []
 
     public init(event: EngineEvent, runtime: any RulesRuntime, slotCount: Int = 0) {
         self.event = event
