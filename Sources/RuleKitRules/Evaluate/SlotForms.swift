@@ -29,79 +29,52 @@ struct SlotForms {
         doubleOK.append(contentsOf: repeatElement(false, count: extra))
     }
 
-    /// The same for a leaf read in place: a string's own bytes, another leaf's `string(x)` form; a
-    /// container has no entry in the reference's flattened map, so it is "".
+    /// A leaf's string form appended to the pool lowercased, read in place: a string's own bytes, another
+    /// leaf's `string(x)` form; a container has no entry in the reference's flattened map, so it is "".
+    /// Returns its length, or -1 (and appends nothing) when it is not ASCII.
     mutating func appendLowercasedASCII(of v: UnsafePointer<Value>) -> Int {
-        if let bytes = v.pointee.unsafeLongStringUTF8 { return appendLowercasedASCII(bytes: bytes) }
-        switch v.pointee {
-        case .string(let s): return appendLowercasedASCII(s)
-        case .object, .array: return 0
-        default: return appendLowercasedASCII(Conversion.string(v.pointee))
-        }
+        let start = pool.count
+        Self.append(of: v, to: &pool)
+        return keepIfASCII(from: start)
     }
 
-    /// Appends `text` lowercased when it is ASCII and returns its length; otherwise appends nothing and
-    /// returns -1 (comparisons then take the `String` path). One copy, then one pass in place.
+    /// The same for a string.
     mutating func appendLowercasedASCII(_ text: String) -> Int {
         let start = pool.count
-        let appended: Bool? = text.utf8.withContiguousStorageIfAvailable { b in
-            pool.append(contentsOf: b)
-            return true
-        }
-        if appended == nil { pool.append(contentsOf: text.utf8) }
-        return lowercaseASCII(from: start)
+        Self.append(text, to: &pool)
+        return keepIfASCII(from: start)
     }
 
-    mutating func appendLowercasedASCII(bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        let start = pool.count
-        pool.append(contentsOf: bytes)
-        return lowercaseASCII(from: start)
-    }
-
-    /// Lowercases the pool from `start` when it is ASCII and returns its length; otherwise drops it and
-    /// returns -1.
-    private mutating func lowercaseASCII(from start: Int) -> Int {
-        let ascii = pool.withUnsafeMutableBufferPointer { p in
-            var high: UInt8 = 0
-            for i in start..<p.count {
-                let b = p[i]
-                high |= b
-                p[i] = CaseInsensitive.lower(b)
-            }
-            return high < 0x80
-        }
-        if !ascii {
+    private mutating func keepIfASCII(from start: Int) -> Int {
+        guard Self.lowercase(&pool, from: start) else {
             pool.removeSubrange(start...)
             return -1
         }
         return pool.count - start
     }
 
-    /// `text` lowercased into `out` when it is ASCII (false otherwise, `out` then undefined).
-    static func lowercasedASCII(_ text: String, into out: inout [UInt8]) -> Bool {
+    /// Appends a leaf's string form as bytes (see `appendLowercasedASCII(of:)`).
+    static func append(of v: UnsafePointer<Value>, to out: inout [UInt8]) {
+        if let bytes = v.pointee.unsafeLongStringUTF8 { return out.append(contentsOf: bytes) }
+        switch v.pointee {
+        case .string(let s): append(s, to: &out)
+        case .object, .array: return
+        default: append(Conversion.string(v.pointee), to: &out)
+        }
+    }
+
+    /// Appends a string's UTF-8 bytes in one copy.
+    static func append(_ text: String, to out: inout [UInt8]) {
         if text.utf8.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) == nil {
             out.append(contentsOf: text.utf8)
         }
-        return lowercaseInPlace(&out)
     }
 
-    /// A leaf's string form read in place (see `appendLowercasedASCII(of:)`), into `out`.
-    static func lowercasedASCII(of v: UnsafePointer<Value>, into out: inout [UInt8]) -> Bool {
-        if let bytes = v.pointee.unsafeLongStringUTF8 {
-            out.append(contentsOf: bytes)
-            return lowercaseInPlace(&out)
-        }
-        switch v.pointee {
-        case .string(let s): return lowercasedASCII(s, into: &out)
-        case .object, .array: return true
-        default: return lowercasedASCII(Conversion.string(v.pointee), into: &out)
-        }
-    }
-
-    private static func lowercaseInPlace(_ out: inout [UInt8]) -> Bool {
+    /// Lowercases `out` from `start` in place; false when those bytes are not all ASCII.
+    static func lowercase(_ out: inout [UInt8], from start: Int) -> Bool {
         out.withUnsafeMutableBufferPointer { p in
             var high: UInt8 = 0
-            for i in p.indices {
+            for i in start..<p.count {
                 high |= p[i]
                 p[i] = CaseInsensitive.lower(p[i])
             }

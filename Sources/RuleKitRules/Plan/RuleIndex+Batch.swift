@@ -28,43 +28,31 @@ extension RuleIndex {
             scratch.removeAll(keepingCapacity: true)
             let event = events[events.startIndex + g]
             switch slots.plans[slot].kind {
-            case .type: return SlotForms.lowercasedASCII(event.type, into: &scratch)
-            case .source: return SlotForms.lowercasedASCII(event.source, into: &scratch)
+            case .type: SlotForms.append(event.type, to: &scratch)
+            case .source: SlotForms.append(event.source, to: &scratch)
             default:
                 switch walk(slot, g) {
-                case .found(let v): return SlotForms.lowercasedASCII(of: v, into: &scratch)
+                case .found(let v): SlotForms.append(of: v, to: &scratch)
                 case .missing: return true  // "" (the reference's flattened map has no entry)
                 default: return false
                 }
             }
+            return SlotForms.lowercase(&scratch, from: 0)
         }
         for a in equalities {
-            let slot = a.key.slot
-            guard let table = a.table else {
+            guard a.table != nil else {
                 for g in 0..<count { decided[g] = false }
                 continue
             }
             for g in 0..<count where decided[g] {
-                guard text(slot, g) else { decided[g] = false; continue }
-                let hit = scratch.withUnsafeBufferPointer { table.find($0) }
-                if let e = hit { for i in a.tableRules[e] { bits[g * words + i >> 6] |= 1 << UInt64(i & 63) } }
+                guard text(a.key.slot, g) else { decided[g] = false; continue }
+                scratch.withUnsafeBufferPointer { t in a.rules(for: t) { bits[g * words + $0 >> 6] |= 1 << UInt64($0 & 63) } }
             }
         }
         for a in patterns {
-            let slot = a.key.slot
             for g in 0..<count where decided[g] {
-                guard text(slot, g) else { decided[g] = false; continue }
-                let len = scratch.count
-                scratch.withUnsafeBufferPointer { text in
-                    a.automaton.scan(text) { pid, end in
-                        let ok: Bool = switch a.modes[pid] {
-                        case .contains, .equals: true
-                        case .startsWith: end == a.automaton.lengths[pid]
-                        case .endsWith: end == len
-                        }
-                        if ok { for i in a.rulesByPattern[pid] { bits[g * words + i >> 6] |= 1 << UInt64(i & 63) } }
-                    }
-                }
+                guard text(a.key.slot, g) else { decided[g] = false; continue }
+                scratch.withUnsafeBufferPointer { t in a.rules(for: t) { bits[g * words + $0 >> 6] |= 1 << UInt64($0 & 63) } }
             }
         }
     }

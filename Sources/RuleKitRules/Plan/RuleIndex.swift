@@ -35,6 +35,13 @@ struct RuleIndex: Sendable {
             table = ByteKeyTable(keys: keys)
             tableRules = table == nil ? [] : keys.map { rulesByValue[$0]! }
         }
+
+        /// The rules filed under `text` (lowercased ASCII); only for an anchor with a `table`.
+        @inline(__always)
+        func rules(for text: UnsafeBufferPointer<UInt8>, _ body: (Int) -> Void) {
+            guard let table, let e = table.find(text) else { return }
+            for i in tableRules[e] { body(i) }
+        }
     }
 
     final class PatternAnchor: Sendable {
@@ -50,6 +57,19 @@ struct RuleIndex: Sendable {
             self.modes = modes
             self.rulesByPattern = rulesByPattern
             self.allRules = allRules
+        }
+
+        /// The rules some pattern of which `text` (lowercased ASCII) matches, in one automaton pass.
+        @inline(__always)
+        func rules(for text: UnsafeBufferPointer<UInt8>, _ body: (Int) -> Void) {
+            automaton.scan(text) { pid, end in
+                let ok: Bool = switch modes[pid] {
+                case .contains, .equals: true
+                case .startsWith: end == automaton.lengths[pid]
+                case .endsWith: end == text.count
+                }
+                if ok { for i in rulesByPattern[pid] { body(i) } }
+            }
         }
     }
 
@@ -190,34 +210,20 @@ struct RuleIndex: Sendable {
             @inline(__always) func set(_ i: Int) { bits[i >> 6] |= 1 << UInt64(i & 63) }
             for i in always { set(i) }
             r.forms.pool.withUnsafeBufferPointer { pool in
+                func text(_ slot: Int) -> UnsafeBufferPointer<UInt8>? {
+                    let len = Int(r.forms.stringLength[slot]), off = Int(r.forms.stringOffset[slot])
+                    return len < 0 ? nil : UnsafeBufferPointer(rebasing: pool[off..<(off + len)])
+                }
                 for a in equalities {
-                    let slot = a.key.slot
-                    let len = Int(r.forms.stringLength[slot])
-                    // Non-ASCII text or keys: the String path below.
-                    guard let table = a.table, len >= 0 else { continue }
-                    // ASCII text against ASCII keys: the bytes of the slot's lowercased form decide.
-                    let off = Int(r.forms.stringOffset[slot])
-                    if let e = table.find(UnsafeBufferPointer(rebasing: pool[off..<(off + len)])) {
-                        for i in a.tableRules[e] { set(i) }
-                    }
+                    // ASCII text against ASCII keys: the bytes of the slot's lowercased form decide (the
+                    // rest takes the String path below).
+                    guard a.table != nil, let t = text(a.key.slot) else { continue }
+                    a.rules(for: t, set)
                 }
                 for a in patterns {
-                    let slot = a.key.slot
-                    let len = Int(r.forms.stringLength[slot])
-                    guard len >= 0 else {
-                        // Non-ASCII text: the byte automaton cannot decide; every rule filed here is a candidate.
-                        for i in a.allRules { set(i) }
-                        continue
-                    }
-                    let off = Int(r.forms.stringOffset[slot])
-                    a.automaton.scan(UnsafeBufferPointer(rebasing: pool[off..<(off + len)])) { pid, end in
-                        let ok: Bool = switch a.modes[pid] {
-                        case .contains, .equals: true
-                        case .startsWith: end == a.automaton.lengths[pid]
-                        case .endsWith: end == len
-                        }
-                        if ok { for i in a.rulesByPattern[pid] { set(i) } }
-                    }
+                    // Non-ASCII text: the byte automaton cannot decide; every rule filed here is a candidate.
+                    guard let t = text(a.key.slot) else { a.allRules.forEach(set); continue }
+                    a.rules(for: t, set)
                 }
             }
             for a in equalities where a.table == nil || r.forms.stringLength[a.key.slot] < 0 {
