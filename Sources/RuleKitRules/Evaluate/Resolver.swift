@@ -142,7 +142,7 @@ public struct Resolver {
         }
         let object: ValueObject?
         if stateStamps[id] == generation { object = stateObjects[id] } else {
-            let name = slots.states[id].name
+            let name = slots.states[id]
             object = plan.kind == .xdm ? runtime.xdmSharedState(name, at: event) : runtime.sharedState(name, at: event)
             stateObjects[id] = object
             stateStamps[id] = generation

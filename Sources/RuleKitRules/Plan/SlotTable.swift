@@ -4,8 +4,9 @@ struct SlotTable: Sendable {
     var keys: [SlotKey] = []
     /// The same keys as plain data (see `SlotPlan`), filled once every key is known.
     var plans: [SlotPlan] = []
-    /// The shared states the keys read, by `SlotPlan.state`: extension name and whether it is the XDM one.
-    var states: [(name: String, xdm: Bool)] = []
+    /// The extensions whose shared states the keys read, by `SlotPlan.state` (the plan's kind says
+    /// whether the standard or the XDM state).
+    var states: [String] = []
 
     /// Fills `plans` (and `states`) from `keys`.
     mutating func plan() {
@@ -21,7 +22,7 @@ struct SlotTable: Sendable {
                 if let id = ids[tag] { plan.state = id } else {
                     plan.state = Int32(states.count)
                     ids[tag] = plan.state
-                    states.append((name, plan.kind == .xdm))
+                    states.append(name)
                 }
             }
             return plan
@@ -48,24 +49,15 @@ struct SlotPlan: @unchecked Sendable {
     var state: Int32 = -1
 
     init(_ key: SlotKey) {
-        switch key.ref {
-        case .data(let path) where key.cacheable:
-            kind = .data
-            steps = path.unsafeSteps
-        case .type:
-            kind = .type
-            steps = UnsafeBufferPointer(start: nil, count: 0)
-        case .source:
-            kind = .source
-            steps = UnsafeBufferPointer(start: nil, count: 0)
-        case .state(_, let path) where key.cacheable:
-            kind = .state
-            steps = path.unsafeSteps
-        case .xdm(_, let path) where key.cacheable:
-            kind = .xdm
-            steps = path.unsafeSteps
-        default:
-            kind = .other
+        kind = switch key.ref {
+        case .data where key.cacheable: .data
+        case .type: .type
+        case .source: .source
+        case .state where key.cacheable: .state
+        case .xdm where key.cacheable: .xdm
+        default: .other
+        }
+        if kind == .data, case .data(let path) = key.ref { steps = path.unsafeSteps } else {
             steps = UnsafeBufferPointer(start: nil, count: 0)
         }
     }
