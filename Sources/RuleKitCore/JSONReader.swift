@@ -198,14 +198,21 @@ struct JSONParser: ~Copyable {
     mutating func skipWhitespaceRun() {
         guard let base = buf.baseAddress else { return }
         let raw = UnsafeRawPointer(base)
-        while pos < buf.count {
+        let n = buf.count
+        while pos < n {
             switch buf[pos] {
-            case 0x20, 0x09, 0x0D:
-                pos += 1
-                // Pretty-printed indentation: eight spaces at a time.
-                while pos + 8 <= buf.count && raw.loadUnaligned(fromByteOffset: pos, as: UInt64.self) == 0x2020_2020_2020_2020 {
-                    pos += 8
+            case 0x20:
+                // Pretty-printed indentation: eight bytes at a time, the first other byte found from the
+                // bits of the word (the byte at `pos` is a space, so this always moves on).
+                if pos + 8 <= n {
+                    let w = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: pos, as: UInt64.self))
+                        ^ 0x2020_2020_2020_2020
+                    pos += w == 0 ? 8 : w.trailingZeroBitCount >> 3
+                } else {
+                    pos += 1
                 }
+            case 0x09, 0x0D:
+                pos += 1
             case 0x0A:
                 pos += 1
                 line += 1

@@ -56,8 +56,11 @@ public struct RuleFiles: Sendable {
     /// One rules file's text → its rule set (either syntax, either format) and every finding on the way.
     public static func parse(_ bytes: [UInt8], file f: String) -> (RuleSet?, [Diagnostic]) {
         do {
-            let doc = f.hasSuffix(".json") ? try JSONReader.read(bytes, file: f, keepSourceMap: true)
-                : try YAMLReader.read(bytes, file: f)
+            if f.hasSuffix(".json") {
+                let result = try RuleSetLoader.load(json: bytes, file: f)
+                return (result.ruleSet, result.diagnostics)
+            }
+            let doc = try YAMLReader.read(bytes, file: f)
             let result = RuleSetLoader.load(doc)
             return (result.ruleSet, doc.warnings + result.diagnostics)
         } catch {

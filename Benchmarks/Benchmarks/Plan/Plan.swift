@@ -12,8 +12,7 @@ let benchmarks: @Sendable () -> Void = {
     let rules1000 = BenchData.load("bench/rules-1000.json")
     Benchmark("plan.rules-1000.json parse+load+plan") { b in
         for _ in b.scaledIterations {
-            let doc = try JSONReader.read(rules1000, file: "rules-1000.json", keepSourceMap: true)
-            blackHole(Planner().plan(try LaunchRulesLoader.load(doc).get()))
+            blackHole(Planner().plan(try LaunchRulesLoader.load(json: rules1000, file: "rules-1000.json").get()))
         }
     }
     let yaml = BenchData.load("bench/rules-10k.yaml")

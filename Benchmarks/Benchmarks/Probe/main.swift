@@ -29,6 +29,9 @@ func on(_ p: String) -> Bool { phase == "all" || phase == p }
 let r1000 = BenchData.load("bench/rules-1000.json")
 if on("json-map") { try time("json+map rules-1000", rounds: rounds) { _ = try JSONReader.read(r1000, keepSourceMap: true) } }
 if on("json") { try time("json rules-1000", rounds: rounds) { _ = try JSONReader.read(r1000) } }
+if on("fast") { try time("load(json:) rules-1000", rounds: rounds) { _ = try LaunchRulesLoader.load(json: r1000, file: "rules-1000.json").get() } }
+if on("fast-all") { try time("load(json:)+plan 1000", rounds: rounds) {
+    _ = Planner().plan(try LaunchRulesLoader.load(json: r1000, file: "rules-1000.json").get()) } }
 let doc = try JSONReader.read(r1000, file: "rules-1000.json", keepSourceMap: true)
 if on("launch-load") { try time("launch load", rounds: rounds) { _ = try LaunchRulesLoader.load(doc).get() } }
 let set = try LaunchRulesLoader.load(doc).get()

@@ -8,8 +8,7 @@ public import RuleKitCore
 /// and its rule kept. Unknown keys are ignored, and reported as warnings.
 ///
 /// ```swift
-/// let doc = try JSONReader.read(bytes, file: "rules.json", keepSourceMap: true)
-/// let set = try LaunchRulesLoader.load(doc).get()
+/// let set = try LaunchRulesLoader.load(json: bytes, file: "rules.json").get()
 /// ```
 public enum LaunchRulesLoader {
     static let rootKeys: Set<String> = ["version", "rules"]
@@ -25,6 +24,19 @@ public enum LaunchRulesLoader {
         let set = load(root: document.root, ctx: &ctx)
         let diags = ctx.diagnostics.sorted
         return RulesLoadResult(ruleSet: ctx.diagnostics.hasErrors ? nil : set, diagnostics: diags)
+    }
+
+    /// Reads Launch rules from JSON text. A file with no finding is read straight from its bytes
+    /// (`LaunchJSONFastPath`, several times faster); any other is read as a document with a source map,
+    /// so every problem is reported with its line, column and JSON pointer.
+    ///
+    /// - Throws: `DiagnosticError` when the text is not JSON (or is over `limits`).
+    public static func load(json bytes: [UInt8], file: String = "<input>", limits: ReaderLimits = .default)
+        throws(DiagnosticError) -> RulesLoadResult {
+        if let set = LaunchJSONFastPath.load(bytes, file: file, limits: limits) {
+            return RulesLoadResult(ruleSet: set, diagnostics: [])
+        }
+        return load(try JSONReader.read(bytes, file: file, limits: limits, keepSourceMap: true))
     }
 
     static func load(root: ValueCursor, ctx: inout LoaderContext) -> RuleSet? {
@@ -83,10 +95,7 @@ public enum LaunchRulesLoader {
         var meta: ValueObject?
         if let m = metaCursor {
             switch m.value {
-            case .object(var o):
-                // The reference drops null entries of meta.
-                for k in o.keys where o[k] == .null { o[k] = nil }
-                meta = o
+            case .object(let o): meta = o
             case .null: meta = nil
             default: ctx.error(.rulesStructure, "'meta' must be an object, not \(m.value.kind)", m)
             }
@@ -111,22 +120,39 @@ public enum LaunchRulesLoader {
             ctx.error(.rulesStructure, "rule #\(index) has no 'consequences'", c)
         }
         guard let condition else { return nil }
-        var rule = Rule(meta: meta, condition: condition, consequences: consequences, location: c.location)
+        var enabled: Bool?
+        if let e = enabledValue {
+            if case .bool(let b) = e { enabled = b } else {
+                ctx.error(.rulesStructure, "'enabled' must be true or false", c.member(at: enabledAt)!)
+            }
+        }
+        return rule(meta: meta, condition: condition, consequences: consequences, location: c.location,
+                    id: id, name: name, description: description, enabled: enabled)
+    }
+
+    /// A rule from its parts as read (`meta` as written, before its null entries go): shared by the
+    /// document loader and the JSON fast path, so both build the same rule.
+    static func rule(meta written: ValueObject?, condition: Condition, consequences: [Consequence],
+                     location: SourceLocation?, id: String?, name: String?, description: String?,
+                     enabled: Bool?) -> Rule {
+        var meta = written
+        if var o = meta {
+            // The reference drops null entries of meta.
+            for k in o.keys where o[k] == .null { o[k] = nil }
+            meta = o
+        }
+        var rule = Rule(meta: meta, condition: condition, consequences: consequences, location: location)
         // RuleKit's own fields travel in meta when a YAML rule set is exported to Launch JSON.
         if var m = rule.meta {
             if case .string(let id)? = m["id"] { rule.id = id; m["id"] = nil }
             if case .string(let n)? = m["name"] { rule.name = n; m["name"] = nil }
             if case .string(let d)? = m["description"] { rule.description = d; m["description"] = nil }
-            rule.meta = m.isEmpty && metaCursor?.value.objectValue?.isEmpty == false ? nil : m
+            rule.meta = m.isEmpty && written?.isEmpty == false ? nil : m
         }
         if let id { rule.id = id }
         if let name { rule.name = name }
         if let description { rule.description = description }
-        if let e = enabledValue {
-            if case .bool(let b) = e { rule.enabled = b } else {
-                ctx.error(.rulesStructure, "'enabled' must be true or false", c.member(at: enabledAt)!)
-            }
-        }
+        if let enabled { rule.enabled = enabled }
         return rule
     }
 

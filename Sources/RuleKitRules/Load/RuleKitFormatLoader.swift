@@ -342,6 +342,18 @@ public enum RuleSetLoader {
         return .launch
     }
 
+    /// Reads either format from JSON text: a Launch file with no finding straight from its bytes, any
+    /// other as a document with a source map (see `LaunchRulesLoader.load(json:file:limits:)`).
+    ///
+    /// - Throws: `DiagnosticError` when the text is not JSON (or is over `limits`).
+    public static func load(json bytes: [UInt8], file: String = "<input>", limits: ReaderLimits = .default)
+        throws(DiagnosticError) -> RulesLoadResult {
+        if let set = LaunchJSONFastPath.load(bytes, file: file, limits: limits) {
+            return RulesLoadResult(ruleSet: set, diagnostics: [])
+        }
+        return load(try JSONReader.read(bytes, file: file, limits: limits, keepSourceMap: true))
+    }
+
     public static func load(_ document: Document) -> RulesLoadResult {
         switch format(of: document) {
         case .launch: LaunchRulesLoader.load(document)
