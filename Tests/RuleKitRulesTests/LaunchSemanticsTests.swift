@@ -7,6 +7,16 @@ import Testing
 /// The behaviours the reference documents but never tests ("source-only" in the reference doc), each
 /// pinned here, plus RuleKit's decisions where the reference is ambiguous.
 @Suite struct LaunchSemanticsTests {
+    @Test func matcherCodesAreExactAndCaseSensitive() {
+        for (code, op) in zip(Operation.codes, Operation.allCases) {
+            #expect(Operation(code: code) == op)
+            #expect(op.code == code)
+        }
+        for other in ["EQ", "Eq", "e", "eqq", "", "équals", "equals", "q", "e\u{301}q"] {
+            #expect(Operation(code: other) == nil, "\(other)")
+        }
+    }
+
     @Test func missingKeyBecomesEmptyStringSoNegativeMatchersHold() throws {
         #expect(try Rules.matches("{key: nope, ne: x}", data: ["a": 1]))
         #expect(try Rules.matches("{key: nope, nc: x}", data: ["a": 1]))

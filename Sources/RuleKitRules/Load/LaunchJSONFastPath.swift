@@ -116,9 +116,10 @@ enum LaunchJSONFastPath {
         let ok = r.members { r, k in
             switch k {
             case "type":
-                guard kind == nil, case .string(let s)? = r.value(depth: depth),
-                      let x = Condition.Kind(rawValue: s) else { return false }
-                kind = x
+                guard kind == nil, r.node(), let s = r.string() else { return false }
+                // Compared as text: a `String` switch (`Kind(rawValue:)`) goes through a slow generic path.
+                if s == "matcher" { kind = .matcher } else if s == "group" { kind = .group }
+                else if s == "historical" { kind = .historical } else { return false }
             case "definition":
                 guard definition == nil else { return false }
                 definition = self.definition(&r, depth: depth + 1)
@@ -134,9 +135,9 @@ enum LaunchJSONFastPath {
     /// A definition object at `depth`. A null member is the same as an absent one.
     static func definition(_ r: inout JSONPull, depth: Int) -> Condition.Definition? {
         guard depth <= r.limits.maxDepth, r.peek() == UInt8(ascii: "{"), r.node() else { return nil }
-        var logic: String?, key: String?, matcher: String?, searchType: String?
-        var conditions: [Condition]?, values: [Value]?, events: [ValueObject]?, value: Value?
-        var from: Int64?, to: Int64?
+        // Filled in place: the definition's fields live in one box, and setting them there moves each
+        // value in (locals passed to an initializer would each be retained and released).
+        var d = Condition.Definition()
         var seen: UInt16 = 0
         let ok = r.members { r, k in
             let bit: UInt16
@@ -160,14 +161,14 @@ enum LaunchJSONFastPath {
             case 1, 2, 8, 512:
                 guard r.node(), let s = r.string() else { return false }
                 switch bit {
-                case 1: key = s
-                case 2: matcher = s
-                case 8: logic = s
-                default: searchType = s
+                case 1: d.key = s
+                case 2: d.matcher = s
+                case 8: d.logic = s
+                default: d.searchType = s
                 }
             case 4:
                 guard case .array(let a)? = r.value(depth: depth) else { return false }
-                values = a
+                d.values = a
             case 16:
                 guard depth + 1 <= r.limits.maxDepth, r.peek() == UInt8(ascii: "["), r.node() else { return false }
                 var list: [Condition] = []
@@ -176,7 +177,7 @@ enum LaunchJSONFastPath {
                     list.append(c)
                     return true
                 }
-                conditions = list
+                d.conditions = list
                 return ok
             case 32:
                 guard case .array(let a)? = r.value(depth: depth) else { return false }
@@ -186,19 +187,17 @@ enum LaunchJSONFastPath {
                     guard case .object(let o) = e else { return false }
                     list.append(o)
                 }
-                events = list
+                d.events = list
             case 64:
-                value = r.value(depth: depth)
-                return value != nil
+                guard let v = r.value(depth: depth) else { return false }
+                d.value = v
             default:
                 guard let v = r.value(depth: depth), let n = LoaderContext.integer(v) else { return false }
-                if bit == 128 { from = n } else { to = n }
+                if bit == 128 { d.from = n } else { d.to = n }
             }
             return true
         }
-        guard ok else { return nil }
-        return Condition.Definition(logic: logic, conditions: conditions, key: key, matcher: matcher, values: values,
-                                    events: events, value: value, from: from, to: to, searchType: searchType)
+        return ok ? d : nil
     }
 
     /// A rule's consequence list (the array at depth 4).

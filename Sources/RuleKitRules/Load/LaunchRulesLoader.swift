@@ -135,20 +135,20 @@ public enum LaunchRulesLoader {
     static func rule(meta written: ValueObject?, condition: Condition, consequences: [Consequence],
                      location: SourceLocation?, id: String?, name: String?, description: String?,
                      enabled: Bool?) -> Rule {
-        var meta = written
-        if var o = meta {
-            // The reference drops null entries of meta.
-            for k in o.keys where o[k] == .null { o[k] = nil }
-            meta = o
+        guard var meta = written else {
+            // No meta (the usual Launch rule): the rule is made whole, with no copy to adjust.
+            return Rule(id: id, name: name, description: description, enabled: enabled ?? true, meta: nil,
+                        condition: condition, consequences: consequences, location: location)
         }
-        var rule = Rule(meta: meta, condition: condition, consequences: consequences, location: location)
+        // The reference drops null entries of meta.
+        for k in meta.keys where meta[k] == .null { meta[k] = nil }
+        var rule = Rule(condition: condition, consequences: consequences, location: location)
         // RuleKit's own fields travel in meta when a YAML rule set is exported to Launch JSON.
-        if var m = rule.meta {
-            if case .string(let id)? = m["id"] { rule.id = id; m["id"] = nil }
-            if case .string(let n)? = m["name"] { rule.name = n; m["name"] = nil }
-            if case .string(let d)? = m["description"] { rule.description = d; m["description"] = nil }
-            rule.meta = m.isEmpty && written?.isEmpty == false ? nil : m
-        }
+        if case .string(let id)? = meta["id"] { rule.id = id; meta["id"] = nil }
+        if case .string(let n)? = meta["name"] { rule.name = n; meta["name"] = nil }
+        if case .string(let d)? = meta["description"] { rule.description = d; meta["description"] = nil }
+        // A meta left empty by that is dropped; one written empty (`{}`) is kept.
+        rule.meta = meta.isEmpty && written?.isEmpty == false ? nil : meta
         if let id { rule.id = id }
         if let name { rule.name = name }
         if let description { rule.description = description }

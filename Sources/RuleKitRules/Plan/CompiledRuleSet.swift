@@ -7,19 +7,23 @@ public enum Operation: String, Sendable, Hashable, CaseIterable {
 
     /// The Launch code → operation table.
     public init?(code: String) {
-        switch code {
-        case "eq": self = .equals
-        case "ne": self = .notEquals
-        case "gt": self = .greaterThan
-        case "ge": self = .greaterEqual
-        case "lt": self = .lessThan
-        case "le": self = .lessEqual
-        case "co": self = .contains
-        case "nc": self = .notContains
-        case "sw": self = .startsWith
-        case "ew": self = .endsWith
-        case "ex": self = .exists
-        case "nx": self = .notExist
+        // Two bytes compared as a number: a `String` switch goes through a slow generic path, and
+        // planning reads a code per matcher.
+        var bytes = code.utf8.makeIterator()
+        guard let a = bytes.next(), let b = bytes.next(), bytes.next() == nil else { return nil }
+        switch UInt16(a) << 8 | UInt16(b) {
+        case 0x6571: self = .equals        // eq
+        case 0x6E65: self = .notEquals     // ne
+        case 0x6774: self = .greaterThan   // gt
+        case 0x6765: self = .greaterEqual  // ge
+        case 0x6C74: self = .lessThan      // lt
+        case 0x6C65: self = .lessEqual     // le
+        case 0x636F: self = .contains      // co
+        case 0x6E63: self = .notContains   // nc
+        case 0x7377: self = .startsWith    // sw
+        case 0x6577: self = .endsWith      // ew
+        case 0x6578: self = .exists        // ex
+        case 0x6E78: self = .notExist      // nx
         default: return nil
         }
     }

@@ -57,12 +57,12 @@ struct PlanState {
     var ruleLabel = ""
     var slots: [KeyRef: Int] = [:]
     /// Parsed keys by text: rule sets repeat the same few keys thousands of times.
-    var keyRefs: [String: KeyRef] = [:]
+    var keyRefs = TextTable<KeyRef>()
     /// Token strings already parsed, with the data element names they did not find: consequences of
     /// many rules repeat the same strings (`{%~state.…/global.privacy%}`), parsed once.
-    var templates: [String: (Template, unknown: [String])] = [:]
+    var templates = TextTable<(Template, unknown: [String])>()
     /// Matcher keys by text, with their slots (one lookup per matcher instead of two).
-    var slotKeys: [String: SlotKey] = [:]
+    var slotKeys = TextTable<SlotKey>()
 
     mutating func keyRef(_ text: String) -> KeyRef {
         if let k = keyRefs[text] { return k }

@@ -23,17 +23,19 @@ struct RuleIndex: Sendable {
     /// Classes, not structs: iterating them per event then costs one retain, not one per field.
     final class EqualityAnchor: Sendable {
         let key: SlotKey
+        /// For text the byte table cannot decide (non-ASCII text, or a non-ASCII key).
         let rulesByValue: [String: [Int]]
         /// The same keys as bytes (nil when one is not ASCII), and their rules in the table's key order.
         let table: ByteKeyTable?
         let tableRules: [[Int]]
 
-        init(key: SlotKey, rulesByValue: [String: [Int]]) {
+        init(key: SlotKey, values: [String], rules: [[Int]]) {
             self.key = key
-            self.rulesByValue = rulesByValue
-            let keys = Array(rulesByValue.keys)
-            table = ByteKeyTable(keys: keys)
-            tableRules = table == nil ? [] : keys.map { rulesByValue[$0]! }
+            var byValue = [String: [Int]](minimumCapacity: values.count)
+            for i in values.indices { byValue[values[i]] = rules[i] }
+            rulesByValue = byValue
+            table = ByteKeyTable(keys: values)
+            tableRules = table == nil ? [] : rules
         }
 
         /// The rules filed under `text` (lowercased ASCII); only for an anchor with a `table`.
@@ -87,44 +89,37 @@ struct RuleIndex: Sendable {
 
     init(_ rules: [PlannedRule]) {
         ruleCount = rules.count
-        // Each rule's usable predicates (deduplicated, as ids of distinct predicates, kept flat: rule i's
-        // are `optionIDs[optionStart[i]..<optionStart[i + 1]]`), and per slot its key and how many
-        // predicates use it. Slots are small dense integers: arrays, not dictionaries, hold what is per
-        // slot or per predicate, so a predicate costs one hash (its id), however often it is looked at.
+        // Each rule's usable predicates, as ids of distinct predicates, kept flat: rule i's are
+        // `optionIDs[optionStart[i]..<optionStart[i + 1]]`. Slots and predicate ids are small dense
+        // integers: arrays, not dictionaries, hold what is per slot or per predicate, and a predicate
+        // costs one byte hash (`PredicateIDs`), however often it is looked at.
         var optionIDs: [Int] = []
         var optionStart: [Int] = [0]
         optionStart.reserveCapacity(rules.count + 1)
-        var ids: [Predicate: Int] = [:]
-        var distinct: [Predicate] = []
+        var ids = PredicateIDs()
         var shared: [Int] = []
         var keys: [SlotKey?] = []
         var keyUse: [Int] = []
-        var found: [(SlotKey, Predicate)] = []
+        var found: [Predicate] = []
         for i in rules.indices {
             found.removeAll(keepingCapacity: true)
             let start = optionIDs.count
-            if !Self.collect(rules[i].condition, required: true, into: &found) {
-                for (k, p) in found where Self.indexable(k.ref) {
-                    let id: Int
-                    if let known = ids[p] { id = known } else {
-                        id = distinct.count
-                        ids[p] = id
-                        distinct.append(p)
-                        shared.append(0)
-                    }
+            if !Self.collect(rules[i].condition, required: true, keys: &keys, into: &found) {
+                for p in found {
+                    let (id, new) = ids.id(of: p)
+                    if new { shared.append(0) }
                     guard !optionIDs[start...].contains(id) else { continue }
                     optionIDs.append(id)
-                    if p.slot >= keys.count {
-                        keys.append(contentsOf: repeatElement(nil, count: p.slot + 1 - keys.count))
+                    if p.slot >= keyUse.count {
                         keyUse.append(contentsOf: repeatElement(0, count: p.slot + 1 - keyUse.count))
                     }
-                    if keys[p.slot] == nil { keys[p.slot] = k }
                     shared[id] += 1
                     keyUse[p.slot] += 1
                 }
             }
             optionStart.append(optionIDs.count)
         }
+        let distinct = ids.distinct
         // Each rule filed under one predicate: the rules of each predicate, in rule order.
         var filed = [[Int]](repeating: [], count: distinct.count)
         for i in rules.indices {
@@ -132,45 +127,44 @@ struct RuleIndex: Sendable {
             var best = -1
             var bestScore = 0, bestEq = false, bestUse = 0
             for id in optionIDs[optionStart[i]..<optionStart[i + 1]] {
-                let p = distinct[id]
-                let score = Self.score(p, sharedBy: shared[id]), eq = p.mode == .equals, use = keyUse[p.slot]
+                let slot = distinct[id].slot, mode = distinct[id].mode
+                let score = Self.score(mode: mode, length: distinct[id].value.utf8.count, sharedBy: shared[id])
+                let eq = mode == .equals, use = keyUse[slot]
                 if best < 0 || (score != bestScore ? score < bestScore : (eq != bestEq ? eq : use > bestUse)) {
                     (best, bestScore, bestEq, bestUse) = (id, score, eq, use)
                 }
             }
             if best < 0 { always.append(rules[i].index) } else { filed[best].append(rules[i].index) }
         }
-        var eqBuild: [[String: [Int]]?] = Array(repeating: nil, count: keys.count)
-        var patternBuild: [[Predicate: [Int]]?] = Array(repeating: nil, count: keys.count)
+        // Per slot, its filed predicates in first-seen order (deterministic, as the plan must be).
+        var eqIDs = [[Int]](repeating: [], count: keys.count)
+        var patternIDs = [[Int]](repeating: [], count: keys.count)
         for id in distinct.indices where !filed[id].isEmpty {
-            let p = distinct[id]
-            if p.mode == .equals {
-                if eqBuild[p.slot] == nil { eqBuild[p.slot] = [:] }
-                eqBuild[p.slot]![p.value] = filed[id]
+            if distinct[id].mode == .equals {
+                eqIDs[distinct[id].slot].append(id)
             } else {
-                if patternBuild[p.slot] == nil { patternBuild[p.slot] = [:] }
-                patternBuild[p.slot]![p] = filed[id]
+                patternIDs[distinct[id].slot].append(id)
             }
         }
-        for slot in eqBuild.indices {
-            guard let byValue = eqBuild[slot] else { continue }
-            equalities.append(EqualityAnchor(key: keys[slot]!, rulesByValue: byValue))
+        for slot in eqIDs.indices where !eqIDs[slot].isEmpty {
+            let list = eqIDs[slot]
+            equalities.append(EqualityAnchor(key: keys[slot]!, values: list.map { distinct[$0].value },
+                                             rules: list.map { filed[$0] }))
         }
-        probedSlots = keys.indices.filter { eqBuild[$0] != nil || patternBuild[$0] != nil }
-        for slot in patternBuild.indices {
-            guard let byPredicate = patternBuild[slot] else { continue }
-            let ordered = byPredicate.sorted { ($0.key.value, $0.key.mode.rawValue) < ($1.key.value, $1.key.mode.rawValue) }
+        probedSlots = keys.indices.filter { !eqIDs[$0].isEmpty || !patternIDs[$0].isEmpty }
+        for slot in patternIDs.indices where !patternIDs[slot].isEmpty {
+            let list = patternIDs[slot]
             patterns.append(PatternAnchor(
-                key: keys[slot]!, automaton: AhoCorasick(patterns: ordered.map { Array($0.key.value.utf8) }),
-                modes: ordered.map(\.key.mode), rulesByPattern: ordered.map(\.value),
-                allRules: ordered.flatMap(\.value).sorted()))
+                key: keys[slot]!, automaton: AhoCorasick(patterns: list.map { Array(distinct[$0].value.utf8) }),
+                modes: list.map { distinct[$0].mode }, rulesByPattern: list.map { filed[$0] },
+                allRules: list.flatMap { filed[$0] }.sorted()))
         }
     }
 
     /// How many rules a predicate is expected to let through: the rules sharing it, more for very short
     /// patterns (a one-letter `co` matches most text).
-    static func score(_ p: Predicate, sharedBy n: Int) -> Int {
-        if p.mode != .equals && p.value.utf8.count < 3 { return n * 50 }
+    static func score(mode: Mode, length: Int, sharedBy n: Int) -> Int {
+        if mode != .equals && length < 3 { return n * 50 }
         return n
     }
 
@@ -236,34 +230,27 @@ struct RuleIndex: Sendable {
         }
     }
 
-    /// The predicates a condition requires (every one must hold for it to hold), when `required`; returns
-    /// whether it holds a historical condition anywhere (such rules are never filed). One walk for both.
-    static func collect(_ c: PlannedCondition, required: Bool, into out: inout [(SlotKey, Predicate)]) -> Bool {
+    /// The indexable predicates a condition requires (every one must hold for it to hold), when
+    /// `required`, with the key of each slot they read (the first seen); returns whether it holds a
+    /// historical condition anywhere (such rules are never filed). One walk for both.
+    static func collect(_ c: PlannedCondition, required: Bool, keys: inout [SlotKey?],
+                        into out: inout [Predicate]) -> Bool {
         switch c {
         case .historical:
             return true
         case .and(let cs):
             var historical = false
-            for x in cs where collect(x, required: required, into: &out) { historical = true }
+            for x in cs where collect(x, required: required, keys: &keys, into: &out) { historical = true }
             return historical
         case .or(let cs):
             var historical = false
-            for x in cs where collect(x, required: required && cs.count == 1, into: &out) { historical = true }
+            for x in cs where collect(x, required: required && cs.count == 1, keys: &keys, into: &out) {
+                historical = true
+            }
             return historical
         case .unknownLogic(_, let cs):
-            return cs.contains { collect($0, required: false, into: &out) }
-        case .comparison where required:
-            requiredPredicates(c, into: &out)
-            return false
-        default:
-            return false
-        }
-    }
-
-    /// The predicates a condition requires: every one must hold for it to hold.
-    static func requiredPredicates(_ c: PlannedCondition, into out: inout [(SlotKey, Predicate)]) {
-        switch c {
-        case .comparison(let k, let op, .string(_, let lowered)):
+            return cs.contains { collect($0, required: false, keys: &keys, into: &out) }
+        case .comparison(let k, let op, .string(_, let lowered)) where required:
             let mode: Mode? = switch op {
             case .equals: .equals
             case .contains: .contains
@@ -271,13 +258,61 @@ struct RuleIndex: Sendable {
             case .endsWith: .endsWith
             default: nil
             }
-            guard let mode else { return }
+            guard let mode, indexable(k.ref) else { return false }
             // Patterns must be non-empty ASCII for the byte automaton; equalities work on any text.
-            if mode != .equals && (lowered.isEmpty || !lowered.utf8.allSatisfy({ $0 < 0x80 })) { return }
-            out.append((k, Predicate(slot: k.slot, mode: mode, value: lowered)))
-        case .and(let cs): for x in cs { requiredPredicates(x, into: &out) }
-        case .or(let cs) where cs.count == 1: requiredPredicates(cs[0], into: &out)
-        default: break
+            if mode != .equals && (lowered.isEmpty || !lowered.utf8.allSatisfy({ $0 < 0x80 })) { return false }
+            if k.slot >= keys.count { keys.append(contentsOf: repeatElement(nil, count: k.slot + 1 - keys.count)) }
+            if keys[k.slot] == nil { keys[k.slot] = k }
+            out.append(Predicate(slot: k.slot, mode: mode, value: lowered))
+            return false
+        default:
+            return false
         }
+    }
+}
+
+/// Distinct index predicates numbered in first-seen order, found by a byte hash of their text (no
+/// `String` hashing): a rule set of a thousand rules looks up thousands of them while it is planned.
+struct PredicateIDs {
+    private(set) var distinct: [RuleIndex.Predicate] = []
+    private var hashes: [UInt64] = []
+    /// id + 1 per bucket (0: empty); a power of two at most half full.
+    private var buckets = [Int32](repeating: 0, count: 64)
+
+    static func hash(_ p: RuleIndex.Predicate) -> UInt64 {
+        var text = p.value
+        let h = text.withUTF8 { ByteKeyTable.hash($0) }
+        return (h ^ UInt64(p.slot) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(p.mode.rawValue) << 56) &* 0xFF51_AFD7_ED55_8CCD
+    }
+
+    /// The id of `p`, and whether it is new.
+    mutating func id(of p: RuleIndex.Predicate) -> (Int, new: Bool) {
+        let h = Self.hash(p)
+        let mask = buckets.count - 1
+        var b = Int(truncatingIfNeeded: h >> 7) & mask
+        while true {
+            let e = Int(buckets[b]) - 1
+            if e < 0 { break }
+            if hashes[e] == h && distinct[e].slot == p.slot && distinct[e].mode == p.mode && distinct[e].value == p.value {
+                return (e, false)
+            }
+            b = (b + 1) & mask
+        }
+        distinct.append(p)
+        hashes.append(h)
+        buckets[b] = Int32(distinct.count)
+        if distinct.count * 2 > buckets.count { grow() }
+        return (distinct.count - 1, true)
+    }
+
+    private mutating func grow() {
+        var bigger = [Int32](repeating: 0, count: buckets.count * 2)
+        let mask = bigger.count - 1
+        for e in hashes.indices {
+            var b = Int(truncatingIfNeeded: hashes[e] >> 7) & mask
+            while bigger[b] != 0 { b = (b + 1) & mask }
+            bigger[b] = Int32(e + 1)
+        }
+        buckets = bigger
     }
 }
