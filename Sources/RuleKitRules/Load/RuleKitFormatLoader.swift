@@ -335,11 +335,18 @@ public enum RuleSetLoader {
     }
 
     public static func format(of document: Document) -> Format {
-        if document.value["dataElements"] != nil || document.value["format"] != nil { return .rulekit }
-        for r in document.value["rules"]?.arrayValue ?? [] where r["when"] != nil || r["then"] != nil {
-            return .rulekit
+        guard case .object(let root) = document.value else { return .launch }
+        if root["dataElements"] != nil || root["format"] != nil { return .rulekit }
+        guard case .array(let rules)? = root["rules"] else { return .launch }
+        // Rules are looked at in place (borrowed views): copying each out of the array would cost a
+        // reference count in and out per rule, for two key lookups.
+        return rules.withUnsafeBufferPointer { rules in
+            for r in rules {
+                guard case .object(let o) = r.unsafeView else { continue }
+                if o.find("when", asciiCount: 4) != nil || o.find("then", asciiCount: 4) != nil { return .rulekit }
+            }
+            return .launch
         }
-        return .launch
     }
 
     /// Reads either format from JSON text: a Launch file with no finding straight from its bytes, any
