@@ -28,7 +28,10 @@ public struct JSONPull: ~Copyable {
     ) -> T? {
         guard bytes.count <= limits.maxDocumentBytes else { return nil }
         return bytes.withUnsafeBufferPointer { buf in
-            var r = JSONPull(parser: JSONParser(buf: buf, file: file, limits: limits, keepMap: false, lineOffset: 0))
+            var parser = JSONParser(buf: buf, file: file, limits: limits, keepMap: false, lineOffset: 0)
+            // What a caller reads this way is a structure it knows, which repeats its strings.
+            parser.interner = StringInterner()
+            var r = JSONPull(parser: parser)
             return body(&r)
         }
     }

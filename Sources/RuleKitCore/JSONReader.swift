@@ -124,6 +124,9 @@ struct JSONParser: ~Copyable {
     /// Where the current line's first non-ASCII string starts (Int.max: none yet). Before it, a column
     /// is the byte distance from the line start; after it, characters are counted.
     var firstNonASCII = Int.max
+    /// When set, strings of more than 15 bytes are shared between equal occurrences (rules files repeat
+    /// their keys, URLs and tokens thousands of times).
+    var interner: StringInterner?
 
     init(buf: UnsafeBufferPointer<UInt8>, file: String, limits: ReaderLimits, keepMap: Bool, lineOffset: Int) {
         self.buf = buf

@@ -79,7 +79,7 @@ extension JSONParser {
         throw error("unterminated string", at: open)
     }
 
-    func makeString(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int, ascii: Bool = false) throws(DiagnosticError) -> String {
+    mutating func makeString(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int, ascii: Bool = false) throws(DiagnosticError) -> String {
         guard bytes.count <= limits.maxScalarBytes else {
             throw error("string of \(bytes.count) bytes is over the limit of \(limits.maxScalarBytes)",
                         at: offset, code: .limitExceeded)
@@ -87,6 +87,7 @@ extension JSONParser {
         // `String(validating:)` is generic and unspecialized here (a metadata lookup per call); checking
         // the bytes ourselves and then decoding is several times faster on short strings.
         guard ascii || isValidUTF8(bytes) else { throw error("invalid UTF-8 in a string", at: offset) }
+        if interner != nil { return interner!.string(bytes) }
         return String(decoding: bytes, as: UTF8.self)
     }
 

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import RuleKitYAML
+@testable import RuleKitCore
 
 @Suite struct StringInternerTests {
     func intern(_ s: String, _ interner: inout StringInterner) -> String {

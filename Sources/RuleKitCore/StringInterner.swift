@@ -3,17 +3,18 @@
 /// Rules files repeat the same long scalars (event types, sources, key paths) thousands of times; a
 /// string over 15 UTF-8 bytes costs a heap allocation, and its later release, every time. Reusing the
 /// earlier `String` turns that into a retain. Short strings are stored inline by Swift and skip the cache.
-struct StringInterner {
+/// Used by the YAML reader, and by the JSON reader for rules files (`JSONPull`).
+package struct StringInterner {
     private var slots: [String?]
     private let mask: Int
 
-    init(slotCount: Int = 4096) {
+    package init(slotCount: Int = 4096) {
         precondition(slotCount > 0 && slotCount & (slotCount - 1) == 0, "slot count must be a power of two")
         slots = Array(repeating: nil, count: slotCount)
         mask = slotCount - 1
     }
 
-    mutating func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+    package mutating func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         let n = bytes.count
         guard n > 15 && n <= 256 else { return String(decoding: bytes, as: UTF8.self) }
         // The slot comes from the length and three 8-byte words (start, middle, end), not every byte: a
