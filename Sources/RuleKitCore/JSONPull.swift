@@ -119,14 +119,17 @@ public struct JSONPull: ~Copyable {
         guard peek() == UInt8(ascii: "\"") else { return nil }
         let buf = parser.buf
         let start = parser.pos + 1
-        var i = start
+        parser.pos = start
+        var high: UInt8 = 0
+        parser.skipPlainStringBytes(&high)
+        var i = parser.pos
         while i < buf.count {
             let c = buf[i]
             if c == UInt8(ascii: "\"") { break }
             if c < 0x20 || c >= 0x80 || c == UInt8(ascii: "\\") { return nil }
             i += 1
         }
-        guard i < buf.count else { return nil }
+        guard i < buf.count, high < 0x80 else { return nil }
         parser.pos = i + 1
         guard take(UInt8(ascii: ":")) else { return nil }
         return Key(bytes: UnsafeBufferPointer(rebasing: buf[start..<i]))

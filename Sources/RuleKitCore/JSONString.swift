@@ -9,6 +9,8 @@ extension JSONParser {
         let start = pos
         var high: UInt8 = 0
         while pos < buf.count {
+            skipPlainStringBytes(&high)
+            guard pos < buf.count else { break }
             let c = buf[pos]
             if c == UInt8(ascii: "\"") {
                 // ASCII needs no UTF-8 validation.
@@ -26,6 +28,39 @@ extension JSONParser {
             pos += 1
         }
         throw error("unterminated string", at: open)
+    }
+
+    /// Moves `pos` past the bytes of a string that need no attention (anything but '"', '\\' and control
+    /// characters), eight at a time, folding them into `high` (its top bit: some byte was not ASCII).
+    /// Stops at the first byte that needs attention, or where fewer than eight bytes are left.
+    @inline(__always)
+    mutating func skipPlainStringBytes(_ high: inout UInt8) {
+        guard let base = buf.baseAddress else { return }
+        let raw = UnsafeRawPointer(base)
+        var seen: UInt64 = 0
+        while pos + 8 <= buf.count {
+            let w = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: pos, as: UInt64.self))
+            let stops = Self.stopBytes(w)
+            if stops != 0 {
+                let plain = stops.trailingZeroBitCount >> 3
+                if plain > 0 { seen |= w & (UInt64.max >> (64 - 8 * plain)) }
+                pos += plain
+                break
+            }
+            seen |= w
+            pos += 8
+        }
+        if seen & 0x8080_8080_8080_8080 != 0 { high |= 0x80 }
+    }
+
+    /// The top bit of each byte of `w` that ends a run of plain string bytes: '"', '\\' or below 0x20.
+    /// Bits above the lowest may be false (a borrow carries up), so only the lowest is read.
+    @inline(__always)
+    static func stopBytes(_ w: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let quote = w ^ (ones &* 0x22), backslash = w ^ (ones &* 0x5C)
+        return ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash | (w &- ones &* 0x20) & ~w)
+            & 0x8080_8080_8080_8080
     }
 
     /// Notes that the line holds non-ASCII text from `offset` on (columns past it count characters).

@@ -46,6 +46,34 @@ import Testing
         }
     }
 
+    /// Strings are scanned eight bytes at a time: every special byte at every position of a word (and
+    /// past the last whole word) must still be seen.
+    @Test func specialBytesAreSeenAtEveryPosition() throws {
+        let cases: [(written: String, meant: String)] = [
+            (#"\""#, "\""), (#"\\"#, "\\"), (#"\n"#, "\n"), ("é", "é"), (#"\u00e9"#, "é"),
+        ]
+        for length in 1..<20 {
+            for position in 0..<length {
+                for c in cases {
+                    var text = Array(repeating: "a", count: length)
+                    text[position] = c.written
+                    var expected = Array(repeating: "a", count: length)
+                    expected[position] = c.meant
+                    let json = #"[""# + text.joined() + #"", 1]"#
+                    #expect(try JSONReader.value(json) == .array([.string(expected.joined()), 1]), "\(json)")
+                }
+                var bytes = Array(#"""#.utf8) + Array(repeating: UInt8(ascii: "a"), count: length) + Array(#"""#.utf8)
+                bytes[1 + position] = 0x01
+                #expect(throws: DiagnosticError.self) { try JSONReader.read(bytes) }
+                bytes[1 + position] = 0xFF
+                #expect(throws: DiagnosticError.self) { try JSONReader.read(bytes) }
+            }
+        }
+        // A column after non-ASCII text scanned in whole words still counts characters.
+        let doc = try JSONReader.read(#"{"k": "ééééééééé", "x": [1]}"#, keepSourceMap: true)
+        #expect(doc.root["x"]?.location?.column == 25)
+    }
+
     @Test func invalidUTF8IsRejected() {
         #expect(throws: DiagnosticError.self) { try JSONReader.read([0x22, 0xC3, 0x28, 0x22]) }
         #expect(throws: DiagnosticError.self) { try JSONReader.read([0x22, 0xED, 0xA0, 0x80, 0x22]) }

@@ -1,5 +1,5 @@
 // Phase timings for profiling (`perf record`): `swift run -c release probe <phase> [rounds]`.
-// Phases: json-map, json, launch-load, plan, json-all, json-all-thread, yaml, yaml-load, yaml-plan, yaml-all,
+// Phases: fast (LaunchRulesLoader.load(json:)), fast-all (and plan), fast-keep (results kept), json-map, json, launch-load, plan, json-all, json-all-thread, yaml, yaml-load, yaml-plan, yaml-all,
 // yaml-walk, pull, match10, match1000, xdm; warm10 (10 rules on 100 cache-resident events) and batch10 (the
 // batch API on the whole stream) for profiling the matcher. Each prints the best and the median round.
 // PROBE_EVENTS=1 keeps the 10k parsed events in memory first, as the benchmark process does.
@@ -32,6 +32,13 @@ if on("json") { try time("json rules-1000", rounds: rounds) { _ = try JSONReader
 if on("fast") { try time("load(json:) rules-1000", rounds: rounds) { _ = try LaunchRulesLoader.load(json: r1000, file: "rules-1000.json").get() } }
 if on("fast-all") { try time("load(json:)+plan 1000", rounds: rounds) {
     _ = Planner().plan(try LaunchRulesLoader.load(json: r1000, file: "rules-1000.json").get()) } }
+if phase == "fast-keep" {
+    // As fast-all, with every result kept until the end: the difference is what freeing them costs.
+    var kept: [CompiledRuleSet] = []
+    kept.reserveCapacity(rounds)
+    try time("load(json:)+plan 1000, results kept", rounds: rounds) {
+        kept.append(Planner().plan(try LaunchRulesLoader.load(json: r1000, file: "rules-1000.json").get())) }
+}
 let doc = try JSONReader.read(r1000, file: "rules-1000.json", keepSourceMap: true)
 if on("launch-load") { try time("launch load", rounds: rounds) { _ = try LaunchRulesLoader.load(doc).get() } }
 let set = try LaunchRulesLoader.load(doc).get()

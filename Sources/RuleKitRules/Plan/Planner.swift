@@ -110,7 +110,8 @@ struct PlanState {
     }
 
     mutating func group(_ c: Condition) -> PlannedCondition? {
-        guard let logic = c.definition.logic, let conditions = c.definition.conditions else {
+        let d = c.definition
+        guard let logic = d.logic, let conditions = d.conditions else {
             warn(.rulesDroppedCondition, "rule \(ruleLabel): a group needs 'logic' and 'conditions'; it is dropped",
                  c.location)
             return nil
@@ -235,14 +236,42 @@ struct PlanState {
     }
 
     /// `s.lowercased()`, sharing `s`'s storage when it is ASCII without capitals (most matcher values):
-    /// no new string is made.
+    /// no new string is made. Other ASCII is lowercased byte by byte (what `lowercased()` does to ASCII,
+    /// without its Unicode tables); only non-ASCII text goes through `lowercased()`.
     static func lowered(_ s: String) -> String {
-        var plain = true
-        for b in s.utf8 where b >= 0x80 || (b >= 0x41 && b <= 0x5A) {
-            plain = false
-            break
+        var text = s
+        return text.withUTF8 { b -> String in
+            // Eight bytes at a time. With each byte's top bit set (x), subtracting 0x41 from a byte leaves
+            // its top bit set iff the byte is at least 0x41, and subtracting 0x5B iff at least 0x5B (no
+            // borrow crosses bytes): a capital is the first without the second. Non-ASCII shows in w.
+            let raw = UnsafeRawBufferPointer(b)
+            let high: UInt64 = 0x8080_8080_8080_8080
+            var i = 0
+            var plain = true
+            while i + 8 <= b.count {
+                let w = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let x = w | high
+                let capitals = (x &- 0x4141_4141_4141_4141) & ~(x &- 0x5B5B_5B5B_5B5B_5B5B) & high
+                if (w & high) | capitals != 0 { plain = false; break }
+                i += 8
+            }
+            if plain {
+                while i < b.count {
+                    let c = b[i]
+                    if c >= 0x80 || (c >= 0x41 && c <= 0x5A) { plain = false; break }
+                    i += 1
+                }
+            }
+            if plain { return s }
+            guard !b.contains(where: { $0 >= 0x80 }) else { return s.lowercased() }
+            return String(unsafeUninitializedCapacity: b.count) { out in
+                for j in 0..<b.count {
+                    let c = b[j]
+                    out[j] = c &- 0x41 < 26 ? c | 0x20 : c
+                }
+                return b.count
+            }
         }
-        return plain ? s : s.lowercased()
     }
 
     /// Whether some string inside `v` has a '{' (a token, or the '{{' that draws a warning): subtrees

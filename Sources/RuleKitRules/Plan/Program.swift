@@ -82,17 +82,15 @@ struct Program: Sendable {
             record(k)
             var f = FlatOperand(kind: .string, int: 0, double: 0, bool: false, offset: 0, length: 0)
             switch operand {
-            case .string(_, let lowered):
+            case .string(_, var lowered):
+                // Copied whole (a byte at a time, each append checks capacity and uniqueness).
                 let start = bytes.count
-                var ascii = true
-                for b in lowered.utf8 {
-                    if b >= 0x80 { ascii = false; break }
-                    bytes.append(b)
+                let ascii = lowered.withUTF8 { b in
+                    guard !b.contains(where: { $0 >= 0x80 }) else { return false }
+                    bytes.append(contentsOf: b)
+                    return true
                 }
-                guard ascii else {
-                    bytes.removeSubrange(start...)
-                    return fallback(c)
-                }
+                guard ascii else { return fallback(c) }
                 f.offset = Int32(start)
                 f.length = Int32(bytes.count - start)
             case .int(let i): f.kind = .int; f.int = i
