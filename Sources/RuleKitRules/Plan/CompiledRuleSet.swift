@@ -9,9 +9,10 @@ public enum Operation: String, Sendable, Hashable, CaseIterable {
     public init?(code: String) {
         // Two bytes compared as a number: a `String` switch goes through a slow generic path, and
         // planning reads a code per matcher.
-        var bytes = code.utf8.makeIterator()
-        guard let a = bytes.next(), let b = bytes.next(), bytes.next() == nil else { return nil }
-        switch UInt16(a) << 8 | UInt16(b) {
+        let utf8 = code.utf8
+        guard utf8.count == 2 else { return nil }
+        let pair = UInt16(utf8[utf8.startIndex]) << 8 | UInt16(utf8[utf8.index(after: utf8.startIndex)])
+        switch pair {
         case 0x6571: self = .equals        // eq
         case 0x6E65: self = .notEquals     // ne
         case 0x6774: self = .greaterThan   // gt

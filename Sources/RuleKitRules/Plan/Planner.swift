@@ -35,7 +35,8 @@ public struct Planner: Sendable {
         for i in set.rules.indices {
             let rule = set.rules[i]
             guard rule.enabled else { continue }
-            state.ruleLabel = rule.id ?? "#\(i)"
+            state.ruleID = rule.id
+            state.ruleIndex = i
             guard let condition = state.condition(rule.condition) else {
                 state.warn(.rulesDroppedRule,
                            "rule \(state.ruleLabel) is dropped: its condition has nothing valid left", rule.location)
@@ -54,7 +55,10 @@ struct PlanState {
     let options: Planner.Options
     let elements: [String: DataElement]
     var diagnostics = Diagnostics(cap: 1000)
-    var ruleLabel = ""
+    /// The rule being planned, named in messages (the label is made only for a message).
+    var ruleID: String?
+    var ruleIndex = 0
+    var ruleLabel: String { ruleID ?? "#\(ruleIndex)" }
     var slots: [KeyRef: Int] = [:]
     /// Parsed keys by text: rule sets repeat the same few keys thousands of times.
     var keyRefs = TextTable<KeyRef>()
@@ -239,8 +243,8 @@ struct PlanState {
     /// no new string is made. Other ASCII is lowercased byte by byte (what `lowercased()` does to ASCII,
     /// without its Unicode tables); only non-ASCII text goes through `lowercased()`.
     static func lowered(_ s: String) -> String {
-        var text = s
-        return text.withUTF8 { b -> String in
+        // Read in place (a native string always has contiguous UTF-8; `withUTF8` would need a copy).
+        s.utf8.withContiguousStorageIfAvailable { b -> String in
             // Eight bytes at a time. With each byte's top bit set (x), subtracting 0x41 from a byte leaves
             // its top bit set iff the byte is at least 0x41, and subtracting 0x5B iff at least 0x5B (no
             // borrow crosses bytes): a capital is the first without the second. Non-ASCII shows in w.
@@ -271,7 +275,7 @@ struct PlanState {
                 }
                 return b.count
             }
-        }
+        } ?? s.lowercased()
     }
 
     /// Whether some string inside `v` has a '{' (a token, or the '{{' that draws a warning): subtrees

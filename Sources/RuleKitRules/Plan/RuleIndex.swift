@@ -280,8 +280,7 @@ struct PredicateIDs {
     private var buckets = [Int32](repeating: 0, count: 64)
 
     static func hash(_ p: RuleIndex.Predicate) -> UInt64 {
-        var text = p.value
-        let h = text.withUTF8 { ByteKeyTable.hash($0) }
+        let h = TextTable<Int>.hash(p.value)
         return (h ^ UInt64(p.slot) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(p.mode.rawValue) << 56) &* 0xFF51_AFD7_ED55_8CCD
     }
 

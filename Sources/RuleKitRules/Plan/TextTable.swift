@@ -12,9 +12,10 @@ struct TextTable<V> {
     /// Entry + 1 per bucket (0: empty); a power of two at most half full.
     private var buckets = [Int32](repeating: 0, count: 64)
 
-    private static func hash(_ text: String) -> UInt64 {
-        var t = text
-        return t.withUTF8 { ByteKeyTable.hash($0) }
+    static func hash(_ text: String) -> UInt64 {
+        // In place: a native string's UTF-8 is contiguous (`withUTF8` would need a mutable copy).
+        if let h = text.utf8.withContiguousStorageIfAvailable({ ByteKeyTable.hash($0) }) { return h }
+        return Array(text.utf8).withUnsafeBufferPointer { ByteKeyTable.hash($0) }
     }
 
     subscript(text: String) -> V? {
