@@ -23,6 +23,17 @@ struct AhoCorasick: Sendable {
     private(set) var lengths: [Int] = []
 
     init(patterns: [[UInt8]]) {
+        // At most one state and one edge per pattern byte: reserved once, so building never regrows.
+        let bound = patterns.reduce(1) { $0 + $1.count }
+        firstEdge.reserveCapacity(bound)
+        fail.reserveCapacity(bound)
+        firstPattern.reserveCapacity(bound)
+        outputLink.reserveCapacity(bound)
+        edgeTarget.reserveCapacity(bound)
+        edgeByte.reserveCapacity(bound)
+        edgeNext.reserveCapacity(bound)
+        patternNext.reserveCapacity(patterns.count)
+        lengths.reserveCapacity(patterns.count)
         var rootChild = [Int32](repeating: -1, count: 128)
         for (pid, p) in patterns.enumerated() {
             var s: Int32 = 0
