@@ -2,21 +2,45 @@
 ///
 /// Rules files repeat the same long scalars (event types, sources, key paths) thousands of times; a
 /// string over 15 UTF-8 bytes costs a heap allocation, and its later release, every time. Reusing the
-/// earlier `String` turns that into a retain. Short strings are stored inline by Swift and skip the cache.
+/// earlier `String` turns that into a retain. Short strings (15 bytes or fewer) are stored inline by
+/// Swift, so they cost no allocation, but making one still validates and decodes its bytes: keys such as
+/// `type` and `definition` recur in every rule, and a second small cache keyed by the bytes themselves
+/// (two words) hands back the earlier one instead.
 /// Used by the YAML reader, and by the JSON reader for rules files (`JSONPull`).
 package struct StringInterner {
     private var slots: [String?]
     private let mask: Int
+    /// Short strings by their bytes packed into two words (the length in the top byte of the second).
+    private var shortWords: [(UInt64, UInt64)]
+    private var shortStrings: [String]
+    private static let shortSlots = 1024
 
     package init(slotCount: Int = 4096) {
         precondition(slotCount > 0 && slotCount & (slotCount - 1) == 0, "slot count must be a power of two")
         slots = Array(repeating: nil, count: slotCount)
         mask = slotCount - 1
+        // Word (0, 0) is never a key: every short key has its nonzero length in the second word.
+        shortWords = Array(repeating: (0, 0), count: Self.shortSlots)
+        shortStrings = Array(repeating: "", count: Self.shortSlots)
     }
 
     package mutating func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         let n = bytes.count
-        guard n > 15 && n <= 256 else { return String(decoding: bytes, as: UTF8.self) }
+        if n <= 15 {
+            guard n > 0 else { return "" }
+            var w0: UInt64 = 0, w1 = UInt64(n) << 56
+            for i in 0..<min(n, 8) { w0 |= UInt64(bytes[i]) << (8 * UInt64(i)) }
+            var i = 8
+            while i < n { w1 |= UInt64(bytes[i]) << (8 * UInt64(i - 8)); i += 1 }
+            let slot = Int(truncatingIfNeeded: ((w0 ^ (w1 &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9) >> 40)
+                & (Self.shortSlots - 1)
+            if shortWords[slot] == (w0, w1) { return shortStrings[slot] }
+            let s = String(decoding: bytes, as: UTF8.self)
+            shortWords[slot] = (w0, w1)
+            shortStrings[slot] = s
+            return s
+        }
+        guard n <= 256 else { return String(decoding: bytes, as: UTF8.self) }
         // The slot comes from the length and three 8-byte words (start, middle, end), not every byte: a
         // collision only costs a new string, never a wrong one (the bytes are compared below).
         let raw = UnsafeRawBufferPointer(bytes)

@@ -203,7 +203,8 @@ struct LibYAMLParser: ~Copyable {
         let top = stack.count - 1
         stack[top].key = text
         stack[top].keyMark = (UInt32(m.line + 1), UInt32(m.column + 1))
-        stack[top].keyIsMerge = plain && tag == nil && text == "<<"
+        // Bytes first: comparing every key with "<<" as strings goes through a slow path for most keys.
+        stack[top].keyIsMerge = plain && tag == nil && bytes.count == 2 && bytes[0] == 0x3C && bytes[1] == 0x3C
         if !stack[top].anyKeyHasDot && bytes.contains(0x2E) { stack[top].anyKeyHasDot = true }
         if stack[top].allKeysASCII && bytes.contains(where: { $0 >= 0x80 }) { stack[top].allKeysASCII = false }
     }
@@ -312,7 +313,13 @@ struct LibYAMLParser: ~Copyable {
         let start = stack[top].start
         let count = scratchMembers.count - start
         if stack[top].keySet == nil {
-            for i in start..<scratchMembers.count where scratchMembers[i].key == key { return true }
+            // Among ASCII keys (this one included: `setKey` noted it), equal keys have equal lengths, read
+            // without a call; otherwise canonical equivalence may match keys of different byte lengths.
+            let length = stack[top].allKeysASCII ? key.utf8.count : -1
+            for i in start..<scratchMembers.count
+            where (length < 0 || scratchMembers[i].key.utf8.count == length) && scratchMembers[i].key == key {
+                return true
+            }
             if count >= 16 {
                 var keys = Set<String>(minimumCapacity: count * 2)
                 for i in start..<scratchMembers.count { keys.insert(scratchMembers[i].key) }

@@ -24,6 +24,26 @@ import Testing
         #expect(intern("héllo wörld, ünïcode", &interner) == "héllo wörld, ünïcode")
     }
 
+    /// Short strings are cached by their packed bytes: every length and byte position must tell two
+    /// strings apart, including ones that differ only in length or in a zero byte.
+    @Test func shortStringsComeBackAsThemselves() {
+        var interner = StringInterner(slotCount: 4)
+        var all: [String] = ["", "\u{0}", "\u{0}\u{0}", "é", "e\u{301}", "ab", "abc", "a\u{0}c"]
+        for n in 1...15 {
+            for i in 0..<n {
+                var bytes = Array(repeating: UInt8(ascii: "k"), count: n)
+                bytes[i] = UInt8(ascii: "q")
+                all.append(String(decoding: bytes, as: UTF8.self))
+            }
+        }
+        for _ in 0..<2 {
+            for s in all {
+                let back = intern(s, &interner)
+                #expect(back == s && Array(back.utf8) == Array(s.utf8), "\(Array(s.utf8))")
+            }
+        }
+    }
+
     @Test func byteComparisonCoversEveryLength() {
         for n in 0...20 {
             let x = Array(repeating: UInt8(ascii: "a"), count: n)

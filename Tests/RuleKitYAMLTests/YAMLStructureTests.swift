@@ -50,6 +50,18 @@ import Testing
         }
     }
 
+    /// Keys compare as strings (canonical equivalence), as JSON keys do: "é" precomposed and decomposed
+    /// are one key, though their bytes and lengths differ; ASCII keys that only share a length are two.
+    @Test func duplicateKeysCompareAsStrings() {
+        #expect(throws: DiagnosticError.self) { try YAMLReader.read("caf\u{E9}: 1\nb: 2\ncafe\u{301}: 3\n") }
+        #expect(throws: DiagnosticError.self) { try YAMLReader.read("cafe\u{301}: 1\ncaf\u{E9}: 3\n") }
+        #expect(throws: DiagnosticError.self) { try YAMLReader.read("ab: 1\ncd: 2\nab: 3\n") }
+        #expect(throws: Never.self) { try YAMLReader.read("ab: 1\ncd: 2\nef: 3\nabc: 4\n") }
+        let many = (0..<40).map { "k\($0): \($0)" }.joined(separator: "\n")
+        #expect(throws: DiagnosticError.self) { try YAMLReader.read(many + "\nk7: again\n") }
+        #expect(throws: Never.self) { try YAMLReader.read(many + "\nk40: new\n") }
+    }
+
     @Test func complexKeysAreRejected() {
         #expect(throws: DiagnosticError.self) { try YAMLReader.read("? [a, b]\n: c\n") }
     }

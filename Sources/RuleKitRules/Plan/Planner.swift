@@ -278,11 +278,16 @@ struct PlanState {
         } ?? s.lowercased()
     }
 
+    /// Whether `s` has a '{', read in place (the generic `utf8.contains` steps through an iterator).
+    static func hasBrace(_ s: String) -> Bool {
+        s.utf8.withContiguousStorageIfAvailable { $0.contains(0x7B) } ?? s.utf8.contains(0x7B)
+    }
+
     /// Whether some string inside `v` has a '{' (a token, or the '{{' that draws a warning): subtrees
     /// without one are kept as they are, with no per-member rebuilding.
     static func mayHoldTemplates(_ v: Value) -> Bool {
         switch v {
-        case .string(let s): s.utf8.contains(0x7B)
+        case .string(let s): hasBrace(s)
         case .array(let a): a.contains(where: mayHoldTemplates)
         case .object(let o): o.members.contains { mayHoldTemplates($0.value) }
         default: false
@@ -293,7 +298,7 @@ struct PlanState {
         switch v {
         case .string(let s):
             // Most strings have no '{' at all: only those are searched for the delimiter.
-            let hasBrace = s.utf8.contains(0x7B)
+            let hasBrace = Self.hasBrace(s)
             guard hasBrace, Template.containsOpen(s) else {
                 if hasBrace, s.contains("{{") && s.contains("}}") {
                     warn(.rulesBadToken,

@@ -45,22 +45,26 @@ public struct Template: Sendable, Hashable {
                              resolveKey: (String) -> (KeyRef, Function?) = { (KeyRef.parse($0), nil) }) -> Template {
         // Byte search: the delimiters are ASCII in practice, and a UTF-8 match of a whole delimiter
         // always starts on a character boundary, so slicing the bytes gives valid strings.
-        let bytes = Array(text.utf8)
         let o = open == "{%" ? Self.defaultOpen : Array(open.utf8)
         let c = close == "%}" ? Self.defaultClose : Array(close.utf8)
-        var segments: [Segment] = []
-        var pos = 0
-        func string(_ from: Int, _ to: Int) -> String { String(decoding: bytes[from..<to], as: UTF8.self) }
-        while let start = find(o, in: bytes, from: pos) {
-            if start > pos { segments.append(.text(string(pos, start))) }
-            guard let end = find(c, in: bytes, from: start + o.count) else {
-                return Template(segments: [], unclosed: true)
+        return Array(text.utf8).withUnsafeBufferPointer { bytes in
+            var segments: [Segment] = []
+            var pos = 0
+            // Decoded from a buffer, not an array slice: the generic slice path goes byte by byte.
+            func string(_ from: Int, _ to: Int) -> String {
+                String(decoding: UnsafeBufferPointer(rebasing: bytes[from..<to]), as: UTF8.self)
             }
-            segments.append(.token(token(string(start + o.count, end), resolveKey: resolveKey)))
-            pos = end + c.count
+            while let start = find(o, in: bytes, from: pos) {
+                if start > pos { segments.append(.text(string(pos, start))) }
+                guard let end = find(c, in: bytes, from: start + o.count) else {
+                    return Template(segments: [], unclosed: true)
+                }
+                segments.append(.token(token(string(start + o.count, end), resolveKey: resolveKey)))
+                pos = end + c.count
+            }
+            if pos < bytes.count { segments.append(.text(string(pos, bytes.count))) }
+            return Template(segments: segments, unclosed: false)
         }
-        if pos < bytes.count { segments.append(.text(string(pos, bytes.count))) }
-        return Template(segments: segments, unclosed: false)
     }
 
     static let defaultOpen = Array("{%".utf8), defaultClose = Array("%}".utf8)
@@ -77,7 +81,7 @@ public struct Template: Sendable, Hashable {
     }
 
     /// The first position at or after `from` where `needle` occurs in `hay`.
-    static func find(_ needle: [UInt8], in hay: [UInt8], from: Int) -> Int? {
+    static func find(_ needle: [UInt8], in hay: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
         guard let first = needle.first, hay.count - needle.count >= from else { return nil }
         var i = from
         while i <= hay.count - needle.count {
