@@ -97,7 +97,7 @@ public struct JSONPull: ~Copyable {
     public struct Key {
         @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
 
-        init(bytes: UnsafeBufferPointer<UInt8>) {
+        package init(bytes: UnsafeBufferPointer<UInt8>) {
             self.bytes = bytes
         }
 

@@ -64,6 +64,21 @@ import Testing
         #expect(Self.agree(#"{"rules": [], "version": 1}"#))
     }
 
+    /// The fast path reads exactly the members the document loader knows (any other key sends a file to
+    /// the document loader, which reports it).
+    @Test func theFastPathKnowsTheLoadersKeys() {
+        func fields<F: FastPathField>(_ keys: Set<String>, _: F.Type) -> [F?] {
+            keys.sorted().map { k in
+                Array(k.utf8).withUnsafeBufferPointer { F(JSONPull.Key(bytes: $0)) }
+            }
+        }
+        let rule = fields(LaunchRulesLoader.ruleKeys, RuleField.self)
+        #expect(!rule.contains(nil) && Set(rule.map { $0!.rawValue }).count == RuleField.allCases.count)
+        let definition = fields(LaunchRulesLoader.definitionKeys, DefinitionField.self)
+        #expect(!definition.contains(nil) && Set(definition.map { $0!.rawValue }).count == DefinitionField.allCases.count)
+        #expect(Array("when".utf8).withUnsafeBufferPointer { RuleField(JSONPull.Key(bytes: $0)) } == nil)
+    }
+
     @Test func everyRuleShapeAgrees() {
         let shapes = [
             // meta with nulls, RuleKit fields, reEvaluate; enabled; id/name/description, non-string ids ignored

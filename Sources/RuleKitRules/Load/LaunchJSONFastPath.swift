@@ -34,7 +34,7 @@ enum LaunchJSONFastPath {
                 version = i
             case "rules":
                 guard rules == nil else { return false }
-                rules = ruleList(&r)
+                rules = list(&r, rule)
                 return rules != nil
             default: return false
             }
@@ -44,61 +44,51 @@ enum LaunchJSONFastPath {
         return RuleSet(version: version, rules: rules)
     }
 
-    static func ruleList(_ r: inout JSONPull) -> [Rule]? {
+    /// The array that comes next, each element read by `element` (nil: give up).
+    static func list<T>(_ r: inout JSONPull, _ element: (inout JSONPull) -> T?) -> [T]? {
         guard r.peek() == UInt8(ascii: "["), r.node() else { return nil }
-        var rules: [Rule] = []
+        var out: [T] = []
         let ok = r.elements { r in
-            guard let rule = rule(&r) else { return false }
-            rules.append(rule)
+            guard let x = element(&r) else { return false }
+            out.append(x)
             return true
         }
-        return ok ? rules : nil
+        return ok ? out : nil
     }
 
     static func rule(_ r: inout JSONPull) -> Rule? {
         guard r.peek() == UInt8(ascii: "{"), r.node() else { return nil }
         let at = r.location()
-        var seen: UInt8 = 0
+        var seen: UInt16 = 0
         var meta: ValueObject?
         var condition: Condition?
         var consequences: [Consequence]?
         var enabled: Bool?
         var id: String?, name: String?, description: String?
         let ok = r.members { r, k in
-            let bit: UInt8
-            switch k {
-            case "condition": bit = 1
-            case "consequences": bit = 2
-            case "meta": bit = 4
-            case "enabled": bit = 8
-            case "id": bit = 16
-            case "name": bit = 32
-            case "description": bit = 64
-            default: return false
-            }
-            guard seen & bit == 0 else { return false }
-            seen |= bit
-            switch bit {
-            case 1:
+            guard let field = RuleField.first(k, &seen) else { return false }
+            switch field {
+            case .condition:
                 condition = self.condition(&r, depth: 4)
                 return condition != nil
-            case 2:
-                consequences = consequenceList(&r)
+            case .consequences:
+                // The list is at depth 4.
+                consequences = list(&r, consequence)
                 return consequences != nil
-            case 4:
+            case .meta:
                 switch r.value(depth: 3) {
                 case .object(let o)?: meta = o
                 case .null?: meta = nil
                 default: return false
                 }
-            case 8:
+            case .enabled:
                 guard case .bool(let b)? = r.value(depth: 3) else { return false }
                 enabled = b
-            default:
+            case .id, .name, .description:
                 // The document loader ignores a non-string id, name or description, silently.
                 guard let v = r.value(depth: 3) else { return false }
                 guard case .string(let s) = v else { return true }
-                if bit == 16 { id = s } else if bit == 32 { name = s } else { description = s }
+                if field == .id { id = s } else if field == .name { name = s } else { description = s }
             }
             return true
         }
@@ -140,46 +130,26 @@ enum LaunchJSONFastPath {
         var d = Condition.Definition()
         var seen: UInt16 = 0
         let ok = r.members { r, k in
-            let bit: UInt16
-            switch k {
-            case "key": bit = 1
-            case "matcher": bit = 2
-            case "values": bit = 4
-            case "logic": bit = 8
-            case "conditions": bit = 16
-            case "events": bit = 32
-            case "value": bit = 64
-            case "from": bit = 128
-            case "to": bit = 256
-            case "searchType": bit = 512
-            default: return false
-            }
-            guard seen & bit == 0 else { return false }
-            seen |= bit
+            guard let field = DefinitionField.first(k, &seen) else { return false }
             if r.peek() == UInt8(ascii: "n") { return r.value(depth: depth) == .null }
-            switch bit {
-            case 1, 2, 8, 512:
+            switch field {
+            case .key, .matcher, .logic, .searchType:
                 guard r.node(), let s = r.string() else { return false }
-                switch bit {
-                case 1: d.key = s
-                case 2: d.matcher = s
-                case 8: d.logic = s
+                switch field {
+                case .key: d.key = s
+                case .matcher: d.matcher = s
+                case .logic: d.logic = s
                 default: d.searchType = s
                 }
-            case 4:
+            case .values:
                 guard case .array(let a)? = r.value(depth: depth) else { return false }
                 d.values = a
-            case 16:
-                guard depth + 1 <= r.limits.maxDepth, r.peek() == UInt8(ascii: "["), r.node() else { return false }
-                var list: [Condition] = []
-                let ok = r.elements { r in
-                    guard let c = condition(&r, depth: depth + 2) else { return false }
-                    list.append(c)
-                    return true
+            case .conditions:
+                guard depth + 1 <= r.limits.maxDepth, let list = list(&r, { condition(&$0, depth: depth + 2) }) else {
+                    return false
                 }
                 d.conditions = list
-                return ok
-            case 32:
+            case .events:
                 guard case .array(let a)? = r.value(depth: depth) else { return false }
                 var list: [ValueObject] = []
                 list.reserveCapacity(a.count)
@@ -188,28 +158,16 @@ enum LaunchJSONFastPath {
                     list.append(o)
                 }
                 d.events = list
-            case 64:
+            case .value:
                 guard let v = r.value(depth: depth) else { return false }
                 d.value = v
-            default:
+            case .from, .to:
                 guard let v = r.value(depth: depth), let n = LoaderContext.integer(v) else { return false }
-                if bit == 128 { d.from = n } else { d.to = n }
+                if field == .from { d.from = n } else { d.to = n }
             }
             return true
         }
         return ok ? d : nil
-    }
-
-    /// A rule's consequence list (the array at depth 4).
-    static func consequenceList(_ r: inout JSONPull) -> [Consequence]? {
-        guard r.peek() == UInt8(ascii: "["), r.node() else { return nil }
-        var list: [Consequence] = []
-        let ok = r.elements { r in
-            guard let q = consequence(&r) else { return false }
-            list.append(q)
-            return true
-        }
-        return ok ? list : nil
     }
 
     /// A consequence object (at depth 5): a string `id` and `type` and an object `detail`, nothing else.
@@ -235,5 +193,61 @@ enum LaunchJSONFastPath {
         }
         guard ok, let id, let type, let detail else { return nil }
         return Consequence(id: id, type: type, detail: detail, location: at)
+    }
+}
+
+/// The members the fast path reads, in an object where each may appear once.
+protocol FastPathField: RawRepresentable where RawValue == Int {
+    /// The field `key` names, if any (a `switch` over the keys: compiled to length and byte tests).
+    init?(_ key: JSONPull.Key)
+}
+
+extension FastPathField {
+    /// The field a key names, the first time it appears in this object (`seen` keeps track); nil for
+    /// any other key or a repeated one, both of which send the file to the document loader.
+    @inline(__always)
+    static func first(_ key: JSONPull.Key, _ seen: inout UInt16) -> Self? {
+        guard let field = Self(key), seen & (1 << field.rawValue) == 0 else { return nil }
+        seen |= 1 << field.rawValue
+        return field
+    }
+}
+
+/// A rule's members (as `LaunchRulesLoader.ruleKeys`).
+enum RuleField: Int, CaseIterable, FastPathField {
+    case condition, consequences, meta, enabled, id, name, description
+
+    init?(_ key: JSONPull.Key) {
+        switch key {
+        case "condition": self = .condition
+        case "consequences": self = .consequences
+        case "meta": self = .meta
+        case "enabled": self = .enabled
+        case "id": self = .id
+        case "name": self = .name
+        case "description": self = .description
+        default: return nil
+        }
+    }
+}
+
+/// A condition definition's members (as `LaunchRulesLoader.definitionKeys`).
+enum DefinitionField: Int, CaseIterable, FastPathField {
+    case key, matcher, values, logic, conditions, events, value, from, to, searchType
+
+    init?(_ key: JSONPull.Key) {
+        switch key {
+        case "key": self = .key
+        case "matcher": self = .matcher
+        case "values": self = .values
+        case "logic": self = .logic
+        case "conditions": self = .conditions
+        case "events": self = .events
+        case "value": self = .value
+        case "from": self = .from
+        case "to": self = .to
+        case "searchType": self = .searchType
+        default: return nil
+        }
     }
 }

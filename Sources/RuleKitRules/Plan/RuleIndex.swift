@@ -275,9 +275,7 @@ struct RuleIndex: Sendable {
 /// `String` hashing): a rule set of a thousand rules looks up thousands of them while it is planned.
 struct PredicateIDs {
     private(set) var distinct: [RuleIndex.Predicate] = []
-    private var hashes: [UInt64] = []
-    /// id + 1 per bucket (0: empty); a power of two at most half full.
-    private var buckets = [Int32](repeating: 0, count: 64)
+    private var table = ProbeTable()
 
     static func hash(_ p: RuleIndex.Predicate) -> UInt64 {
         let h = TextTable<Int>.hash(p.value)
@@ -287,31 +285,13 @@ struct PredicateIDs {
     /// The id of `p`, and whether it is new.
     mutating func id(of p: RuleIndex.Predicate) -> (Int, new: Bool) {
         let h = Self.hash(p)
-        let mask = buckets.count - 1
-        var b = Int(truncatingIfNeeded: h >> 7) & mask
-        while true {
-            let e = Int(buckets[b]) - 1
-            if e < 0 { break }
-            if hashes[e] == h && distinct[e].slot == p.slot && distinct[e].mode == p.mode && distinct[e].value == p.value {
-                return (e, false)
-            }
-            b = (b + 1) & mask
+        // Read in place (a local copy of `distinct` would make the append below copy it whole).
+        let (found, bucket) = table.find(h) { e in
+            self.distinct[e].slot == p.slot && self.distinct[e].mode == p.mode && self.distinct[e].value == p.value
         }
+        if let e = found { return (e, false) }
         distinct.append(p)
-        hashes.append(h)
-        buckets[b] = Int32(distinct.count)
-        if distinct.count * 2 > buckets.count { grow() }
+        table.insert(h, at: bucket)
         return (distinct.count - 1, true)
-    }
-
-    private mutating func grow() {
-        var bigger = [Int32](repeating: 0, count: buckets.count * 2)
-        let mask = bigger.count - 1
-        for e in hashes.indices {
-            var b = Int(truncatingIfNeeded: hashes[e] >> 7) & mask
-            while bigger[b] != 0 { b = (b + 1) & mask }
-            bigger[b] = Int32(e + 1)
-        }
-        buckets = bigger
     }
 }
