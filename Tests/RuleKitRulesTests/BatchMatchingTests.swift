@@ -36,6 +36,40 @@ import Testing
         return out
     }
 
+    /// The walk of several keys of one event at once answers as each key's own walk: found, missing, or
+    /// left to the general path (dotted keys), for paths of different lengths through objects and arrays.
+    @Test func multiWalksAgreeWithSingleWalks() throws {
+        let data = try JSONReader.value(#"""
+            {"a": {"b": {"c": "hit", "d": [1, {"e": "deep value longer than fifteen"}]}, "x.y": 1},
+             "list": [{"sku": "P1"}, {"sku": "P2"}], "top": true, "dotted": {"k.l": 2}}
+            """#)
+        let root = try #require(data.objectValue)
+        let texts = ["a.b.c", "a.b.d.1.e", "list.1.sku", "list.5.sku", "top", "top.no", "a.x.y", "dotted.k.l",
+                     "nothing", "a.b", "a.b.d.0"]
+        let paths = texts.map { FlatPath($0) }
+        withExtendedLifetime((root, paths)) {
+            let view = root.unsafeView
+            let steps = paths.map(\.unsafeSteps)
+            func same(_ a: FlatLookup.Walk?, _ b: FlatLookup.Walk) -> Bool {
+                switch (a, b) {
+                case (.found(let x)?, .found(let y)): x == y
+                case (.missing?, .missing): true
+                case (nil, .slow): true
+                default: false
+                }
+            }
+            steps.withUnsafeBufferPointer { all in
+                withUnsafeTemporaryAllocation(of: FlatLookup.Walk?.self, capacity: all.count) { out in
+                    FlatLookup.multiWalk(view, all, into: out)
+                    for k in all.indices {
+                        #expect(same(out[k], FlatLookup.plainWalk(view, all[k])), "\(texts[k])")
+                    }
+                    _ = out.deinitialize()
+                }
+            }
+        }
+    }
+
     @Test func batchesAgreeWithEventByEventMatching() throws {
         let set = try Rules.compile("""
             rules:

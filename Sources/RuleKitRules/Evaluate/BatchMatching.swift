@@ -137,4 +137,42 @@ extension FlatLookup {
         }
         return touched
     }
+
+    /// `plainWalk` of several paths from one root at once, level by level: the groupWalk above across
+    /// the keys of one event instead of across events. `out` (one per path) is initialized; a walk only
+    /// the general path can finish is nil. Returns a byte sum of what it touched.
+    @discardableResult
+    static func multiWalk(_ root: UnsafeObjectView, _ paths: UnsafeBufferPointer<UnsafeBufferPointer<FlatPath.Step>>,
+                          into out: UnsafeMutableBufferPointer<Walk?>) -> UInt8 {
+        var touched: UInt8 = 0
+        withUnsafeTemporaryAllocation(of: (view: UnsafeValueView, sawDotted: Bool, open: Bool).self,
+                                      capacity: paths.count) { current in
+            var pending = paths.count
+            for k in paths.indices {
+                out.initializeElement(at: k, to: nil)
+                current.initializeElement(at: k, to: (.object(root), false, !paths[k].isEmpty))
+                if paths[k].isEmpty { pending -= 1 }
+            }
+            var level = 0
+            while pending > 0 {
+                for k in paths.indices where current[k].open {
+                    let steps = paths[k]
+                    switch advance(current[k].view, steps[level], last: level == steps.count - 1, &current[k].sawDotted) {
+                    case .next(let next):
+                        current[k].view = next
+                    case .done(let w):
+                        if case .found(let v) = w, let bytes = v.pointee.unsafeLongStringUTF8 {
+                            touched &+= bytes[bytes.count - 1]
+                        }
+                        if case .slow = w {} else { out[k] = w }
+                        current[k].open = false
+                        pending -= 1
+                    }
+                }
+                level += 1
+            }
+            _ = current.deinitialize()
+        }
+        return touched
+    }
 }

@@ -109,6 +109,32 @@ public struct Resolver {
         }
     }
 
+    /// Walks the `.data` slots among `slotList` not walked yet this pass, all at once (see
+    /// `FlatLookup.multiWalk`), and records their walks: the rule index's probe reads several keys of
+    /// every event, and their walks into data out of cache then wait on memory together.
+    mutating func prewalk(_ slotList: [Int], _ slots: SlotTable) {
+        guard let root = dataView else { return }
+        let count = slotList.count
+        withUnsafeTemporaryAllocation(of: UnsafeBufferPointer<FlatPath.Step>.self, capacity: count) { paths in
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: count) { chosen in
+                var n = 0
+                for slot in slotList where slots.plans[slot].kind == .data
+                    && !(slot < prewalkStamps.count && prewalkStamps[slot] == generation) {
+                    paths.initializeElement(at: n, to: slots.plans[slot].steps)
+                    chosen.initializeElement(at: n, to: slot)
+                    n += 1
+                }
+                guard n > 1 else { return }
+                withUnsafeTemporaryAllocation(of: FlatLookup.Walk?.self, capacity: n) { out in
+                    touched &+= FlatLookup.multiWalk(root, UnsafeBufferPointer(rebasing: paths[0..<n]), into: out)
+                    for k in 0..<n {
+                        if let w = out[k] { presetWalk(chosen[k], w) }
+                    }
+                }
+            }
+        }
+    }
+
     /// Records a `.data` slot's walk, done ahead for this pass's event (see `Evaluator.forEachMatch`).
     mutating func presetWalk(_ slot: Int, _ walk: FlatLookup.Walk) {
         if slot >= prewalkStamps.count {

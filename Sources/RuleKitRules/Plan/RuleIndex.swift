@@ -198,7 +198,9 @@ struct RuleIndex: Sendable {
 
     private func markCandidates(_ bits: inout [UInt64], _ r: inout Resolver, slots: SlotTable) {
         // Every probed key's string form first; the loops below only read them (no call into the
-        // resolver between them, so the anchors are read without reference counting).
+        // resolver between them, so the anchors are read without reference counting). The event-data
+        // keys among them are walked together first.
+        r.prewalk(probedSlots, slots)
         for slot in probedSlots { _ = r.stringForm(slot, slots) }
         bits.withUnsafeMutableBufferPointer { bits in
             @inline(__always) func set(_ i: Int) { bits[i >> 6] |= 1 << UInt64(i & 63) }
