@@ -70,12 +70,6 @@ public struct JSONPull: ~Copyable {
         return try? parser.parseString()
     }
 
-    /// An object key and the ':' after it.
-    public mutating func key() -> String? {
-        guard let k = string(), take(UInt8(ascii: ":")) else { return nil }
-        return k
-    }
-
     /// The whole value that comes next, read as `JSONReader` reads it; `depth` is the nesting of the
     /// container it sits in (0 for the root, 1 inside the root container, ...), for the depth limit.
     public mutating func value(depth: Int) -> Value? {
@@ -109,8 +103,6 @@ public struct JSONPull: ~Copyable {
             for i in 0..<n where key.bytes[i] != p[i] { return false }
             return true
         }
-
-        public var string: String { String(decoding: bytes, as: UTF8.self) }
     }
 
     /// The object key that comes next and the ':' after it, if it is plain (see `Key`). The key is
