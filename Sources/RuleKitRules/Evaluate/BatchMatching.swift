@@ -98,72 +98,51 @@ extension FlatLookup {
     @discardableResult
     static func groupWalk(_ roots: UnsafeBufferPointer<UnsafeObjectView?>, _ steps: UnsafeBufferPointer<FlatPath.Step>,
                           into out: UnsafeMutableBufferPointer<Walk?>) -> UInt8 {
-        var touched: UInt8 = 0
-        withUnsafeTemporaryAllocation(of: (view: UnsafeValueView, sawDotted: Bool, open: Bool).self,
-                                      capacity: roots.count) { current in
-            // `current[g]`: where the walk of root g stands, and whether it is still going.
-            var pending = 0
-            for g in roots.indices {
-                out[g] = nil
-                if let root = roots[g] {
-                    current.initializeElement(at: g, to: (.object(root), false, true))
-                    pending += 1
-                } else {
-                    current.initializeElement(at: g, to: (.leaf, false, false))
-                }
-            }
-            var level = 0
-            while level < steps.count && pending > 0 {
-                let step = steps[level]
-                let last = level == steps.count - 1
-                for g in roots.indices where current[g].open {
-                    switch advance(current[g].view, step, last: last, &current[g].sawDotted) {
-                    case .next(let next):
-                        current[g].view = next
-                    case .done(let w):
-                        if case .found(let v) = w, let bytes = v.pointee.unsafeLongStringUTF8 {
-                            // A long string's bytes are one more allocation: fetched now, with the group.
-                            touched &+= bytes[bytes.count - 1]
-                        }
-                        // A walk only the general path can finish stays nil: the resolver walks it itself.
-                        if case .slow = w {} else { out[g] = w }
-                        current[g].open = false
-                        pending -= 1
-                    }
-                }
-                level += 1
-            }
-            _ = current.deinitialize()
-        }
-        return touched
+        walkTogether(roots.count, root: { roots[$0] }, steps: { _ in steps }, into: out)
     }
 
-    /// `plainWalk` of several paths from one root at once, level by level: the groupWalk above across
-    /// the keys of one event instead of across events. `out` (one per path) is initialized; a walk only
-    /// the general path can finish is nil. Returns a byte sum of what it touched.
+    /// `plainWalk` of several paths from one root at once: the group walk across the keys of one event
+    /// instead of across events (see `Resolver.prewalk`).
     @discardableResult
     static func multiWalk(_ root: UnsafeObjectView, _ paths: UnsafeBufferPointer<UnsafeBufferPointer<FlatPath.Step>>,
                           into out: UnsafeMutableBufferPointer<Walk?>) -> UInt8 {
+        walkTogether(paths.count, root: { _ in root }, steps: { paths[$0] }, into: out)
+    }
+
+    /// Walks `count` (root, steps) pairs level by level, so the loads of different walks are independent
+    /// and the processor overlaps their waits. Initializes `out[0..<count]`: each walk's result, nil where
+    /// the root is nil or only the general path can finish.
+    @inline(__always)
+    private static func walkTogether(_ count: Int, root: (Int) -> UnsafeObjectView?,
+                                     steps: (Int) -> UnsafeBufferPointer<FlatPath.Step>,
+                                     into out: UnsafeMutableBufferPointer<Walk?>) -> UInt8 {
         var touched: UInt8 = 0
         withUnsafeTemporaryAllocation(of: (view: UnsafeValueView, sawDotted: Bool, open: Bool).self,
-                                      capacity: paths.count) { current in
-            var pending = paths.count
-            for k in paths.indices {
+                                      capacity: count) { current in
+            // `current[k]`: where walk k stands, and whether it is still going.
+            var pending = 0
+            for k in 0..<count {
                 out.initializeElement(at: k, to: nil)
-                current.initializeElement(at: k, to: (.object(root), false, !paths[k].isEmpty))
-                if paths[k].isEmpty { pending -= 1 }
+                if let r = root(k), !steps(k).isEmpty {
+                    current.initializeElement(at: k, to: (.object(r), false, true))
+                    pending += 1
+                } else {
+                    current.initializeElement(at: k, to: (.leaf, false, false))
+                }
             }
             var level = 0
             while pending > 0 {
-                for k in paths.indices where current[k].open {
-                    let steps = paths[k]
-                    switch advance(current[k].view, steps[level], last: level == steps.count - 1, &current[k].sawDotted) {
+                for k in 0..<count where current[k].open {
+                    let path = steps(k)
+                    switch advance(current[k].view, path[level], last: level == path.count - 1, &current[k].sawDotted) {
                     case .next(let next):
                         current[k].view = next
                     case .done(let w):
                         if case .found(let v) = w, let bytes = v.pointee.unsafeLongStringUTF8 {
+                            // A long string's bytes are one more allocation: fetched now, with the others.
                             touched &+= bytes[bytes.count - 1]
                         }
+                        // A walk only the general path can finish stays nil: the resolver walks it itself.
                         if case .slow = w {} else { out[k] = w }
                         current[k].open = false
                         pending -= 1
