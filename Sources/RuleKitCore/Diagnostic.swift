@@ -69,9 +69,21 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     ) {
         self.severity = severity
         self.code = code
-        self.message = message
+        self.message = Diagnostic.bounded(message)
         self.location = location
-        self.pointer = pointer
+        self.pointer = pointer.map(Diagnostic.bounded)
+    }
+
+    /// Longest message kept, in characters: a message that quotes user text (a key, a value, a line)
+    /// stays readable however long that text is.
+    public static let maxMessageLength = 1000
+
+    /// `text`, cut to `maxMessageLength` characters with a note of how much was left out.
+    public static func bounded(_ text: String) -> String {
+        guard text.utf8.count > maxMessageLength else { return text }
+        let kept = text.prefix(maxMessageLength)
+        let rest = text.count - kept.count
+        return rest > 0 ? kept + "... (\(rest) more characters)" : text
     }
 
     public static func error(

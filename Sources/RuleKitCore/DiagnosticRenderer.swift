@@ -24,13 +24,37 @@ public struct DiagnosticRenderer: Sendable {
         guard let l = d.location, let lines = sources[l.file], l.line >= 1, l.line <= lines.count else {
             return out
         }
-        var text = String(lines[l.line - 1])
-        if text.hasSuffix("\r") { text.removeLast() }
-        // Tabs become one space so the caret lines up under the column.
-        text = text.replacingTabs()
-        let caretPad = String(repeating: " ", count: max(0, l.column - 1))
-        out += "\n    \(text)\n    \(caretPad)^"
+        let (text, caret) = Self.excerpt(lines[l.line - 1], column: l.column)
+        out += "\n    \(text)\n    \(String(repeating: " ", count: caret))^"
         return out
+    }
+
+    /// Widest source excerpt quoted, in characters: a diagnostic in a 50 MB line quotes a window
+    /// around its column, not the line.
+    public static let excerptWidth = 120
+
+    /// The part of `line` to quote around `column` (1-based), and the caret's offset in it.
+    static func excerpt(_ line: Substring, column: Int) -> (String, Int) {
+        var line = line
+        if line.hasSuffix("\r") { line = line.dropLast() }
+        let col = max(0, column - 1)
+        var text: Substring
+        var caret = col
+        var prefix = "", suffix = ""
+        if line.utf8.count <= excerptWidth {
+            text = line
+        } else {
+            // Keep a third of the window before the column, the rest after it.
+            let before = excerptWidth / 3
+            let startOffset = max(0, col - before)
+            let start = line.index(line.startIndex, offsetBy: startOffset, limitedBy: line.endIndex) ?? line.endIndex
+            let end = line.index(start, offsetBy: excerptWidth, limitedBy: line.endIndex) ?? line.endIndex
+            text = line[start..<end]
+            if startOffset > 0 { prefix = "..."; caret = col - startOffset + 3 }
+            if end < line.endIndex { suffix = "..." }
+        }
+        // Tabs become one space so the caret lines up under the column.
+        return (prefix + String(text).replacingTabs() + suffix, caret)
     }
 
     /// Renders several diagnostics, one block each, in the order given.

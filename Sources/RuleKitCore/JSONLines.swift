@@ -13,43 +13,38 @@ internal import Foundation
 public struct JSONLinesReader: Sequence {
     public typealias Element = Result<Value, DiagnosticError>
 
-    let handle: FileHandle
+    let input: ByteInput
     let file: String
     let limits: ReaderLimits
     let chunkSize: Int
 
-    /// Opens `path` (`-` for standard input).
+    /// Opens `path` (`-` for standard input); a missing file or a folder is an `input.unreadable` error.
     public init(path: String, limits: ReaderLimits = .default, chunkSize: Int = 1 << 20) throws(DiagnosticError) {
-        if path == "-" {
-            handle = FileHandle.standardInput
-            file = "<stdin>"
-        } else {
-            guard let h = FileHandle(forReadingAtPath: path) else {
-                throw DiagnosticError(.error(.unreadable, "cannot open '\(path)'"))
-            }
-            handle = h
-            file = path
-        }
+        input = try ByteInput(path: path)
+        file = input.name
         self.limits = limits
-        self.chunkSize = chunkSize
+        self.chunkSize = Swift.max(1, chunkSize)
     }
 
     public func makeIterator() -> Iterator {
-        Iterator(handle: handle, file: file, limits: limits, chunkSize: chunkSize)
+        Iterator(input: input, file: file, limits: limits, chunkSize: chunkSize)
     }
 
     public struct Iterator: IteratorProtocol {
-        let handle: FileHandle
+        let input: ByteInput
         let file: String
         let limits: ReaderLimits
         let chunkSize: Int
         var buffer: [UInt8] = []
         var start = 0
+        /// Where the search for the next newline resumes: bytes before it (from `start`) hold none, so
+        /// a long line is scanned once in all, not once per refill.
+        var scanned = 0
         var line = 0
         var eof = false
 
-        init(handle: FileHandle, file: String, limits: ReaderLimits, chunkSize: Int) {
-            self.handle = handle
+        init(input: ByteInput, file: String, limits: ReaderLimits, chunkSize: Int) {
+            self.input = input
             self.file = file
             self.limits = limits
             self.chunkSize = chunkSize
@@ -60,13 +55,15 @@ public struct JSONLinesReader: Sequence {
 
         public mutating func next() -> Result<Value, DiagnosticError>? {
             while true {
-                if let nl = buffer[start...].firstIndex(of: 0x0A) {
+                if let nl = buffer[Swift.max(start, scanned)...].firstIndex(of: 0x0A) {
                     line += 1
                     let range = start..<nl
                     start = nl + 1
+                    scanned = start
                     if let r = parse(range) { return r }
                     continue
                 }
+                scanned = buffer.count
                 if eof {
                     guard start < buffer.count else { return nil }
                     line += 1
@@ -74,19 +71,40 @@ public struct JSONLinesReader: Sequence {
                     start = buffer.count
                     return parse(range)
                 }
-                if buffer.count - start > limits.maxDocumentBytes {
-                    eof = true
-                    start = buffer.count
+                if buffer.count - start > limits.maxRecordBytes {
+                    // A record this long is no event: the stream ends here, with the reason (reading on
+                    // to the next newline could take forever on a stream that has none, like /dev/zero).
                     line += 1
+                    eof = true
+                    buffer.removeAll()
+                    start = 0
+                    scanned = 0
                     return .failure(DiagnosticError(.error(.limitExceeded,
-                        "line longer than \(limits.maxDocumentBytes) bytes",
+                        "line longer than the limit of \(limits.maxRecordBytes) bytes; the stream stops here",
                         at: SourceLocation(file: file, line: line, column: 1))))
                 }
                 // Refill: keep the unfinished tail, append the next chunk.
-                buffer.removeSubrange(0..<start)
+                if start > 0 {
+                    buffer.removeSubrange(0..<start)
+                    scanned -= start
+                    start = 0
+                }
+                if let e = refill() { return .failure(e) }
+            }
+        }
+
+        /// Reads the next chunk; at the end or on a read error, marks the end (the error is returned
+        /// once, as the stream's last record).
+        mutating func refill() -> DiagnosticError? {
+            do {
+                if try input.read(into: &buffer, count: chunkSize) == 0 { eof = true }
+                return nil
+            } catch {
+                eof = true
+                buffer.removeAll()
                 start = 0
-                let data = handle.readData(ofLength: chunkSize)
-                if data.isEmpty { eof = true } else { buffer.append(contentsOf: data) }
+                scanned = 0
+                return error
             }
         }
 

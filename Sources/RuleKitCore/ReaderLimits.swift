@@ -11,13 +11,25 @@ public struct ReaderLimits: Sendable, Hashable {
     public var maxScalarBytes: Int
     /// Most nodes a document may produce, counting every node an alias expands to.
     public var maxNodes: Int
+    /// Most nodes that aliases may add to a YAML document, as a multiple of the nodes written out in
+    /// it (never less than `aliasNodeFloor`): anchors that nest (each level reusing the one below ten
+    /// times) stay far under `maxNodes` in a few hundred bytes yet expand geometrically.
+    public var maxAliasExpansion: Int
+    /// Alias expansion always allowed, whatever the document's size.
+    public var aliasNodeFloor: Int
+    /// Largest single record (line) of a JSON-lines stream, in bytes: one event.
+    public var maxRecordBytes: Int
 
     public init(maxDepth: Int = 256, maxDocumentBytes: Int = 512 << 20, maxScalarBytes: Int = 32 << 20,
-                maxNodes: Int = 20_000_000) {
+                maxNodes: Int = 20_000_000, maxAliasExpansion: Int = 10, aliasNodeFloor: Int = 10_000,
+                maxRecordBytes: Int = 64 << 20) {
         self.maxDepth = maxDepth
         self.maxDocumentBytes = maxDocumentBytes
         self.maxScalarBytes = maxScalarBytes
         self.maxNodes = maxNodes
+        self.maxAliasExpansion = maxAliasExpansion
+        self.aliasNodeFloor = aliasNodeFloor
+        self.maxRecordBytes = maxRecordBytes
     }
 
     public static let `default` = ReaderLimits()

@@ -78,7 +78,7 @@ public final class JSONLinesTransport: Transport {
     }
 
     public convenience init(path: String) throws {
-        if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+        if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
         guard let h = FileHandle(forWritingAtPath: path) else { throw TransportError(message: "cannot open '\(path)'") }
         h.seekToEndOfFile()
         self.init(handle: h)

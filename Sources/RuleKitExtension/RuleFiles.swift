@@ -42,11 +42,11 @@ public struct RuleFiles: Sendable {
     }
 
     mutating func load(file f: String) {
-        guard let data = FileManager.default.contents(atPath: f) else {
-            diagnostics.append(.error(.unreadable, "cannot read '\(f)'"))
+        let bytes: [UInt8]
+        do { bytes = try ByteInput.readAll(f) } catch {
+            diagnostics += error.diagnostics
             return
         }
-        let bytes = [UInt8](data)
         sources[f] = String(decoding: bytes, as: UTF8.self)
         let (set, found) = Self.parse(bytes, file: f)
         diagnostics += found

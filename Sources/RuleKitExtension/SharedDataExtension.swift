@@ -1,5 +1,5 @@
 internal import Foundation
-public import RuleKitCore
+internal import RuleKitCore
 public import RuleKitHub
 public import RuleKitShared
 internal import RuleKitRules

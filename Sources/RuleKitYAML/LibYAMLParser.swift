@@ -40,6 +40,8 @@ struct LibYAMLParser: ~Copyable {
     var anchors: [String: Anchor] = [:]
     var entries: [SourceMap.Entry] = []
     var nodes = 0
+    /// Of `nodes`, those that aliases added (the rest are written out in the document).
+    var aliasNodes = 0
     var warnings: [Diagnostic] = []
     var documents: [Document] = []
     var root: Value?
@@ -112,6 +114,7 @@ struct LibYAMLParser: ~Copyable {
             entries.reserveCapacity(inputSize / 14)
             root = nil
             nodes = 0
+            aliasNodes = 0
         case YAML_DOCUMENT_END_EVENT:
             documents.append(Document(value: root ?? .null, sourceMap: SourceMap(file: file, entries: entries),
                                       warnings: warnings))
@@ -216,6 +219,12 @@ struct LibYAMLParser: ~Copyable {
             throw fail(.yamlSyntax, "alias '*\(name)' refers to no anchor defined before it", m)
         }
         try countNodes(a.nodes, m)
+        aliasNodes += a.nodes
+        let (ratio, overflow) = (nodes - aliasNodes).multipliedReportingOverflow(by: limits.maxAliasExpansion)
+        if !overflow, aliasNodes > max(limits.aliasNodeFloor, ratio) {
+            throw fail(.limitExceeded,
+                "aliases expand to \(aliasNodes) nodes, over \(limits.maxAliasExpansion)× the \(nodes - aliasNodes) nodes written in the document (alias expansion limit)", m)
+        }
         if expectingKey {
             let key: String
             switch a.value {

@@ -21,17 +21,11 @@ enum InputError: Error {
 }
 
 enum InputFiles {
-    /// The bytes of `path` (`-` for standard input).
+    /// The bytes of `path` (`-` for standard input), at most the reader's document limit.
     static func bytes(_ path: String) throws(InputError) -> [UInt8] {
-        if path == "-" { return [UInt8](FileHandle.standardInput.readDataToEndOfFile()) }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            var isDir: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
-                throw .unreadable(isDir.boolValue ? "'\(path)' is a directory" : "cannot read '\(path)'")
-            }
-            throw .unreadable("no such file '\(path)'")
+        do { return try ByteInput.readAll(path) } catch {
+            throw .unreadable(error.diagnostics.first?.message ?? "cannot read '\(path)'")
         }
-        return [UInt8](data)
     }
 
     /// Every document of a YAML or JSON file.

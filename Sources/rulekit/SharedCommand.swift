@@ -30,7 +30,7 @@ struct SharedCommand: ParsableCommand {
 
     static func fail(_ error: any Error) -> ExitCode {
         Stderr.write("error: \(error)\n")
-        return ExitCode(error is SharedContainerError ? 1 : 2)
+        return ExitCode(error is SharedContainerError || error is IncrementError ? 1 : 2)
     }
 
     struct Get: ParsableCommand {
@@ -70,19 +70,53 @@ struct SharedCommand: ParsableCommand {
         @Argument(help: "The container directory.") var container: String
         @Argument(help: "The collection (an object).") var collection: String
         @Option(help: "The member to increment.") var key = "count"
-        @Option(help: "How many increments, each its own locked update.") var times = 1
+        @Option(help: "How many increments, each its own locked update (1 to 1000000).") var times = 1
+
+        func validate() throws {
+            guard (1...1_000_000).contains(times) else {
+                throw ValidationError("--times must be from 1 to 1000000, not \(times)")
+            }
+        }
+
         func run() throws {
             do {
                 let c = try SharedCommand.open(container)
                 for _ in 0..<times {
-                    try c.update(collection) { old in
-                        var o = old?.objectValue ?? [:]
-                        o[key] = .int((o[key]?.intValue ?? 0) + 1)
-                        return .object(o)
-                    }
+                    try c.update(collection) { old in try Self.incremented(old, key: key) }
                 }
             } catch let e as ExitCode { throw e } catch { throw SharedCommand.fail(error) }
         }
+
+        /// The collection with `key` one higher; what is not an integer below `Int64.max` is refused, never
+        /// replaced.
+        static func incremented(_ old: Value?, key: String) throws(IncrementError) -> Value {
+            guard var o = old.map({ $0.objectValue }) ?? [:] else {
+                throw IncrementError(message: "the collection holds \(Self.brief(old ?? .null)), not an object")
+            }
+            let current: Int64
+            switch o[key] {
+            case nil: current = 0
+            case .int(let n)?: current = n
+            case let v?:
+                throw IncrementError(message: "member '\(key)' holds \(Self.brief(v)), not an integer")
+            }
+            let (next, overflow) = current.addingReportingOverflow(1)
+            if overflow { throw IncrementError(message: "member '\(key)' is \(current); one more would overflow") }
+            o[key] = .int(next)
+            return .object(o)
+        }
+
+        /// `a string ("x")`: the kind of a value and a short excerpt of it.
+        static func brief(_ v: Value) -> String {
+            let text = JSONWriter.string(v)
+            return "\(v.kind.rawValue) \(text.count > 40 ? String(text.prefix(37)) + "..." : text)"
+        }
+    }
+
+    /// Why an increment was refused (exit 1: the container holds something else).
+    struct IncrementError: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
     }
 
     struct List: ParsableCommand {

@@ -97,9 +97,8 @@ struct RuleTestFile {
 
     init(path: String) throws {
         self.path = path
-        guard let data = FileManager.default.contents(atPath: path) else { throw Failure(message: "cannot read the file") }
         do {
-            doc = try YAMLReader.read([UInt8](data), file: path).value
+            doc = try YAMLReader.read(try ByteInput.readAll(path), file: path).value
         } catch {
             throw Failure(message: error.description)
         }

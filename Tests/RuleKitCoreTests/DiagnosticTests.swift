@@ -53,3 +53,32 @@ import Testing
         #expect(none.hasErrors && none.items.isEmpty)
     }
 }
+
+/// A diagnostic never echoes unbounded user text (issue 15: an error in a 50 MB line wrote 52 MB).
+@Suite struct BoundedEchoTests {
+    @Test func theExcerptIsAWindowAroundTheColumn() {
+        var r = DiagnosticRenderer()
+        let line = String(repeating: "a", count: 100_000) + "XYZ" + String(repeating: "b", count: 100_000)
+        r.addSource(line + "\n", for: "big.json")
+        let out = r.render(.error(.jsonSyntax, "bad", at: SourceLocation(file: "big.json", line: 1, column: 100_002)))
+        #expect(out.utf8.count < 400)
+        let lines = out.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 3)
+        // The caret stands under the 'Y' (column 100,002).
+        let excerpt = Array(lines[1]), caretLine = Array(lines[2])
+        #expect(excerpt[caretLine.count - 1] == "Y")
+    }
+
+    @Test func shortLinesAreQuotedWhole() {
+        var r = DiagnosticRenderer()
+        r.addSource("key: [1, 2\n", for: "a.yaml")
+        let out = r.render(.error(.yamlSyntax, "bad", at: SourceLocation(file: "a.yaml", line: 1, column: 6)))
+        #expect(out == "a.yaml:1:6: error: bad\n    key: [1, 2\n         ^")
+    }
+
+    @Test func longMessagesAreCut() {
+        let d = Diagnostic.error(.jsonSyntax, "unknown key '" + String(repeating: "k", count: 1_000_000) + "'")
+        #expect(d.message.count < Diagnostic.maxMessageLength + 40)
+        #expect(d.message.hasSuffix("more characters)"))
+    }
+}

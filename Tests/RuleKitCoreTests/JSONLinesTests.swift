@@ -29,3 +29,71 @@ import Testing
         #expect(throws: DiagnosticError.self) { try JSONLinesReader(path: "/no/such/file.jsonl") }
     }
 }
+
+/// Regressions from the hostile-input campaign (issue 15): each is a class of input that used to trap,
+/// hang or grow without bound.
+@Suite struct HostileStreamTests {
+    static func temp(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("rk-\(UUID())-\(name)").path
+    }
+
+    @Test func aFolderAsAnEventStreamIsAnErrorNotATrap() throws {
+        let dir = Self.temp("dir")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        #expect {
+            try JSONLinesReader(path: dir)
+        } throws: { error in
+            (error as? DiagnosticError)?.diagnostics.first?.message.contains("is a folder") == true
+        }
+        #expect(throws: DiagnosticError.self) { try ByteInput.readAll(dir) }
+    }
+
+    @Test func aLineWithNoEndStopsAtTheRecordLimitInLinearTime() throws {
+        // 3 MB without a newline read in 1 KB chunks: the old reader rescanned the tail on every refill
+        // (quadratic). The limit ends the stream with a located error.
+        let path = Self.temp("long.jsonl")
+        try ("{\"ok\":1}\n" + String(repeating: "x", count: 3 << 20)).write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var results: [Result<Value, DiagnosticError>] = []
+        for r in try JSONLinesReader(path: path, limits: ReaderLimits(maxRecordBytes: 1 << 20), chunkSize: 1024) {
+            results.append(r)
+        }
+        #expect(results.count == 2)
+        guard results.count == 2, case .failure(let e) = results[1] else { return }
+        #expect(e.diagnostics[0].code == .limitExceeded)
+        #expect(e.diagnostics[0].location?.line == 2)
+    }
+
+    @Test func aLongLineUnderTheLimitIsReadWhole() throws {
+        let path = Self.temp("ok.jsonl")
+        let big = String(repeating: "y", count: 200_000)
+        try "{\"s\":\"\(big)\"}\n{\"n\":2}\n".write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let values = try JSONLinesReader(path: path, chunkSize: 512).map { try $0.get() }
+        #expect(values.count == 2)
+        #expect(values.first?["s"]?.stringValue?.count == 200_000)
+    }
+
+    @Test func readAllStopsAtItsLimitWithoutReadingTheRest() throws {
+        // /dev/zero never ends: a reader that checks the size only after reading never returns.
+        #expect {
+            try ByteInput.readAll("/dev/zero", limit: 1 << 20)
+        } throws: { error in
+            (error as? DiagnosticError)?.diagnostics.first?.code == .limitExceeded
+        }
+        let path = Self.temp("exact")
+        try Data(repeating: 0x61, count: 1000).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(try ByteInput.readAll(path, limit: 1000).count == 1000)
+        #expect(throws: DiagnosticError.self) { try ByteInput.readAll(path, limit: 999) }
+    }
+
+    @Test func aMissingFileNamesIt() {
+        #expect {
+            try ByteInput.readAll("/no/such/file")
+        } throws: { error in
+            (error as? DiagnosticError)?.diagnostics.first?.message == "no such file '/no/such/file'"
+        }
+    }
+}

@@ -1,4 +1,6 @@
+import Foundation
 import RuleKitCore
+import RuleKitTestSupport
 import Testing
 
 @testable import RuleKitYAML
@@ -35,6 +37,29 @@ import Testing
     @Test func modestAliasUseIsFine() throws {
         let v = try YAMLReader.read(Self.billionLaughs(levels: 3)).value
         #expect(v["a2"]?.arrayValue?.count == 10)
+    }
+
+    @Test func nestedAnchorsFarUnderTheNodeLimitAreRefusedByRatio() {
+        // Issue 15: 518 bytes of rules whose anchors nest loaded into ~300,000 matchers (2 GB). The
+        // expansion stays under `maxNodes` but is far over 10× what the document writes out.
+        var s = "defs:\n  - &l0 {key: a, eq: 1}\n"
+        for i in 1...5 {
+            s += "  - &l\(i) {all: [" + Array(repeating: "*l\(i - 1)", count: 10).joined(separator: ", ") + "]}\n"
+        }
+        s += "rules:\n  - {id: bomb, when: *l5, then: []}\n"
+        #expect(s.utf8.count < 520)
+        #expect {
+            try YAMLReader.read(s)
+        } throws: { error in
+            guard let d = (error as? DiagnosticError)?.diagnostics.first else { return false }
+            return d.code == .limitExceeded && d.message.contains("alias expansion") && d.location?.line != nil
+        }
+    }
+
+    @Test func theBenchmarkRulesStayUnderTheExpansionRatio() throws {
+        guard let bench = SharedCorpus.folder("bench") else { return }
+        let bytes = try [UInt8](Data(contentsOf: bench.appendingPathComponent("rules-10k.yaml")))
+        #expect(throws: Never.self) { try YAMLReader.read(bytes) }
     }
 
     @Test func deepNestingIsRefused() {

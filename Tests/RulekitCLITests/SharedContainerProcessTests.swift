@@ -12,7 +12,7 @@ import Testing
 
     static func spawn(_ args: [String]) throws -> Process {
         let p = Process()
-        p.executableURL = try #require(CLIRunner.executable())
+        p.executableURL = try CLIRunner.requireExecutable()
         p.arguments = args
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
@@ -94,7 +94,7 @@ import Testing
                 then: [{add: {seenBefore: true}}]
             """.write(toFile: rules, atomically: true, encoding: .utf8)
         let p = Process()
-        p.executableURL = try #require(CLIRunner.executable())
+        p.executableURL = try CLIRunner.requireExecutable()
         p.arguments = ["run", "--rules", rules, "--data-dir", dir + "/data", "-"]
         p.currentDirectoryURL = SharedCorpus.repositoryRoot
         let input = Pipe()

@@ -26,6 +26,14 @@ public enum CLIRunner {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
 
+    /// The built executable, or an error naming it.
+    public static func requireExecutable(_ name: String = "rulekit") throws -> URL {
+        guard let exe = executable(name) else {
+            throw NSError(domain: "CLIRunner", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(name) binary not found"])
+        }
+        return exe
+    }
+
     /// Runs `rulekit args...` (or another executable) in `directory` (the repository root by default).
     public static func run(_ args: [String], stdin: String? = nil, in directory: URL? = nil,
                            executable name: String = "rulekit") throws -> Output {

@@ -1,5 +1,5 @@
 public import Foundation
-public import RuleKitCore
+internal import RuleKitCore
 public import RuleKitExtension
 public import RuleKitHub
 public import RuleKitShared

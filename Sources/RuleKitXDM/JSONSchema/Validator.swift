@@ -31,6 +31,7 @@ public final class JSONSchemaValidator: Sendable {
     public init(registry: SchemaRegistry, uri: String, assertFormats: Bool = true) throws(SchemaError) {
         var compiler = SchemaCompiler(registry: registry)
         root = try compiler.compile(uri: uri)
+        try InPlaceChains.check(root)
         AllOfMerger.run(root)
         self.assertFormats = assertFormats
     }

@@ -52,10 +52,7 @@ public struct XDMRegistry: Sendable {
 
     /// Adds one schema file.
     public mutating func add(file path: String) throws(DiagnosticError) {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw DiagnosticError(.error(.unreadable, "cannot read schema file '\(path)'"))
-        }
-        let bytes = [UInt8](data)
+        let bytes = try ByteInput.readAll(path)
         let doc: Document = path.hasSuffix(".json")
             ? try JSONReader.read(bytes, file: path, keepSourceMap: true)
             : try YAMLReader.read(bytes, file: path)

@@ -1,0 +1,114 @@
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Musl)
+internal import Musl
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
+/// A file or standard input read in chunks, with every failure a diagnostic and a size limit applied
+/// while reading.
+///
+/// Every reader of user files goes through here, so that a folder given as a file, a FIFO, `/dev/zero`
+/// or an unreadable path is a clear `input.unreadable` / `input.limit-exceeded` error and never a trap,
+/// and standard input is never read whole before its limit is checked.
+///
+/// ```swift
+/// let bytes = try ByteInput.readAll("rules.json", limit: ReaderLimits.default.maxDocumentBytes)
+/// ```
+public final class ByteInput {
+    /// The path as given (`-` for standard input).
+    public let path: String
+    /// The name diagnostics use (`<stdin>` for standard input).
+    public let name: String
+    private let fd: Int32
+    private let owned: Bool
+    /// Where `read(2)` writes before the bytes are appended to the caller's buffer.
+    private var chunk: [UInt8] = []
+
+    /// Opens `path` for reading (`-`: standard input). A folder, a missing file or one that cannot be
+    /// opened is an `input.unreadable` error naming it.
+    public init(path: String) throws(DiagnosticError) {
+        self.path = path
+        if path == "-" {
+            fd = 0
+            owned = false
+            name = "<stdin>"
+        } else {
+            name = path
+            let f = open(path, O_RDONLY | O_CLOEXEC)
+            guard f >= 0 else { throw Self.failure(path, errno: errno) }
+            var st = stat()
+            if fstat(f, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
+                close(f)
+                throw DiagnosticError(.error(.unreadable, "'\(path)' is a folder, not a file"))
+            }
+            fd = f
+            owned = true
+        }
+    }
+
+    deinit {
+        if owned { close(fd) }
+    }
+
+    /// Appends up to `count` bytes to `buffer`; 0 at the end of the input.
+    public func read(into buffer: inout [UInt8], count: Int) throws(DiagnosticError) -> Int {
+        guard count > 0 else { return 0 }
+        if chunk.count < count { chunk = [UInt8](repeating: 0, count: count) }
+        while true {
+            let n = systemRead(fd, &chunk, count)
+            if n > 0 { buffer.append(contentsOf: chunk[0..<n]) }
+            if n >= 0 { return n }
+            let e = errno
+            if e != EINTR { throw Self.failure(path, errno: e) }
+        }
+    }
+
+    /// The whole input, or an `input.limit-exceeded` error as soon as more than `limit` bytes arrive
+    /// (so `/dev/zero` costs at most `limit` bytes of memory).
+    public func readAll(limit: Int) throws(DiagnosticError) -> [UInt8] {
+        var out: [UInt8] = []
+        let chunk = 1 << 16
+        while true {
+            let room = limit - out.count
+            // Ask for one byte past the limit so an input of exactly `limit` bytes is accepted.
+            let n = try read(into: &out, count: min(chunk, room + 1))
+            if n == 0 { return out }
+            if out.count > limit {
+                throw DiagnosticError(.error(.limitExceeded,
+                    "'\(name)' is larger than the limit of \(limit) bytes",
+                    at: SourceLocation(file: name, line: 1, column: 1)))
+            }
+        }
+    }
+
+    /// The whole of `path` (`-`: standard input), at most `limit` bytes.
+    public static func readAll(_ path: String, limit: Int = ReaderLimits.default.maxDocumentBytes)
+        throws(DiagnosticError) -> [UInt8]
+    {
+        try ByteInput(path: path).readAll(limit: limit)
+    }
+
+    static func failure(_ path: String, errno e: Int32) -> DiagnosticError {
+        let why: String
+        switch e {
+        case ENOENT: why = "no such file '\(path)'"
+        case EISDIR: why = "'\(path)' is a folder, not a file"
+        case EACCES, EPERM: why = "permission denied reading '\(path)'"
+        default: why = "cannot read '\(path)': \(String(cString: strerror(e)))"
+        }
+        return DiagnosticError(.error(.unreadable, why))
+    }
+}
+
+/// `read(2)`, under a name that does not clash with the method above.
+private func systemRead(_ fd: Int32, _ p: UnsafeMutableRawPointer, _ n: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.read(fd, p, n)
+    #elseif canImport(Musl)
+    Musl.read(fd, p, n)
+    #else
+    Darwin.read(fd, p, n)
+    #endif
+}
