@@ -439,7 +439,10 @@ struct JSONParser: ~Copyable {
         }
         let slice = UnsafeBufferPointer(rebasing: buf[start..<pos])
         if isInt, let i = parseInt64(slice) { return .int(i) }
-        return .double(parseDouble(slice))
+        let d = parseDouble(slice)
+        // JSON has no infinity: a number past Double's range would be written back as null.
+        guard d.isFinite else { throw error("number out of range (over ±1.8e308)", at: start) }
+        return .double(d)
     }
 
     @inline(__always) func isDigit(_ b: UInt8) -> Bool { b &- 0x30 < 10 }

@@ -48,6 +48,10 @@ struct LibYAMLParser: ~Copyable {
     var interner = StringInterner()
     /// Input size, to size the entry table once instead of regrowing it (about one node per 14 bytes).
     var inputSize = 0
+    /// The text (a reference to the caller's array, not a copy), for positions at its very end.
+    var input: [UInt8] = []
+    /// Where the text ends, once asked.
+    var end: SourceLocation?
 
     init(file: String, limits: ReaderLimits) {
         self.file = file
@@ -57,6 +61,7 @@ struct LibYAMLParser: ~Copyable {
     static func parse(_ bytes: [UInt8], file: String, limits: ReaderLimits) throws(DiagnosticError) -> [Document] {
         var builder = LibYAMLParser(file: file, limits: limits)
         builder.inputSize = bytes.count
+        builder.input = bytes
         var parser = yaml_parser_t()
         guard yaml_parser_initialize(&parser) == 1 else {
             throw DiagnosticError(.error(.yamlSyntax, "libyaml could not allocate a parser"))
@@ -67,7 +72,7 @@ struct LibYAMLParser: ~Copyable {
             var event = yaml_event_t()
             while true {
                 guard yaml_parser_parse(&parser, &event) == 1 else {
-                    return .failure(builder.syntaxError(parser))
+                    return .failure(builder.syntaxError(parser, input: buf))
                 }
                 let done = event.type == YAML_STREAM_END_EVENT
                 do {
@@ -87,18 +92,61 @@ struct LibYAMLParser: ~Copyable {
         return builder.documents
     }
 
-    func syntaxError(_ parser: yaml_parser_t) -> DiagnosticError {
+    func syntaxError(_ parser: yaml_parser_t, input: UnsafeBufferPointer<UInt8>) -> DiagnosticError {
         var msg = parser.problem.map { String(cString: $0) } ?? "invalid YAML"
         if let ctx = parser.context {
             msg += " (\(String(cString: ctx)) at line \(parser.context_mark.line + 1), column \(parser.context_mark.column + 1))"
         }
         let m = parser.problem_mark
-        return DiagnosticError(.error(.yamlSyntax, msg,
-            at: SourceLocation(file: file, line: Int(m.line) + 1, column: Int(m.column) + 1)))
+        // At the end of a text without a final line break libyaml's mark stands on a line after the
+        // last: point at the end of the text instead.
+        let end = Self.endLocation(of: input, file: file)
+        let at = (Int(m.line) + 1, Int(m.column) + 1) > (end.line, end.column)
+            ? end : SourceLocation(file: file, line: Int(m.line) + 1, column: Int(m.column) + 1)
+        return DiagnosticError(.error(.yamlSyntax, msg, at: at))
+    }
+
+    /// Where the text ends: after its last character, counting line breaks as YAML does (LF, CR, CRLF,
+    /// NEL, LS, PS) and columns in characters.
+    static func endLocation(of input: UnsafeBufferPointer<UInt8>, file: String) -> SourceLocation {
+        var line = 1, column = 1, i = 0
+        while i < input.count {
+            let b = input[i]
+            var width = 0
+            if b == 0x0A {
+                width = 1
+            } else if b == 0x0D {
+                width = i + 1 < input.count && input[i + 1] == 0x0A ? 2 : 1
+            } else if b == 0xC2, i + 1 < input.count, input[i + 1] == 0x85 {
+                width = 2
+            } else if b == 0xE2, i + 2 < input.count, input[i + 1] == 0x80, input[i + 2] == 0xA8 || input[i + 2] == 0xA9 {
+                width = 3
+            }
+            if width > 0 {
+                line += 1
+                column = 1
+                i += width
+                continue
+            }
+            if b & 0xC0 != 0x80 { column += 1 }
+            i += 1
+        }
+        return SourceLocation(file: file, line: line, column: column)
     }
 
     func location(_ m: yaml_mark_t) -> SourceLocation {
         SourceLocation(file: file, line: Int(m.line) + 1, column: Int(m.column) + 1)
+    }
+
+    /// A mark as (line, column), 1-based, inside the text. Only an empty node (a null without text) can
+    /// stand at the very end, where libyaml's mark is on a line after the last if the text has no final
+    /// line break (its implicit break): such a mark is taken as the end of the text.
+    mutating func position(_ m: yaml_mark_t, empty: Bool) -> (UInt32, UInt32) {
+        let raw = (UInt32(m.line + 1), UInt32(m.column + 1))
+        guard empty else { return raw }
+        if end == nil { end = input.withUnsafeBufferPointer { Self.endLocation(of: $0, file: file) } }
+        guard let end, (Int(raw.0), Int(raw.1)) > (end.line, end.column) else { return raw }
+        return (UInt32(end.line), UInt32(end.column))
     }
 
     func fail(_ code: DiagnosticCode, _ message: String, _ m: yaml_mark_t) -> DiagnosticError {
@@ -152,11 +200,11 @@ struct LibYAMLParser: ~Copyable {
     }
 
     /// Appends the source entry of a value node, taking the key position from the enclosing mapping.
-    mutating func newEntry(_ m: yaml_mark_t) -> Int {
+    mutating func newEntry(_ m: yaml_mark_t, empty: Bool = false) -> Int {
         var keyMark: (UInt32, UInt32) = (0, 0)
         if !stack.isEmpty && stack[stack.count - 1].isMapping { keyMark = stack[stack.count - 1].keyMark }
-        entries.append(SourceMap.Entry(line: UInt32(m.line + 1), column: UInt32(m.column + 1),
-                                       keyLine: keyMark.0, keyColumn: keyMark.1))
+        let (line, column) = position(m, empty: empty)
+        entries.append(SourceMap.Entry(line: line, column: column, keyLine: keyMark.0, keyColumn: keyMark.1))
         return entries.count - 1
     }
 
@@ -194,7 +242,7 @@ struct LibYAMLParser: ~Copyable {
             value = .string(interner.string(bytes))
         }
         if let anchor { anchors[anchor] = Anchor(value: value, nodes: 1) }
-        let entry = newEntry(m)
+        let entry = newEntry(m, empty: bytes.isEmpty)
         try deliver(value, entry: entry, mark: m)
     }
 
@@ -205,7 +253,7 @@ struct LibYAMLParser: ~Copyable {
         if let anchor { anchors[anchor] = Anchor(value: .string(text), nodes: 1) }
         let top = stack.count - 1
         stack[top].key = text
-        stack[top].keyMark = (UInt32(m.line + 1), UInt32(m.column + 1))
+        stack[top].keyMark = position(m, empty: bytes.isEmpty)
         // Bytes first: comparing every key with "<<" as strings goes through a slow path for most keys.
         stack[top].keyIsMerge = plain && tag == nil && bytes.count == 2 && bytes[0] == 0x3C && bytes[1] == 0x3C
         if !stack[top].anyKeyHasDot && bytes.contains(0x2E) { stack[top].anyKeyHasDot = true }
@@ -234,7 +282,7 @@ struct LibYAMLParser: ~Copyable {
             }
             let top = stack.count - 1
             stack[top].key = key
-            stack[top].keyMark = (UInt32(m.line + 1), UInt32(m.column + 1))
+            stack[top].keyMark = position(m, empty: false)
             stack[top].keyIsMerge = false
             if key.utf8.contains(0x2E) { stack[top].anyKeyHasDot = true }
             if key.utf8.contains(where: { $0 >= 0x80 }) { stack[top].allKeysASCII = false }

@@ -180,3 +180,20 @@ import Testing
         #expect(try JSONReader.readSequence([]) == [])
     }
 }
+
+/// Found by fuzz-json (Foundation refuses these; RuleKit read them as infinity and wrote `null` back).
+@Suite struct JSONNumberRangeTests {
+    @Test(arguments: ["4e904", "-1e400", "[1, 2e308]", "{\"a\": 179769313486231580793728971405303415079934132710037826936173778980444968292764750946649017977587207096330286416692887910946555547851940402630657488671505820681908902000708383676273854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704342711559699508093042880177904174497792}"])
+    func numbersPastDoubleRangeAreRefused(_ text: String) {
+        #expect {
+            try JSONReader.value(text)
+        } throws: { error in
+            (error as? DiagnosticError)?.diagnostics.first?.message.contains("out of range") == true
+        }
+    }
+
+    @Test func theLargestDoubleIsRead() throws {
+        #expect(try JSONReader.value("1.7976931348623157e308") == .double(.greatestFiniteMagnitude))
+        #expect(try JSONReader.value("1e-400") == .double(0))
+    }
+}

@@ -42,3 +42,28 @@ extension PatternTests {
         }
     }
 }
+
+/// A schema's regex against a hostile string stays bounded (ICU backtracks; issue 15).
+@Suite struct PatternBudgetTests {
+    @Test(arguments: ["^(a+)+$", "^(a|aa)*$", "(x+x+)+y", "(.*a){20}"])
+    func catastrophicBacktrackingStopsWithinItsBudget(_ source: String) throws {
+        let p = try #require(Pattern(source))
+        let subject = String(repeating: source.contains("x") ? "x" : "a", count: 3000) + "!"
+        let clock = ContinuousClock()
+        var verdict = true
+        let elapsed = clock.measure { verdict = p.matches(subject) }
+        #expect(!verdict)
+        #expect(elapsed < .seconds(5), "\(source) took \(elapsed)")
+    }
+
+    @Test func ordinaryRegexesStillMatch() throws {
+        let p = try #require(Pattern("^[a-z]+(-[a-z0-9]+)*$"))
+        #expect(p.matches("en-us"))
+        #expect(!p.matches("en_US"))
+        #expect(try #require(Pattern("(a+)+b")).matches(String(repeating: "a", count: 40) + "b"))
+    }
+
+    @Test func overlongPatternsAreRefused() {
+        #expect(Pattern(String(repeating: "a", count: Pattern.maxSourceLength + 1) + "(b)") == nil)
+    }
+}

@@ -96,3 +96,30 @@ import Testing
         }
     }
 }
+
+/// Found by fuzz-yaml: libyaml puts the end of a text without a final line break on a line after the
+/// last; diagnostics and empty nodes there now point at the end of the text.
+@Suite struct YAMLEndPositionTests {
+    @Test func aSyntaxErrorAtTheEndPointsInsideTheText() {
+        #expect {
+            try YAMLReader.read("  [1, 1, 3`  \n  ")
+        } throws: { error in
+            guard let l = (error as? DiagnosticError)?.diagnostics.first?.location else { return false }
+            return l.line == 2 && l.column == 3
+        }
+        // Columns count characters: the end of "♥ x\nWWW" is line 2, column 4.
+        #expect {
+            try YAMLReader.read("---\nw: love'\u{2665} and\nWWWWWW")
+        } throws: { error in
+            guard let l = (error as? DiagnosticError)?.diagnostics.first?.location else { return false }
+            return l.line == 3 && l.column == 7
+        }
+    }
+
+    @Test func anEmptyNodeAtTheEndPointsAtTheEnd() throws {
+        let docs = try YAMLReader.readAll(Array("---'\n---\n\n---".utf8))
+        let last = try #require(docs.last)
+        #expect(last.value == .null)
+        #expect(last.root.location?.line == 4)
+    }
+}

@@ -95,7 +95,7 @@ struct SchemaCompiler {
             if let m = o["maxLength"].flatMap(Self.count) { checks.append(.maxLength(m)) }
             if let m = o["minLength"].flatMap(Self.count) { checks.append(.minLength(m)) }
             if case .string(let p)? = o["pattern"] {
-                if let pat = Pattern(p) { checks.append(.pattern(pat)) } else { errors.append("invalid pattern '\(p)' at \(node.location)") }
+                if let pat = Pattern(p) { checks.append(.pattern(pat)) } else { errors.append(Self.patternError(p, node.location)) }
             }
             if let items = o["items"] {
                 if case .array(let a) = items {
@@ -121,7 +121,7 @@ struct SchemaCompiler {
                 var pats: [(Pattern, SchemaNode)] = []
                 for (k, _) in patterns ?? [:] {
                     if let p = Pattern(k) { pats.append((p, sub(loc, "patternProperties", k))) } else {
-                        errors.append("invalid pattern '\(k)' at \(node.location)")
+                        errors.append(Self.patternError(k, node.location))
                     }
                 }
                 let additional = o["additionalProperties"].map { _ in sub(loc, "additionalProperties") }
@@ -179,5 +179,13 @@ struct SchemaCompiler {
         case "json-pointer": .jsonPointer
         default: nil
         }
+    }
+
+    /// Why a pattern did not compile (quoting at most its start).
+    static func patternError(_ p: String, _ location: String) -> String {
+        if p.utf8.count > Pattern.maxSourceLength {
+            return "pattern of \(p.utf8.count) bytes is over the limit of \(Pattern.maxSourceLength) at \(location)"
+        }
+        return "invalid pattern '\(p.count > 80 ? String(p.prefix(77)) + "..." : p)' at \(location)"
     }
 }

@@ -120,7 +120,8 @@ final class Pattern: @unchecked Sendable {
             regex = nil
             alwaysMatches = false
         } else {
-            guard let r = try? NSRegularExpression(pattern: Pattern.translate(source), options: []) else { return nil }
+            guard source.utf8.count <= Pattern.maxSourceLength,
+                  let r = try? NSRegularExpression(pattern: Pattern.translate(source), options: []) else { return nil }
             regex = r
             alwaysMatches = Pattern.matchesEverything(source, r)
         }
@@ -219,8 +220,8 @@ final class Pattern: @unchecked Sendable {
         if alwaysMatches { return true }
         // Payload values repeat (language tags, region codes): a regex verdict is remembered per string.
         if s.utf8.count <= 64, let known = verdicts.withLock({ $0[s] }) { return known }
-        let ns = s as NSString
-        let ok = regex!.firstMatch(in: s, options: [], range: NSRange(location: 0, length: ns.length)) != nil
+        guard let regex else { return false }
+        let ok = Pattern.boundedSearch(regex, s)
         if s.utf8.count <= 64 {
             verdicts.withLock { if $0.count < Pattern.verdictCap { $0[s] = ok } }
         }
@@ -267,7 +268,33 @@ final class Pattern: @unchecked Sendable {
 
     private func regexFallback(_ s: String) -> Bool {
         guard let r = try? NSRegularExpression(pattern: Pattern.translate(source)) else { return false }
-        return r.firstMatch(in: s, options: [], range: NSRange(location: 0, length: (s as NSString).length)) != nil
+        return Pattern.boundedSearch(r, s)
+    }
+
+    /// Longest pattern compiled, in bytes: a schema's regex is user input too.
+    static let maxSourceLength = 4096
+
+    /// How many progress reports a search may take. ICU backtracks, so `^(a+)+$` against thirty `a`s and
+    /// a `b` runs for minutes; it reports progress every few thousand steps (about 140 µs here), so
+    /// this bounds one search to some 30 ms. A search stopped by the budget counts as no match: the
+    /// value fails its `pattern` (fail closed), and the verdict is the same on every run.
+    static let maxProgressReports = 200
+
+    /// Whether `regex` finds a match in `s`, within the step budget.
+    static func boundedSearch(_ regex: NSRegularExpression, _ s: String) -> Bool {
+        var found = false
+        var reports = 0
+        regex.enumerateMatches(in: s, options: [.reportProgress],
+                               range: NSRange(location: 0, length: (s as NSString).length)) { match, _, stop in
+            if match != nil {
+                found = true
+                stop.pointee = true
+                return
+            }
+            reports += 1
+            if reports > maxProgressReports { stop.pointee = true }
+        }
+        return found
     }
 
     /// Glob matching on bytes: literals in order, gaps of at least `min` characters between them.

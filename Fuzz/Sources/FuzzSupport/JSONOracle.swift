@@ -1,0 +1,161 @@
+// JSON reader oracle: Foundation's JSONSerialization is an independent parser. Both must accept and
+// reject the same texts (but for the documented differences below), give the same value (numbers by
+// value), and RuleKit's writer must round-trip what its reader gives.
+import Foundation
+import RuleKitCore
+
+public enum JSONOracle {
+    static let name = "fuzz-json"
+
+    public static func check(_ bytes: [UInt8]) {
+        var ours: Document?
+        var failure: DiagnosticError?
+        do {
+            ours = try JSONReader.read(bytes, file: "in.json", limits: Oracle.limits, keepSourceMap: true)
+        } catch {
+            failure = error
+            Oracle.checkLocations(name, error, in: bytes)
+        }
+        // Foundation has no depth or size limit of ours: inputs over our limits are ours to refuse.
+        if let failure, failure.diagnostics.contains(where: { $0.code == .limitExceeded }) { return }
+        let theirs = foundation(bytes)
+
+        switch (ours, theirs) {
+        case (nil, nil):
+            return
+        case (let doc?, nil):
+            if acceptedOnlyByUs(bytes) { break }
+            Oracle.fail(name, "RuleKit accepts what JSONSerialization rejects: \(JSONWriter.string(doc.value).prefix(200))", input: bytes)
+        case (nil, .some):
+            if rejectedOnlyByUs(bytes, failure) { return }
+            Oracle.fail(name, "RuleKit rejects what JSONSerialization accepts: \(failure?.description ?? "")", input: bytes)
+        case (let doc?, let object?):
+            if let diff = difference(doc.value, object, path: "") {
+                Oracle.fail(name, "values differ at \(diff)", input: bytes)
+            }
+        }
+        guard let doc = ours else { return }
+        Oracle.checkLocations(name, doc.sourceMap, in: bytes)
+        roundTrip(doc.value, bytes)
+    }
+
+    /// `read(write(v)) == v`, pretty and compact, with every double kept exactly.
+    static func roundTrip(_ v: Value, _ input: [UInt8]) {
+        for options in [JSONWriter.Options.compact, .pretty] {
+            let text = JSONWriter.string(v, options: options)
+            let back: Value
+            do {
+                back = try JSONReader.read(Array(text.utf8), limits: Oracle.limits).value
+            } catch {
+                Oracle.fail(name, "the writer's text does not read back: \(error)\n\(text.prefix(300))", input: input)
+            }
+            if !identical(back, jsonForm(v)) {
+                Oracle.fail(name, "round trip changed the value:\n\(text.prefix(300))", input: input)
+            }
+        }
+    }
+
+    /// What JSON can say of `v`: NaN and infinities are written as `null` (the writer's documented rule).
+    static func jsonForm(_ v: Value) -> Value {
+        switch v {
+        case .double(let d) where !d.isFinite: return .null
+        case .array(let a): return .array(a.map(jsonForm))
+        case .object(let o): return .object(ValueObject(o.map { ($0.key, jsonForm($0.value)) }))
+        default: return v
+        }
+    }
+
+    static func foundation(_ bytes: [UInt8]) -> Any? {
+        try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
+    }
+
+    /// Texts JSONSerialization refuses that RFC 8259 allows, which RuleKit reads (documented differences).
+    static func acceptedOnlyByUs(_ bytes: [UInt8]) -> Bool {
+        false
+    }
+
+    /// Texts JSONSerialization takes that RFC 8259 (and RuleKit) refuses.
+    static func rejectedOnlyByUs(_ bytes: [UInt8], _ error: DiagnosticError?) -> Bool {
+        // corelibs Foundation stops reading at a NUL byte, as if the text ended there.
+        if bytes.contains(0) { return true }
+        // Foundation takes a trailing comma in arrays and objects; RFC 8259 has none.
+        if let d = error?.diagnostics.first, d.message.hasPrefix("trailing comma") { return true }
+        return false
+    }
+
+    /// Where `ours` and Foundation's `theirs` differ (objects as maps with the last duplicate winning,
+    /// numbers by value), or nil.
+    static func difference(_ ours: Value, _ theirs: Any, path: String) -> String? {
+        switch ours {
+        case .null:
+            return theirs is NSNull ? nil : "\(path): null vs \(theirs)"
+        case .bool(let b):
+            guard let n = theirs as? NSNumber, isBool(n) else { return "\(path): \(b) vs \(theirs)" }
+            return n.boolValue == b ? nil : "\(path): \(b) vs \(n)"
+        case .int(let i):
+            guard let n = theirs as? NSNumber, !isBool(n) else { return "\(path): \(i) vs \(theirs)" }
+            return sameNumber(Double(i), exactInt: i, n) ? nil : "\(path): \(i) vs \(n)"
+        case .double(let d):
+            guard let n = theirs as? NSNumber, !isBool(n) else { return "\(path): \(d) vs \(theirs)" }
+            return sameNumber(d, exactInt: nil, n) ? nil : "\(path): \(d) vs \(n)"
+        case .string(let s):
+            guard let t = theirs as? String else { return "\(path): string vs \(type(of: theirs))" }
+            return s == t ? nil : "\(path): \(s.debugDescription) vs \(t.debugDescription)"
+        case .array(let a):
+            guard let t = theirs as? [Any] else { return "\(path): array vs \(type(of: theirs))" }
+            guard a.count == t.count else { return "\(path): \(a.count) vs \(t.count) elements" }
+            for (i, (x, y)) in zip(a, t).enumerated() {
+                if let d = difference(x, y, path: "\(path)/\(i)") { return d }
+            }
+            return nil
+        case .object(let o):
+            guard let t = theirs as? [String: Any] else { return "\(path): object vs \(type(of: theirs))" }
+            guard o.count == t.count else { return "\(path): \(o.count) vs \(t.count) members" }
+            for (k, v) in o {
+                guard let w = t[k] else { return "\(path): key \(k.debugDescription) missing in Foundation's" }
+                if let d = difference(v, w, path: "\(path)/\(k)") { return d }
+            }
+            return nil
+        }
+    }
+
+    static func isBool(_ n: NSNumber) -> Bool {
+        // corelibs Foundation stores booleans as char-typed numbers.
+        let t = String(cString: n.objCType)
+        return t == "B" || (t == "c" && (n.int8Value == 0 || n.int8Value == 1))
+    }
+
+    static func sameNumber(_ d: Double, exactInt: Int64?, _ n: NSNumber) -> Bool {
+        let type = String(cString: n.objCType)
+        if let i = exactInt, type != "d", type != "f" {
+            if type == "Q" { return i >= 0 && UInt64(i) == n.uint64Value }
+            return i == n.int64Value
+        }
+        let theirs = n.doubleValue
+        if d == theirs { return true }
+        // Foundation keeps integers past 64 bits as NSDecimalNumber, whose conversion to Double is not
+        // correctly rounded (RuleKit's is): equal within a few units in the last place.
+        if n is NSDecimalNumber, d.isFinite, theirs.isFinite {
+            return abs(d - theirs) <= 4 * max(d.magnitude, theirs.magnitude).ulp
+        }
+        return false
+    }
+
+    /// Structural equality that tells `.int` from `.double` and compares doubles bit for bit but for
+    /// the sign of zero written as `-0.0`.
+    static func identical(_ a: Value, _ b: Value) -> Bool {
+        switch (a, b) {
+        case (.null, .null): return true
+        case (.bool(let x), .bool(let y)): return x == y
+        case (.int(let x), .int(let y)): return x == y
+        case (.double(let x), .double(let y)): return x.bitPattern == y.bitPattern
+        case (.string(let x), .string(let y)): return x == y
+        case (.array(let x), .array(let y)):
+            return x.count == y.count && zip(x, y).allSatisfy { identical($0, $1) }
+        case (.object(let x), .object(let y)):
+            guard x.count == y.count else { return false }
+            return zip(x, y).allSatisfy { $0.key == $1.key && identical($0.value, $1.value) }
+        default: return false
+        }
+    }
+}
