@@ -74,9 +74,7 @@ public struct XDMAlignment: Sendable {
     }
 
     static func dotted(_ pointer: String) -> String {
-        pointer.split(separator: "/", omittingEmptySubsequences: true)
-            .map { $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~") }
-            .joined(separator: ".")
+        pointer.split(ascii: UInt8(ascii: "/"), omittingEmpty: true).map(\.unescapedPointerToken).joined(separator: ".")
     }
 
     /// The diagnostics event for findings about `subject` (an event id or an extension's state).

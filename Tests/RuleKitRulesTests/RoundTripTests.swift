@@ -110,3 +110,13 @@ extension Condition {
         return c
     }
 }
+
+/// Found by fuzz-rules: strings the YAML writer left plain or raw that YAML does not read back.
+@Suite struct YAMLTextFuzzRegressions {
+    @Test(arguments: ["@dm.commerce.order.priceTotal", "a\u{7F}b", "\u{85}x\u{9F}", "x\u{FFFE}", "@", "tab\there"])
+    func stringsReadBackAsWritten(_ s: String) throws {
+        let text = "k: " + YAMLText.string(s) + "\n"
+        let v = try YAMLReader.read(text).value
+        #expect(v["k"] == .string(s), "\(text.debugDescription)")
+    }
+}

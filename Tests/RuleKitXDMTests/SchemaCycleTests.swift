@@ -50,3 +50,33 @@ import Testing
         _ = try Self.compile(##"{"propertyNames": {"$ref": "#"}, "type": ["object", "string"]}"##)
     }
 }
+
+/// Found by fuzz-schema: JSON pointers were split by Characters, and "/" followed by a combining mark
+/// is one Character, so a reference to such a key did not resolve.
+@Suite struct PointerScalarTests {
+    @Test func referencesToKeysStartingWithACombiningMarkResolve() throws {
+        let schema = ##"{"definitions": {"\u20e9x": {"type": "string"}}, "properties": {"a": {"$ref": "#/definitions/\u20e9x"}}}"##
+        let v = try JSONSchemaValidator(schema: try JSONReader.read(schema).value)
+        #expect(v.isValid(try JSONReader.read(##"{"a": "s"}"##).value))
+        #expect(!v.isValid(try JSONReader.read(##"{"a": 1}"##).value))
+    }
+
+    @Test func scalarSplittingKeepsCombiningMarksWithTheirPart() {
+        #expect("/\u{20E9}a/b".split(ascii: UInt8(ascii: "/")) == ["", "\u{20E9}a", "b"])
+        #expect("~1\u{301}~0".unescapedPointerToken == "/\u{301}~")
+    }
+}
+
+/// Found by fuzz-schema: counts past Int's range trapped when the schema was compiled.
+@Suite struct SchemaCountRangeTests {
+    @Test(arguments: ["maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties"])
+    func hugeCountsCompile(_ keyword: String) throws {
+        for count in ["22222222222222222222222222222222222222", "-1e300", "1e308"] {
+            let v = try JSONSchemaValidator(schema: try JSONReader.value("{\"\(keyword)\": \(count)}"))
+            _ = v.isValid(try JSONReader.value("\"abc\""))
+            _ = v.validate(try JSONReader.value("[1, 2]"))
+        }
+        let huge = try JSONSchemaValidator(schema: try JSONReader.value(#"{"maxLength": 1e30}"#))
+        #expect(huge.isValid(.string("anything")))
+    }
+}

@@ -1,3 +1,165 @@
+// Rules oracle: a rules file in either syntax and format is loaded, planned and evaluated on events built
+// from its own keys and values. Every way of evaluating must agree: the condition tree and the flat
+// program, the rule index and a scan of every rule, batches and event by event. Converting the set to
+// RuleKit YAML (and a Launch set to Launch JSON) and loading it again gives the same rules.
+import Foundation
+import RuleKitCore
+import RuleKitYAML
+@testable import RuleKitRules
+
 public enum RulesOracle {
-    public static func check(_ bytes: [UInt8]) {}
+    static let name = "fuzz-rules"
+
+    public static func check(_ bytes: [UInt8]) {
+        let isJSON = bytes.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) == UInt8(ascii: "{")
+        let result: RulesLoadResult
+        do {
+            if isJSON {
+                result = try RuleSetLoader.load(json: bytes, file: "r.json", limits: Oracle.limits)
+            } else {
+                result = RuleSetLoader.load(try YAMLReader.read(bytes, file: "r.yaml", limits: Oracle.limits))
+            }
+        } catch {
+            Oracle.checkLocations(name, error, in: bytes, yaml: !isJSON)
+            return
+        }
+        Oracle.checkLocations(name, DiagnosticError(result.diagnostics), in: bytes, yaml: !isJSON)
+        guard let set = result.ruleSet else { return }
+        let compiled = Planner().plan(set)
+        Oracle.checkLocations(name, DiagnosticError(compiled.diagnostics), in: bytes, yaml: !isJSON)
+        evaluate(set, compiled, bytes)
+        roundTrip(set, bytes)
+    }
+
+    // MARK: evaluation
+
+    static func evaluate(_ set: RuleSet, _ compiled: CompiledRuleSet, _ input: [UInt8]) {
+        var keys: [String: [Value]] = [:]
+        for r in set.rules { collect(r.condition, into: &keys, depth: 0) }
+        // `~cachebust` is a fresh random number on every read: two evaluations cannot be compared.
+        if keys.keys.contains(where: { $0.lowercased().contains("cachebust") }) { return }
+        var random = SplitMix(seed: fnv(input))
+        let (events, runtime) = EventMaker.events(keys: keys, count: 6, &random)
+        let plain = compiled.withoutIndex()
+        var perEvent: [[Int]] = []
+        for e in events {
+            var r1 = Resolver(event: e, runtime: runtime, slotCount: compiled.slotCount)
+            let indexed = Evaluator.matchingRules(compiled, &r1).map(\.index)
+            var r2 = Resolver(event: e, runtime: runtime, slotCount: compiled.slotCount)
+            let scanned = Evaluator.matchingRules(plain, &r2).map(\.index)
+            var tree: [Int] = []
+            for rule in compiled.rules {
+                var r3 = Resolver(event: e, runtime: runtime, slotCount: compiled.slotCount)
+                let t = Evaluator.matches(rule.condition, &r3)
+                var r4 = Resolver(event: e, runtime: runtime, slotCount: compiled.slotCount)
+                let p = ProgramEvaluator.matches(compiled.program, rule: rule.index, &r4)
+                if t != p {
+                    Oracle.fail(name, "rule \(rule.label): tree \(t), program \(p) on \(describe(e))", input: input)
+                }
+                if t { tree.append(rule.index) }
+            }
+            if indexed != scanned || scanned != tree {
+                Oracle.fail(name, "indexed \(indexed), scanned \(scanned), tree \(tree) on \(describe(e))", input: input)
+            }
+            perEvent.append(indexed)
+        }
+        var batched = Array(repeating: [Int](), count: events.count)
+        var r = Resolver(event: events[0], runtime: runtime, slotCount: compiled.slotCount)
+        Evaluator.forEachMatch(compiled, events: events, &r) { e, rule in batched[e].append(rule) }
+        if batched != perEvent {
+            Oracle.fail(name, "batched \(batched) vs event by event \(perEvent)", input: input)
+        }
+    }
+
+    /// Every key a condition reads, with the values it is compared with.
+    static func collect(_ c: Condition, into keys: inout [String: [Value]], depth: Int) {
+        guard depth < 100 else { return }
+        if let k = c.definition.key { keys[k, default: []] += c.definition.values ?? [] }
+        for sub in c.definition.conditions ?? [] { collect(sub, into: &keys, depth: depth + 1) }
+    }
+
+    static func describe(_ e: EngineEvent) -> String {
+        "event \(e.type)/\(e.source) \(e.data.map { JSONWriter.string(.object($0)) }.map { String($0.prefix(300)) } ?? "nil")"
+    }
+
+    // MARK: conversion
+
+    static func roundTrip(_ set: RuleSet, _ input: [UInt8]) {
+        let yaml = RuleKitFormatWriter.yaml(set)
+        let back: RulesLoadResult
+        do {
+            back = RuleSetLoader.load(try YAMLReader.read(Array(yaml.utf8), file: "back.yaml"))
+        } catch {
+            let line = error.diagnostics.first?.location.map { l in
+                yaml.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(l.line - 1).first.map(String.init) ?? ""
+            } ?? ""
+            Oracle.fail(name, "the YAML written for a loaded set does not read: \(error)\nat: \(line.debugDescription)\n\(yaml.prefix(600))", input: input)
+        }
+        guard let again = back.ruleSet else {
+            Oracle.fail(name, "the YAML written for a loaded set does not load: \(back.diagnostics)\n\(yaml.prefix(600))", input: input)
+        }
+        if again.withoutLocations() != set.withoutLocations() {
+            Oracle.fail(name, "YAML round trip changed the rules:\n\(yaml.prefix(600))", input: input)
+        }
+        // Launch JSON says what Launch has: no data elements, ids, names, descriptions or disabled rules.
+        guard set.dataElements.isEmpty,
+              set.rules.allSatisfy({ $0.id == nil && $0.name == nil && $0.description == nil && $0.enabled }) else { return }
+        let json = LaunchRulesWriter.text(set)
+        do {
+            let launch = try LaunchRulesLoader.load(json: Array(json.utf8), file: "back.json")
+            guard let set2 = launch.ruleSet else {
+                Oracle.fail(name, "the Launch JSON written for a loaded set does not load: \(launch.diagnostics)\n\(json.prefix(600))", input: input)
+            }
+            if set2.withoutLocations() != set.withoutLocations() {
+                Oracle.fail(name, "Launch JSON round trip changed the rules:\n\(json.prefix(600))", input: input)
+            }
+        } catch {
+            Oracle.fail(name, "the Launch JSON written for a loaded set does not read: \(error)", input: input)
+        }
+    }
+}
+
+extension RuleSet {
+    /// The same rules with source locations cleared (they differ between formats by nature).
+    func withoutLocations() -> RuleSet {
+        var s = self
+        s.rules = rules.map { r in
+            var r = r
+            r.location = nil
+            r.condition = r.condition.withoutLocations(depth: 0)
+            r.consequences = r.consequences.map { var q = $0; q.location = nil; return q }
+            return r
+        }
+        s.dataElements = dataElements.map { var e = $0; e.location = nil; return e }
+        return s
+    }
+}
+
+extension Condition {
+    func withoutLocations(depth: Int) -> Condition {
+        var c = self
+        c.location = nil
+        if depth < 100 { c.definition.conditions = c.definition.conditions?.map { $0.withoutLocations(depth: depth + 1) } }
+        return c
+    }
+}
+
+/// FNV-1a of the input: the events of one input are the same on every run.
+func fnv(_ bytes: [UInt8]) -> UInt64 {
+    var h: UInt64 = 0xcbf2_9ce4_8422_2325
+    for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+    return h
+}
+
+/// A small deterministic generator (SplitMix64).
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }

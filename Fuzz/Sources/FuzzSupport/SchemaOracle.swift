@@ -1,3 +1,58 @@
+// JSON Schema oracle: the input is `[schema, instance]`. Any schema compiles or is refused with a
+// message (never a crash, a hang or a stack overflow: cycles and long in-place chains are refused);
+// the verdict-only path (`isValid`, which stops at the first failure and memoizes by value) agrees
+// with the full one (`validate`, which lists every error); every error points at a location that
+// exists in the instance. libFuzzer's -timeout bounds each input, so a regex that backtracks without
+// end, or any other unbounded work, is reported as a timeout.
+import Foundation
+import RuleKitCore
+@testable import RuleKitXDM
+
 public enum SchemaOracle {
-    public static func check(_ bytes: [UInt8]) {}
+    static let name = "fuzz-schema"
+
+    public static func check(_ bytes: [UInt8]) {
+        guard let pair = try? JSONReader.read(bytes, limits: Oracle.limits).value,
+              case .array(let parts) = pair, parts.count == 2 else { return }
+        let (schema, instance) = (parts[0], parts[1])
+        for formats in [true, false] {
+            let validator: JSONSchemaValidator
+            do {
+                validator = try JSONSchemaValidator(schema: schema, assertFormats: formats)
+            } catch {
+                return
+            }
+            let verdict = validator.isValid(instance)
+            let errors = validator.validate(instance, maxErrors: 50)
+            if verdict != errors.isEmpty {
+                Oracle.fail(name, "isValid says \(verdict), validate lists \(errors.count) errors: \(errors.prefix(3)) (formats \(formats))", input: bytes)
+            }
+            for e in errors where !exists(e.instancePath, in: instance) {
+                Oracle.fail(name, "error at \(e.instancePath), which is not in the instance: \(e)", input: bytes)
+            }
+        }
+    }
+
+    /// Whether a JSON pointer resolves in `value`.
+    static func exists(_ pointer: String, in value: Value) -> Bool {
+        if pointer.isEmpty { return true }
+        guard pointer.utf8.first == 0x2F else { return false }
+        var v = value
+        // Split by scalars: "/" followed by a combining mark is one Character.
+        for raw in pointer.utf8.dropFirst().split(separator: 0x2F, omittingEmptySubsequences: false) {
+            let token = String(decoding: raw, as: UTF8.self)
+                .replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+            switch v {
+            case .object(let o):
+                guard let next = o[token] else { return false }
+                v = next
+            case .array(let a):
+                guard let i = Int(token), i >= 0, i < a.count else { return false }
+                v = a[i]
+            default:
+                return false
+            }
+        }
+        return true
+    }
 }

@@ -31,13 +31,33 @@ public struct YAMLText {
     /// A string plain when safe in block and flow context, else double-quoted (JSON escapes are YAML's).
     public static func string(_ s: String) -> String {
         if isPlainSafe(s) { return s }
-        return JSONWriter.string(.string(s))
+        let quoted = JSONWriter.string(.string(s))
+        guard quoted.unicodeScalars.contains(where: isNonPrintable) else { return quoted }
+        // JSON leaves DEL, the C1 controls and U+FFFE/U+FFFF as they are; YAML forbids them raw.
+        var out = ""
+        for u in quoted.unicodeScalars {
+            if isNonPrintable(u) {
+                let hex = String(u.value, radix: 16, uppercase: true)
+                out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            } else {
+                out.unicodeScalars.append(u)
+            }
+        }
+        return out
+    }
+
+    /// Outside YAML's printable set (tab, line breaks and NEL aside, which JSON escaping handles or YAML allows).
+    static func isNonPrintable(_ u: Unicode.Scalar) -> Bool {
+        let v = u.value
+        return v == 0x7F || (v >= 0x80 && v <= 0x9F && v != 0x85) || v == 0xFFFE || v == 0xFFFF
     }
 
     static func isPlainSafe(_ s: String) -> Bool {
         guard let first = s.utf8.first, !reserved.contains(s) else { return false }
         // Anything that could read as a number stays quoted.
         if (first >= 0x30 && first <= 0x39) || first == 0x2D || first == 0x2B || first == 0x2E { return false }
+        // '@' is a reserved indicator: it cannot start a plain scalar.
+        if first == 0x40 { return false }
         for b in s.utf8 {
             let ok = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
                 || b == 0x5F || b == 0x2E || b == 0x2D || b == 0x2F || b == 0x7E || b == 0x24 || b == 0x40

@@ -282,7 +282,7 @@ enum Formats {
 
     static func jsonPointer(_ s: String) -> Bool {
         if s.isEmpty { return true }
-        guard s.hasPrefix("/") else { return false }
+        guard s.utf8.first == 0x2F else { return false }
         let b = Array(s.utf8)
         for (i, c) in b.enumerated() where c == 0x7E {
             guard i + 1 < b.count, b[i + 1] == 0x30 || b[i + 1] == 0x31 else { return false }

@@ -157,7 +157,9 @@ struct SchemaCompiler {
     static func count(_ v: Value) -> Int? {
         switch v {
         case .int(let i): Int(i)
-        case .double(let d) where d.rounded() == d: Int(d)
+        // Past Int's range a count constrains nothing more than Int.max does (found by fuzz-schema:
+        // `Int(d)` trapped on `"maxLength": 2e37`).
+        case .double(let d) where d.rounded() == d: d >= 0x1p63 ? Int.max : d < -0x1p63 ? Int.min : Int(d)
         default: nil
         }
     }

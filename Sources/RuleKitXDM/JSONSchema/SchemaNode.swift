@@ -165,13 +165,13 @@ final class Pattern: @unchecked Sendable {
     /// ECMA escapes ICU reads differently.
     static func translate(_ p: String) -> String {
         var s = p
-        s = s.replacingAll("\\d", with: "[0-9]")
-        s = s.replacingAll("\\D", with: "[^0-9]")
-        s = s.replacingAll("\\w", with: "[A-Za-z0-9_]")
-        s = s.replacingAll("\\W", with: "[^A-Za-z0-9_]")
+        s = s.replacingScalars("\\d", with: "[0-9]")
+        s = s.replacingScalars("\\D", with: "[^0-9]")
+        s = s.replacingScalars("\\w", with: "[A-Za-z0-9_]")
+        s = s.replacingScalars("\\W", with: "[^A-Za-z0-9_]")
         let space = "\\t\\n\\x{0B}\\f\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}"
-        s = s.replacingAll("\\s", with: "[\(space)]")
-        s = s.replacingAll("\\S", with: "[^\(space)]")
+        s = s.replacingScalars("\\s", with: "[\(space)]")
+        s = s.replacingScalars("\\S", with: "[^\(space)]")
         return s
     }
 

@@ -58,11 +58,11 @@ public struct SchemaRegistry: Sendable {
         // A `$ref` makes its siblings (including `$id`) inert in draft 6/7.
         if o["$ref"] == nil, case .string(let id)? = o["$id"] {
             let resolved = base.resolving(id)
-            if let frag = resolved.fragment, !frag.isEmpty, !frag.hasPrefix("/") {
+            if let frag = resolved.fragment, !frag.isEmpty, frag.utf8.first != 0x2F {
                 anchors[resolved.text] = location
             }
             let resource = resolved.withoutFragment
-            if !resource.text.isEmpty && !(resolved.fragment?.isEmpty == false && id.hasPrefix("#")) {
+            if !resource.text.isEmpty && !(resolved.fragment?.isEmpty == false && id.utf8.first == 0x23) {
                 resources[resource.text] = location
                 base = resource
             }
@@ -77,7 +77,7 @@ public struct SchemaRegistry: Sendable {
     }
 
     func escape(_ k: String) -> String {
-        k.replacingAll("~", with: "~0").replacingAll("/", with: "~1")
+        k.replacingScalars("~", with: "~0").replacingScalars("/", with: "~1")
     }
 
     /// Where `reference` (already absolute) points, or nil.
@@ -85,7 +85,7 @@ public struct SchemaRegistry: Sendable {
         let resource = absolute.withoutFragment.text
         let fragment = absolute.fragment ?? ""
         if fragment.isEmpty { return resources[resource] }
-        if fragment.hasPrefix("/") {
+        if fragment.utf8.first == 0x2F {
             guard let root = resources[resource] else { return nil }
             let decoded = fragment.removingPercentEncodingLite
             let loc = Location(document: root.document, pointer: root.pointer + decoded)
@@ -98,8 +98,8 @@ public struct SchemaRegistry: Sendable {
     func value(at loc: Location) -> Value? {
         guard var v = documents[loc.document] else { return nil }
         if loc.pointer.isEmpty { return v }
-        for raw in loc.pointer.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
-            let token = String(raw).replacingAll("~1", with: "/").replacingAll("~0", with: "~")
+        for raw in loc.pointer.split(ascii: UInt8(ascii: "/")).dropFirst() {
+            let token = raw.unescapedPointerToken
             switch v {
             case .object(let o):
                 guard let next = o[token] else { return nil }
@@ -128,7 +128,7 @@ public struct SchemaRegistry: Sendable {
 extension String {
     /// Percent-decoding for JSON-pointer fragments (ASCII escapes are all they use).
     var removingPercentEncodingLite: String {
-        guard contains("%") else { return self }
+        guard utf8.contains(0x25) else { return self }
         var bytes: [UInt8] = []
         var it = Array(utf8)[...]
         while let b = it.popFirst() {
@@ -140,10 +140,5 @@ extension String {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    func replacingAll(_ target: String, with replacement: String) -> String {
-        guard contains(target) else { return self }
-        return split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
     }
 }

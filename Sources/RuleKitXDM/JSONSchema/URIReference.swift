@@ -8,23 +8,25 @@ struct URIReference: Hashable {
     var fragment: String?
 
     init(_ text: String) {
+        // Delimiters are found by scalars: a '#' or '/' followed by a combining mark is one Character.
         var rest = Substring(text)
-        if let hash = rest.firstIndex(of: "#") {
-            fragment = String(rest[rest.index(after: hash)...])
+        if let hash = rest.unicodeScalars.firstIndex(of: "#") {
+            fragment = String(rest[rest.unicodeScalars.index(after: hash)...])
             rest = rest[..<hash]
         }
-        if let q = rest.firstIndex(of: "?") {
-            query = String(rest[rest.index(after: q)...])
+        if let q = rest.unicodeScalars.firstIndex(of: "?") {
+            query = String(rest[rest.unicodeScalars.index(after: q)...])
             rest = rest[..<q]
         }
-        if let colon = rest.firstIndex(of: ":"), rest[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }),
-           rest[..<colon].first?.isLetter == true {
+        if let colon = rest.unicodeScalars.firstIndex(of: ":"),
+           rest.unicodeScalars[..<colon].allSatisfy({ $0.isASCII && (Character($0).isLetter || Character($0).isNumber || "+-.".unicodeScalars.contains($0)) }),
+           rest.unicodeScalars.first.map({ $0.isASCII && Character($0).isLetter }) == true {
             scheme = String(rest[..<colon])
-            rest = rest[rest.index(after: colon)...]
+            rest = rest[rest.unicodeScalars.index(after: colon)...]
         }
-        if rest.hasPrefix("//") {
-            rest = rest.dropFirst(2)
-            let end = rest.firstIndex(of: "/") ?? rest.endIndex
+        if rest.utf8.starts(with: [0x2F, 0x2F]) {
+            rest = rest[rest.utf8.index(rest.startIndex, offsetBy: 2)...]
+            let end = rest.unicodeScalars.firstIndex(of: "/") ?? rest.endIndex
             authority = String(rest[..<end])
             rest = rest[end...]
         }
@@ -71,11 +73,11 @@ struct URIReference: Hashable {
             return URIReference(scheme: scheme, authority: authority, path: path, query: r.query ?? query, fragment: r.fragment)
         }
         let merged: String
-        if r.path.hasPrefix("/") {
+        if r.path.utf8.first == 0x2F {
             merged = r.path
         } else if authority != nil && path.isEmpty {
             merged = "/" + r.path
-        } else if let slash = path.lastIndex(of: "/") {
+        } else if let slash = path.unicodeScalars.lastIndex(of: "/") {
             merged = String(path[...slash]) + r.path
         } else {
             merged = r.path
@@ -86,8 +88,8 @@ struct URIReference: Hashable {
 
     static func removeDots(_ path: String) -> String {
         guard path.contains(".") else { return path }
-        var out: [Substring] = []
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        var out: [String] = []
+        let parts = path.split(ascii: UInt8(ascii: "/"))
         for (i, p) in parts.enumerated() {
             if p == "." {
                 if i == parts.count - 1 { out.append("") }

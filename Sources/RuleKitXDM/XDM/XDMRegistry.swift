@@ -111,7 +111,7 @@ public struct XDMRegistry: Sendable {
     }
 
     func closestID(_ id: String) -> String? {
-        let last = id.split(separator: "/").last.map(String.init) ?? id
+        let last = id.split(ascii: UInt8(ascii: "/"), omittingEmpty: true).last ?? id
         return documents.keys.first { $0.hasSuffix("/" + last) } ?? documents.keys.first { $0.lowercased() == id.lowercased() }
     }
 
