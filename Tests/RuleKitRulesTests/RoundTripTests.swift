@@ -113,7 +113,7 @@ extension Condition {
 
 /// Found by fuzz-rules: strings the YAML writer left plain or raw that YAML does not read back.
 @Suite struct YAMLTextFuzzRegressions {
-    @Test(arguments: ["@dm.commerce.order.priceTotal", "a\u{7F}b", "\u{85}x\u{9F}", "x\u{FFFE}", "@", "tab\there"])
+    @Test(arguments: ["@dm.commerce.order.priceTotal", "a\u{7F}b", "\u{85}x\u{9F}", "x\u{FFFE}", "@", "tab\there", "a\u{2028}b\u{2029}c"])
     func stringsReadBackAsWritten(_ s: String) throws {
         let text = "k: " + YAMLText.string(s) + "\n"
         let v = try YAMLReader.read(text).value

@@ -33,7 +33,7 @@ public struct YAMLText {
         if isPlainSafe(s) { return s }
         let quoted = JSONWriter.string(.string(s))
         guard quoted.unicodeScalars.contains(where: isNonPrintable) else { return quoted }
-        // JSON leaves DEL, the C1 controls and U+FFFE/U+FFFF as they are; YAML forbids them raw.
+        // JSON leaves these as they are; YAML needs them escaped.
         var out = ""
         for u in quoted.unicodeScalars {
             if isNonPrintable(u) {
@@ -46,10 +46,11 @@ public struct YAMLText {
         return out
     }
 
-    /// Outside YAML's printable set (tab, line breaks and NEL aside, which JSON escaping handles or YAML allows).
+    /// What YAML cannot hold raw in a double-quoted scalar though JSON can: DEL, the C1 controls and
+    /// U+FFFE/U+FFFF are not printable, and NEL, LS and PS are line breaks (folded into a space).
     static func isNonPrintable(_ u: Unicode.Scalar) -> Bool {
         let v = u.value
-        return v == 0x7F || (v >= 0x80 && v <= 0x9F && v != 0x85) || v == 0xFFFE || v == 0xFFFF
+        return v == 0x7F || (v >= 0x80 && v <= 0x9F) || v == 0x2028 || v == 0x2029 || v == 0xFFFE || v == 0xFFFF
     }
 
     static func isPlainSafe(_ s: String) -> Bool {
