@@ -54,7 +54,16 @@ public struct RuleFiles: Sendable {
     }
 
     /// One rules file's text → its rule set (either syntax, either format) and every finding on the way.
-    public static func parse(_ bytes: [UInt8], file f: String) -> (RuleSet?, [Diagnostic]) {
+    public static func parse(_ bytes: [UInt8], file f: String, limits: RuleLimits = .default) -> (RuleSet?, [Diagnostic]) {
+        var (set, found) = read(bytes, file: f)
+        if let s = set {
+            let over = limits.check(s)
+            if !over.isEmpty { (set, found) = (nil, found + over) }
+        }
+        return (set, found)
+    }
+
+    static func read(_ bytes: [UInt8], file f: String) -> (RuleSet?, [Diagnostic]) {
         do {
             if f.hasSuffix(".json") {
                 let result = try RuleSetLoader.load(json: bytes, file: f)

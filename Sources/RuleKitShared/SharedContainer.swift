@@ -58,11 +58,12 @@ public final class SharedContainer: Sendable {
         let p = path(of: collection)
         guard let stamp = Self.stamp(p) else { return nil }
         if let (s, v) = cache.withLock({ $0[collection] }), s == stamp { return v }
-        guard let bytes = FileManager.default.contents(atPath: p) else {
+        let bytes: [UInt8]
+        do { bytes = try ByteInput.readAll(p) } catch {
             if Self.stamp(p) == nil { return nil }
-            throw .io(operation: "read", path: p, reason: String(cString: strerror(errno)))
+            throw .io(operation: "read", path: p, reason: error.diagnostics.first?.message ?? "unreadable")
         }
-        let value = try Self.decode([UInt8](bytes), path: p)
+        let value = try Self.decode(bytes, path: p)
         cache.withLock { $0[collection] = (stamp, value) }
         return value
     }

@@ -133,10 +133,11 @@ public enum JSONOracle {
         }
         let theirs = n.doubleValue
         if d == theirs { return true }
-        // Foundation keeps integers past 64 bits as NSDecimalNumber, whose conversion to Double is not
-        // correctly rounded (RuleKit's is): equal within a few units in the last place.
-        if n is NSDecimalNumber, d.isFinite, theirs.isFinite {
-            return abs(d - theirs) <= 4 * max(d.magnitude, theirs.magnitude).ulp
+        // Foundation keeps integers past 64 bits as NSDecimalNumber: 38 significant digits, and a
+        // conversion to Double that is not correctly rounded. Its decimal text, read correctly rounded,
+        // is within one unit in the last place of RuleKit's value (the digits it drops are far below it).
+        if n is NSDecimalNumber, d.isFinite, let exact = Double(n.stringValue), exact.isFinite {
+            return abs(d - exact) <= max(d.magnitude, exact.magnitude).ulp
         }
         return false
     }
