@@ -10,7 +10,7 @@ public import RuleKitXDM
 /// line); `enforce` first coerces values a token rendered as strings to the schema's type, then drops
 /// the fields that still do not fit, and reports what it did. Never silent.
 public struct XDMAlignment: Sendable {
-    public enum Policy: String, Sendable {
+    public enum Policy: String, Sendable, CaseIterable {
         case warn, enforce
     }
 

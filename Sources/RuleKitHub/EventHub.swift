@@ -505,8 +505,9 @@ public final class EventHub: Sendable {
     }
 }
 
+/// The hub's version: RuleKit's (`RuleKitVersion`), the one version of every module.
 public enum HubVersion {
-    public static let current = "0.1.0"
+    public static let current = RuleKitVersion.current
 }
 
 /// The hub's own extension: owner of the hub's shared state and of host-registered listeners.

@@ -14,7 +14,7 @@ struct ConvertCommand: ParsableCommand {
 
             Example:
               rulekit convert Rules/commerce.yaml --to launch-json > rules.json
-              rulekit convert rules.json --to yaml
+              rulekit convert Rules/lifecycle.yaml --to launch-json
             """
     )
 
@@ -22,7 +22,7 @@ struct ConvertCommand: ParsableCommand {
         case yaml, launchJSON = "launch-json"
     }
 
-    @Argument(help: "The rules file (YAML or JSON, either format).")
+    @Argument(help: "The rules file or folder (YAML or JSON, either format); a folder's files become one set.")
     var file: String
 
     @Option(name: .long, help: "yaml or launch-json.")
@@ -36,21 +36,59 @@ struct ConvertCommand: ParsableCommand {
         } catch {
             throw ExitCode(2)
         }
+        if sources.fileCount == 0 {
+            Stderr.write("error: no rules files (*.yaml, *.yml, *.json) in '\(file)'\n")
+            throw ExitCode(2)
+        }
         let errors = sources.diagnostics.filter { $0.severity == .error }
         if !errors.isEmpty || sources.sets.isEmpty {
             Stderr.write(sources.render(errors.isEmpty ? sources.diagnostics : errors) + "\n")
             throw ExitCode(1)
         }
-        let set = sources.sets[0].set
+        let set: RuleSet
+        switch Self.merged(sources.sets) {
+        case .success(let s): set = s
+        case .failure(let e):
+            Stderr.write("error: \(e.message)\n")
+            throw ExitCode(1)
+        }
         switch to {
         case .yaml:
-            print(RuleKitFormatWriter.yaml(set, header: "converted by rulekit from \(file)"), terminator: "")
+            print(RuleKitFormatWriter.yaml(set, header: "converted by rulekit from \(sources.sets.map(\.path).joined(separator: ", "))"), terminator: "")
         case .launchJSON:
             if set.rules.contains(where: { !$0.enabled }) {
                 Stderr.write("note: disabled rules are left out of Launch JSON\n")
             }
             print(LaunchRulesWriter.text(set))
         }
+    }
+}
+
+extension ConvertCommand {
+    struct MergeError: Error {
+        var message: String
+    }
+
+    /// The rules of several files as one set, in file order; a data element two files define
+    /// differently cannot be merged.
+    static func merged(_ sets: [(path: String, set: RuleSet)]) -> Result<RuleSet, MergeError> {
+        guard var out = sets.first?.set else { return .success(RuleSet()) }
+        var elements = Dictionary(out.dataElements.map { ($0.name, ($0, sets[0].path)) }, uniquingKeysWith: { a, _ in a })
+        for (path, set) in sets.dropFirst() {
+            out.rules += set.rules
+            for e in set.dataElements {
+                if let (known, where_) = elements[e.name] {
+                    if known.path != e.path || known.type != e.type {
+                        return .failure(MergeError(message:
+                            "data element '\(e.name)' is '\(known.path)' in \(where_) but '\(e.path)' in \(path)"))
+                    }
+                    continue
+                }
+                elements[e.name] = (e, path)
+                out.dataElements.append(e)
+            }
+        }
+        return .success(out)
     }
 }
 

@@ -13,7 +13,8 @@ struct ExplainCommand: ParsableCommand {
             conversion the matcher value's type chose, and the outcome (match, no match, or error).
 
             Example:
-              rulekit explain --event purchase.json --state com.adobe.module.configuration=config.json
+              rulekit explain --event Examples/purchase-event.json \\
+                --state com.adobe.module.configuration=Examples/state.json
             """
     )
 

@@ -1,9 +1,10 @@
+import ArgumentParser
 import Foundation
 import RuleKitCore
 import RuleKitYAML
 
 /// How an input file is read: by its extension, or as asked.
-enum InputFormat: String, CaseIterable {
+enum InputFormat: String, CaseIterable, ExpressibleByArgument {
     case yaml, json
 
     static func guess(_ path: String) -> InputFormat {

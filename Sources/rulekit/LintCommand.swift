@@ -26,8 +26,8 @@ struct LintCommand: ParsableCommand {
     @Option(help: "text, json or sarif (SARIF 2.1.0).")
     var format: Format = .text
 
-    @Option(help: "The folder of XDM schemas.")
-    var schemas: String = "Schemas"
+    @Option(help: "The folder of XDM schemas (default: Schemas).")
+    var schemas: String?
 
     @Option(help: "Example events (JSON lines) whose keys count as known.")
     var examples: String = "Examples/events.jsonl"
@@ -42,7 +42,8 @@ struct LintCommand: ParsableCommand {
             throw ExitCode(2)
         } catch { throw ExitCode(2) }
         var linter = Linter()
-        if let xdm = try? XDMRegistry(folder: URL(fileURLWithPath: schemas)),
+        if let folder = try SchemaFolder.resolve(schemas, skipping: "XDM key and type checks are"),
+           let xdm = try? XDMRegistry(folder: URL(fileURLWithPath: folder)),
            let cls = xdm.documents.keys.first(where: { $0.hasSuffix("/experienceevent") }),
            let composed = try? xdm.compose(class: cls, fieldGroups: xdm.fieldGroups(for: cls)) {
             linter.catalog = composed.catalog

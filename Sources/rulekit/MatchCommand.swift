@@ -19,7 +19,8 @@ struct MatchCommand: ParsableCommand {
             Examples/events.jsonl against Rules/.
 
             Example:
-              rulekit match --rules Rules/ --state com.adobe.module.configuration=config.json events.jsonl
+              rulekit match --state com.adobe.module.configuration=Examples/state.json \\
+                Examples/events.jsonl
             """
     )
 
@@ -31,7 +32,7 @@ struct MatchCommand: ParsableCommand {
     @Flag(help: "One JSON line per event with a match, instead of counts per rule.")
     var each = false
 
-    @Argument(help: "Events as JSON lines ('-' for standard input; default Examples/events.jsonl).")
+    @Argument(help: "Events as JSON lines ('-' for standard input).")
     var events: String = "Examples/events.jsonl"
 
     /// Events matched per call of the batch API.

@@ -23,15 +23,12 @@ struct ParseCommand: ParsableCommand {
     var compact = false
 
     @Option(help: "Read every input as this format (yaml or json) instead of guessing by extension.")
-    var format: String?
+    var format: InputFormat?
 
     @Argument(help: "Files to read ('-' for standard input).")
     var files: [String]
 
     func validate() throws {
-        if let format, InputFormat(rawValue: format) == nil {
-            throw ValidationError("--format must be yaml or json, not '\(format)'")
-        }
         if files.isEmpty { throw ValidationError("give at least one file ('-' for standard input)") }
     }
 
@@ -41,7 +38,7 @@ struct ParseCommand: ParsableCommand {
         var unreadable = false
         for path in files {
             do {
-                let docs = try InputFiles.documents(path, format: format.flatMap(InputFormat.init(rawValue:)))
+                let docs = try InputFiles.documents(path, format: format)
                 var renderer = DiagnosticRenderer()
                 for doc in docs {
                     if !doc.warnings.isEmpty {

@@ -36,8 +36,15 @@ struct RuleKitCommand: ParsableCommand {
             Example:
               rulekit parse Rules/commerce.yaml
             """,
+        version: RuleKitVersion.current,
         subcommands: [RunCommand.self, MatchCommand.self, TestCommand.self, ParseCommand.self, LintCommand.self, ConvertCommand.self, ExplainCommand.self, XDMCommand.self, SchemaCommand.self, SharedCommand.self]
     )
+
+    /// `rulekit` alone names no command: bad usage (exit 2), with the help on standard error.
+    func run() throws {
+        Stderr.write(Self.helpMessage() + "\n")
+        throw ExitCode(2)
+    }
 }
 
 /// Writes to standard error without buffering surprises.

@@ -1,4 +1,4 @@
-import ArgumentParser
+public import ArgumentParser
 import Foundation
 import RuleKitCore
 import RuleKitRules
@@ -93,3 +93,25 @@ func openEvents(_ path: String) throws -> JSONLinesReader {
     }
 }
 
+
+/// The `--schemas` folder of the commands that check XDM: a folder the user named must exist (exit 2);
+/// the default `Schemas/` may be absent (outside the repository), and then the checks it enables are
+/// skipped with a note on standard error, never silently.
+enum SchemaFolder {
+    static let defaultPath = "Schemas"
+
+    /// The folder to use, or nil when the default is absent.
+    static func resolve(_ given: String?, skipping what: String) throws -> String? {
+        var isDir: ObjCBool = false
+        let path = given ?? defaultPath
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue { return path }
+        if given != nil {
+            Stderr.write("error: no schema folder '\(path)'\n")
+            throw ExitCode(2)
+        }
+        Stderr.write("note: no \(defaultPath)/ folder here: \(what) skipped (give --schemas)\n")
+        return nil
+    }
+}
+
+extension XDMAlignment.Policy: ExpressibleByArgument {}

@@ -22,7 +22,8 @@ struct RunCommand: ParsableCommand {
             With no arguments it runs Examples/events.jsonl against Rules/.
 
             Example:
-              rulekit run --state com.adobe.module.configuration=config.json events.jsonl
+              rulekit run --state com.adobe.module.configuration=Examples/state.json \\
+                Examples/events.jsonl
             """
     )
 
@@ -40,13 +41,13 @@ struct RunCommand: ParsableCommand {
         """)
     var shared: String?
 
-    @Option(help: "The folder of XDM schemas rule-attached XDM is aligned with (if it holds an ExperienceEvent class).")
-    var schemas: String = "Schemas"
+    @Option(help: "The folder of XDM schemas rule-attached XDM is aligned with, if it holds an ExperienceEvent class (default: Schemas).")
+    var schemas: String?
 
     @Option(name: .customLong("xdm-policy"), help: "warn (report misaligned XDM) or enforce (coerce or drop it).")
-    var xdmPolicy: String = "warn"
+    var xdmPolicy: XDMAlignment.Policy = .warn
 
-    @Argument(help: "Events as JSON lines ('-' for standard input; default Examples/events.jsonl).")
+    @Argument(help: "Events as JSON lines ('-' for standard input).")
     var events: String = "Examples/events.jsonl"
 
     static let endType = "com.rulekit.eventType.run"
@@ -78,20 +79,18 @@ struct RunCommand: ParsableCommand {
             switch SQLiteEventHistory.open(directory: dataDir) {
             case .success(let store): options.history = store
             case .failure(let e):
-                // The engine goes on: history answers the reference's error value.
+                // A folder the user named and that cannot hold history is a usage error: a run that
+                // silently forgot history would answer historical conditions differently.
                 Stderr.write(DiagnosticRenderer().render(e.diagnostics) + "\n")
-                options.history = FailingEventHistory(reason: e.description)
+                throw ExitCode(2)
             }
         }
         let hub = EventHub(options: options)
         let output = RunOutput()
         hub.registerEventListener(type: EventType.wildcard, source: EventSource.wildcard) { e in output.deliver(e) }
-        guard let policy = XDMAlignment.Policy(rawValue: xdmPolicy) else {
-            Stderr.write("error: --xdm-policy must be warn or enforce\n")
-            throw ExitCode(2)
-        }
+        let policy = xdmPolicy
         var alignment: XDMAlignment?
-        if FileManager.default.fileExists(atPath: schemas) {
+        if let schemas = try SchemaFolder.resolve(schemas, skipping: "XDM alignment of rule-attached XDM is") {
             do {
                 let registry = try XDMRegistry(folder: URL(fileURLWithPath: schemas))
                 if let cls = registry.documents.keys.sorted().first(where: { $0.hasSuffix("/experienceevent") }) {

@@ -21,7 +21,14 @@ struct SharedCommand: ParsableCommand {
         subcommands: [Get.self, Set.self, Increment.self, List.self]
     )
 
-    static func open(_ dir: String) throws -> SharedContainer {
+    /// The container in `dir`; commands that only read it (`get`, `list`) do not create it, so a
+    /// mistyped path is an error rather than a new empty folder.
+    static func open(_ dir: String, create: Bool = true) throws -> SharedContainer {
+        var isDir: ObjCBool = false
+        if !create, !(FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) && isDir.boolValue) {
+            Stderr.write("error: no shared container folder '\(dir)'\n")
+            throw ExitCode(2)
+        }
         do { return try SharedContainer(directory: URL(fileURLWithPath: dir)) } catch {
             Stderr.write("error: \(error)\n")
             throw ExitCode(2)
@@ -39,7 +46,7 @@ struct SharedCommand: ParsableCommand {
         @Argument(help: "The collection.") var collection: String
         func run() throws {
             do {
-                guard let v = try SharedCommand.open(container).read(collection) else {
+                guard let v = try SharedCommand.open(container, create: false).read(collection) else {
                     Stderr.write("error: no collection '\(collection)'\n")
                     throw ExitCode(1)
                 }
@@ -123,7 +130,7 @@ struct SharedCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the collections of a container.")
         @Argument(help: "The container directory.") var container: String
         func run() throws {
-            for name in try SharedCommand.open(container).collections() { print(name) }
+            for name in try SharedCommand.open(container, create: false).collections() { print(name) }
         }
     }
 }

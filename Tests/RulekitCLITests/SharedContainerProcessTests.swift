@@ -61,13 +61,19 @@ import Testing
 
     @Test func errorsAreClear() throws {
         let dir = Self.directory()
-        let missing = try CLIRunner.run(["shared", "get", dir, "nothing"])
-        #expect(missing.status == 1)
-        #expect(missing.stderr == "error: no collection 'nothing'\n")
+        // Reading a container that does not exist is a mistyped path: exit 2, and nothing is created.
+        let noContainer = try CLIRunner.run(["shared", "get", dir, "nothing"])
+        #expect(noContainer.status == 2)
+        #expect(noContainer.stderr == "error: no shared container folder '\(dir)'\n")
+        #expect(try CLIRunner.run(["shared", "list", dir]).status == 2)
+        #expect(!FileManager.default.fileExists(atPath: dir))
         let bad = try CLIRunner.run(["shared", "set", dir, "../x", "1"])
         #expect(bad.status == 1)
         #expect(bad.stderr.contains("is not a collection name"))
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let missing = try CLIRunner.run(["shared", "get", dir, "nothing"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr == "error: no collection 'nothing'\n")
         try Data("rulekit-shared 1 0 5\n{\"a\"".utf8).write(to: URL(fileURLWithPath: dir + "/torn.json"))
         let torn = try CLIRunner.run(["shared", "get", dir, "torn"])
         #expect(torn.status == 1)

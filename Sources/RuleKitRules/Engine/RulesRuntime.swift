@@ -35,6 +35,3 @@ extension RulesRuntime {
     public var sdkVersion: String { RuleKitVersion.current }
 }
 
-public enum RuleKitVersion {
-    public static let current = "0.1.0"
-}

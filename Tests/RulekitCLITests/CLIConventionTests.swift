@@ -1,0 +1,77 @@
+import Foundation
+import RuleKitCore
+import RuleKitTestSupport
+import Testing
+
+/// The tool's conventions a new user trips over (issue 19): one exit-code rule (0 success, 1 findings,
+/// 2 bad usage or unreadable input), a version, folders where files are expected.
+@Suite struct CLIConventionTests {
+    @Test func versionIsPrintedAndABareCallIsUsageError() throws {
+        let v = try CLIRunner.run(["--version"])
+        #expect(v.status == 0)
+        #expect(v.stdout == RuleKitVersion.current + "\n")
+        let bare = try CLIRunner.run([])
+        #expect(bare.status == 2)
+        #expect(bare.stdout.isEmpty)
+        #expect(bare.stderr.contains("USAGE: rulekit <subcommand>"))
+    }
+
+    @Test func xdmPathsOffersOnlyWhatItTakes() throws {
+        let help = try CLIRunner.run(["xdm", "paths", "--help"])
+        #expect(!help.stdout.contains("--schema <"))
+        let noClass = try CLIRunner.run(["xdm", "paths"])
+        #expect(noClass.status == 2)
+    }
+
+    @Test(arguments: [
+        ["xdm", "paths", "--class", "https://rulekit.dev/xdm/sdk/experienceevent", "--schemas", "NoSuchFolder"],
+        ["lint", "--schemas", "NoSuchFolder"],
+        ["run", "--schemas", "NoSuchFolder"],
+    ])
+    func aSchemaFolderThatIsNotThereIsUsageError(_ args: [String]) throws {
+        let out = try CLIRunner.run(args)
+        #expect(out.status == 2, "\(out.stderr)")
+        #expect(out.stderr.contains("no schema folder 'NoSuchFolder'"))
+    }
+
+    @Test func outsideTheRepositoryLintSaysWhatItSkips() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rk-outside-\(UUID())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rules = SharedCorpus.repositoryRoot.appendingPathComponent("Rules").path
+        let out = try CLIRunner.run(["lint", rules], in: dir)
+        #expect(out.stderr.contains("note: no Schemas/ folder here: XDM key and type checks are skipped"))
+    }
+
+    @Test func anUnusableDataDirIsUsageError() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("rk-file-\(UUID())").path
+        try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let out = try CLIRunner.run(["run", "--data-dir", file + "/sub"])
+        #expect(out.status == 2, "\(out.stderr)")
+    }
+
+    @Test func aTypedOptionRefusesOtherValues() throws {
+        let out = try CLIRunner.run(["run", "--xdm-policy", "lenient"])
+        #expect(out.status == 2)
+        #expect(out.stderr.contains("'warn' and 'enforce'"))
+    }
+
+    @Test func convertTakesAFolderWhole() throws {
+        let out = try CLIRunner.run(["convert", "Rules", "--to", "launch-json"])
+        #expect(out.status == 0, "\(out.stderr)")
+        let rules = try JSONReader.value(out.stdout)["rules"]?.arrayValue ?? []
+        var each = 0
+        for f in ["Rules/commerce.yaml", "Rules/lifecycle.yaml"] {
+            let one = try CLIRunner.run(["convert", f, "--to", "launch-json"])
+            each += try JSONReader.value(one.stdout)["rules"]?.arrayValue?.count ?? 0
+        }
+        #expect(rules.count == each)
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("rk-empty-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: empty) }
+        let none = try CLIRunner.run(["convert", empty, "--to", "yaml"])
+        #expect(none.status == 2)
+        #expect(none.stderr == "error: no rules files (*.yaml, *.yml, *.json) in '\(empty)'\n")
+    }
+}
