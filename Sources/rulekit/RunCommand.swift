@@ -11,12 +11,15 @@ import RuleKitXDM
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Run events through a hub with the rules extension and print every event it delivered.",
+        abstract: "Run events through a hub with the rules extension and print the events they produced.",
         discussion: """
             Boots a hub with the rules extension, publishes the given states (each as the shared state of an \
             extension of that name) before the first event, streams the input events (JSON lines \
-            {"name","type","source","data"}), and writes every event the hub delivered, after the rules ran, \
-            in hub order, as JSON lines {"id","name","type","source","data","parentID","responseID"}. \
+            {"name","type","source","data"}), and writes the events the input produced — each input event as \
+            delivered, after the rules ran, and every event its rules dispatched — in hub order, as JSON lines \
+            {"id","name","type","source","data","parentID","responseID"}. The hub's own bookkeeping (rules \
+            loaded, shared-state changes, resets) is left out unless --all-events is given; diagnostics go to \
+            standard error. \
             Input events are dispatched in blocks of 1024, each followed by everything it causes before the \
             next block, so the output is the same on every run. \
             With no arguments it runs Examples/events.jsonl against Rules/.
@@ -46,6 +49,9 @@ struct RunCommand: ParsableCommand {
 
     @Option(name: .customLong("xdm-policy"), help: "warn (report misaligned XDM) or enforce (coerce or drop it).")
     var xdmPolicy: XDMAlignment.Policy = .warn
+
+    @Flag(name: .customLong("all-events"), help: "Write every event the hub delivered, its own bookkeeping included.")
+    var allEvents = false
 
     @Argument(help: "Events as JSON lines ('-' for standard input).")
     var events: String = "Examples/events.jsonl"
@@ -86,7 +92,7 @@ struct RunCommand: ParsableCommand {
             }
         }
         let hub = EventHub(options: options)
-        let output = RunOutput()
+        let output = RunOutput(allEvents: allEvents)
         hub.registerEventListener(type: EventType.wildcard, source: EventSource.wildcard) { e in output.deliver(e) }
         let policy = xdmPolicy
         var alignment: XDMAlignment?
@@ -143,6 +149,7 @@ struct RunCommand: ParsableCommand {
         func send() {
             guard !block.isEmpty else { return }
             if inFlight { settle() }
+            output.expect(block)
             hub.dispatch(contentsOf: block)
             block.removeAll(keepingCapacity: true)
             inFlight = true
@@ -170,11 +177,36 @@ struct RunCommand: ParsableCommand {
 }
 
 /// Writes delivered events as JSON lines, in hub order (the host listener runs on one serial queue).
+///
+/// Unless `allEvents`, only the events the input produced are written: the input events and those whose
+/// parent is one of them, transitively (consequence events carry their trigger as parent).
 final class RunOutput: Sendable {
-    private let state = Locked<(buffer: String, delivered: Int, ends: Set<Int>)>(("", 0, []))
+    private struct State {
+        var buffer = ""
+        var delivered = 0
+        var ends: Set<Int> = []
+        /// Events of the block in flight and their descendants so far (cleared when a block is sent:
+        /// the previous one has settled, so nothing more descends from it).
+        var produced: Set<UUID> = []
+    }
+
+    private let state = Locked(State())
     private let signal = DispatchSemaphore(value: 0)
+    let allEvents: Bool
+
+    init(allEvents: Bool) {
+        self.allEvents = allEvents
+    }
 
     var delivered: Int { state.withLock { $0.delivered } }
+
+    /// The input events about to be dispatched.
+    func expect(_ events: [Event]) {
+        state.withLock { s in
+            s.produced.removeAll(keepingCapacity: true)
+            for e in events { s.produced.insert(e.id) }
+        }
+    }
 
     func deliver(_ e: Event) {
         if e.type == RunCommand.endType {
@@ -183,6 +215,15 @@ final class RunOutput: Sendable {
             signal.signal()
             return
         }
+        // Every delivery counts (the run settles when a round delivers nothing), written or not.
+        let keep = state.withLock { s -> Bool in
+            s.delivered += 1
+            if allEvents || s.produced.contains(e.id) { return true }
+            guard let p = e.parentID, s.produced.contains(p) else { return false }
+            s.produced.insert(e.id)
+            return true
+        }
+        if !keep { return }
         var o = ValueObject()
         o["id"] = .string(e.id.uuidString)
         o["name"] = .string(e.name)
@@ -192,9 +233,8 @@ final class RunOutput: Sendable {
         if let p = e.parentID { o["parentID"] = .string(p.uuidString) }
         if let r = e.responseID { o["responseID"] = .string(r.uuidString) }
         let line = JSONWriter.string(.object(o)) + "\n"
-        let full = state.withLock { s -> String? in
+        let full = state.withLock { (s: inout State) -> String? in
             s.buffer += line
-            s.delivered += 1
             guard s.buffer.utf8.count > 1 << 16 else { return nil }
             defer { s.buffer = "" }
             return s.buffer
@@ -207,7 +247,7 @@ final class RunOutput: Sendable {
     }
 
     func flush() {
-        let rest = state.withLock { s -> String in
+        let rest = state.withLock { (s: inout State) -> String in
             defer { s.buffer = "" }
             return s.buffer
         }

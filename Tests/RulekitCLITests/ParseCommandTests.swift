@@ -89,6 +89,28 @@ import Testing
         var out = try CLIRunner.run(["run"])
         out.stdout = Self.normalizingIDs(out.stdout)
         if let diff = CLIRunner.compare(out, golden: "run-defaults") { Issue.record("\(diff)") }
+        // --all-events keeps the hub's whole view: its bookkeeping too.
+        var all = try CLIRunner.run(["run", "--all-events"])
+        all.stdout = Self.normalizingIDs(all.stdout)
+        if let diff = CLIRunner.compare(all, golden: "run-all-events") { Issue.record("\(diff)") }
+    }
+
+    /// In a pipeline, stdout holds only what the input produced: the input events as delivered and what
+    /// their rules dispatched (each naming its trigger as parent), nothing of the hub's bookkeeping.
+    @Test func runWritesOnlyWhatTheInputProduced() throws {
+        let input = try String(contentsOf: SharedCorpus.repositoryRoot.appendingPathComponent("Examples/events.jsonl"), encoding: .utf8)
+        let out = try CLIRunner.run(["run", "-"], stdin: input)
+        #expect(out.status == 0, "\(out.stderr)")
+        let events = try out.stdout.split(separator: "\n").map { try JSONReader.value(String($0)) }
+        let inputs = input.split(separator: "\n").count
+        #expect(events.prefix(inputs).allSatisfy { $0["parentID"] == nil })
+        var ids = Set(events.prefix(inputs).compactMap { $0["id"]?.stringValue })
+        for e in events.dropFirst(inputs) {
+            let parent = try #require(e["parentID"]?.stringValue)
+            #expect(ids.contains(parent))
+            if let id = e["id"]?.stringValue { ids.insert(id) }
+        }
+        #expect(!out.stdout.contains("sharedState") && !out.stdout.contains("requestReset") && !out.stdout.contains("Rules loaded"))
     }
 
     @Test(.enabled(if: SharedCorpus.isPresent, "../shared is absent: the rules-1000 workload is not run"))
