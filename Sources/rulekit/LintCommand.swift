@@ -59,7 +59,7 @@ struct LintCommand: ParsableCommand {
             }
         }
         var all = Diagnostics(cap: 5000)
-        all.append(contentsOf: linter.lint(sources))
+        all.append(contentsOf: linter.lint(sources).map(LintSeverity.apply))
         let findings = all.sorted
         switch format {
         case .text:

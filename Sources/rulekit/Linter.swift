@@ -14,6 +14,25 @@ extension DiagnosticCode {
     static let lintDuplicateID: DiagnosticCode = "lint.duplicate-rule-id"
 }
 
+/// How bad each finding is for a rule author. The engine keeps running a rule set whatever the planner
+/// found (as the reference does: a dropped rule is dropped silently), but a rule that can never run, or
+/// runs other than written, is an error for its author; a trap that may be intended is a warning.
+/// `docs/diagnostics.md` lists every code with its severity.
+enum LintSeverity {
+    static let errors: Set<DiagnosticCode> = [
+        .rulesDroppedRule, .rulesDroppedCondition, .rulesUnknownMatcher, .rulesUnknownLogic, .rulesUnknownDataElement,
+        .rulesDroppedConsequence, .lintNeverFires, .lintSelfTrigger, .lintNumericString, .lintInvalidXDM, .lintDuplicateID,
+    ]
+
+    /// `d` with the severity lint gives its code (findings of other codes keep theirs).
+    static func apply(_ d: Diagnostic) -> Diagnostic {
+        guard d.severity == .warning, errors.contains(d.code) else { return d }
+        var e = d
+        e.severity = .error
+        return e
+    }
+}
+
 /// Everything `rulekit lint` can know without running: the loaders' and planner's findings plus the
 /// Launch traps, key checks against the XDM catalog and example events, and rules that cannot fire.
 struct Linter {

@@ -161,6 +161,9 @@ import Testing
         #expect(fallback.status == 0)
         #expect(fallback.stderr.contains("warning: running the last good rules kept in"))
         #expect(fallback.stdout.contains("\"sku\":\"x\",\"tier\":\"gold\""))
-        #expect(fallback.stdout.contains("running the last good rules (from"))
+        // The hub's "rules loaded" event says so too, in the full view.
+        let all = try CLIRunner.run(["run", "--all-events", "--rules", dir + "/broken.yaml", "--shared", dir + "/c", "-"], stdin: event)
+        #expect(all.stdout.contains("running the last good rules (from"))
+        #expect(!fallback.stdout.contains("running the last good rules (from"))
     }
 }
