@@ -47,7 +47,8 @@ public enum YAMLReader {
                 "expected one YAML document, found \(docs.count)",
                 at: docs[1].root.location ?? SourceLocation(file: file, line: 1, column: 1)))
         }
-        return docs.first ?? Document(value: .null, sourceMap: SourceMap(file: file))
+        // An empty stream is a null at its start, so what is said about it names the file.
+        return docs.first ?? Document(value: .null, sourceMap: SourceMap(file: file, entries: [.init(line: 1, column: 1)]))
     }
 
     /// Reads text.

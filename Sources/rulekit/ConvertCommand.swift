@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RuleKitCore
+import RuleKitExtension
 import RuleKitRules
 
 /// `rulekit convert`: Launch JSON ⇄ RuleKit YAML, without loss.
@@ -96,14 +97,18 @@ extension ConvertCommand {
 struct SchemaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "schema",
-        abstract: "Print the JSON Schema of RuleKit's YAML rules format (for editor autocompletion).",
+        abstract: "Print the JSON Schema of RuleKit's YAML rules format, or of rule test files (for editors).",
         discussion: """
             Example:
               rulekit schema > .vscode/rulekit-rules.schema.json
+              rulekit schema --tests > .vscode/rulekit-tests.schema.json
             """
     )
 
+    @Flag(help: "The schema of rule test files (*.test.yaml) instead of rules files.")
+    var tests = false
+
     func run() throws {
-        print(RulesFormatSchema.json)
+        print(tests ? RuleTestSchema.json : RulesFormatSchema.json)
     }
 }

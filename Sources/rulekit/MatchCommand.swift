@@ -45,7 +45,7 @@ struct MatchCommand: ParsableCommand {
         files.load(rules.isEmpty ? ["Rules"] : rules)
         if files.hasErrors {
             Stderr.write(files.render(files.diagnostics.filter { $0.severity == .error }) + "\n")
-            throw ExitCode(1)
+            throw files.exitCode
         }
         let (compiled, _) = files.compiled()
         let runtime = StaticRulesRuntime(states: states, xdmStates: xdm)

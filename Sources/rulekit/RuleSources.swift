@@ -115,3 +115,11 @@ enum SchemaFolder {
 }
 
 extension XDMAlignment.Policy: ExpressibleByArgument {}
+
+extension RuleFiles {
+    /// How a command that cannot use these rules exits: 2 when a path could not be read (bad usage or
+    /// unreadable input), 1 when the rules were read and have errors.
+    var exitCode: ExitCode {
+        ExitCode(diagnostics.contains { $0.code == .unreadable } ? 2 : 1)
+    }
+}

@@ -76,7 +76,7 @@ struct RunCommand: ParsableCommand {
         if files.hasErrors {
             Stderr.write(files.render(files.diagnostics.filter { $0.severity == .error }) + "\n")
             // With kept rules the run goes on: the rules extension falls back on them (and says so).
-            guard let container, (try? container.read(RulesExtension.lastGoodCollection)) != nil else { throw ExitCode(1) }
+            guard let container, (try? container.read(RulesExtension.lastGoodCollection)) != nil else { throw files.exitCode }
             Stderr.write("warning: running the last good rules kept in \(container.directory.path)\n")
         }
 
