@@ -1,4 +1,4 @@
-// swift-tools-version: 6.3
+// swift-tools-version: 6.1
 // RuleKit's benchmarks, kept apart so the root package builds without benchmark dependencies.
 // Run: cd Benchmarks && swift package --allow-writing-to-directory .benchmarkBaselines benchmark
 import PackageDescription

@@ -3,8 +3,10 @@
 # POST /v1/identify {"email"} -> 200, 400 for an invalid email, 401 for an invalid token;
 # DELETE /v1/token -> 200 (the token stops being valid); POST /v1/share -> 200 (401 for an invalid token).
 # Test controls: POST /control/expire (every token expires), POST /control/fail?n=N (the next N requests
-# answer 503), GET /log (the requests seen). Prints its port on the first line; exits when stdin closes.
-import http.server, json, sys, threading, urllib.parse
+# answer 503), GET /log (the requests seen). Prints its port on the first line, then serves until it is
+# interrupted (Ctrl-C, SIGTERM) — or, with --until-stdin-closes (what the tests use), until its standard
+# input closes. Optional: --port N (default: a free port).
+import http.server, json, signal, sys, threading, urllib.parse
 
 lock = threading.Lock()
 tokens = set()
@@ -67,8 +69,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_POST(self): self.handle_any("POST")
     def do_DELETE(self): self.handle_any("DELETE")
 
-server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+port = int(sys.argv[sys.argv.index("--port") + 1]) if "--port" in sys.argv else 0
+server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
 print(server.server_address[1], flush=True)
-threading.Thread(target=server.serve_forever, daemon=True).start()
-sys.stdin.read()
-server.shutdown()
+if "--until-stdin-closes" in sys.argv:
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    sys.stdin.read()
+    server.shutdown()
+else:
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass

@@ -14,6 +14,8 @@ public struct RuleFiles: Sendable {
     public private(set) var diagnostics: [Diagnostic] = []
     /// The text of every file read, for rendering diagnostics with their source lines.
     public private(set) var sources: [String: String] = [:]
+    /// How many files were read, loaded or not.
+    public private(set) var fileCount = 0
 
     public init() {}
 
@@ -21,6 +23,7 @@ public struct RuleFiles: Sendable {
 
     /// The rule files under `path`: a folder's `*.yaml`, `*.yml` and `*.json` (not `*.test.*`), or the file.
     public static func files(_ path: String) -> [String]? {
+        if path == "-" { return [path] }
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else { return nil }
         guard isDir.boolValue else { return [path] }
@@ -47,15 +50,21 @@ public struct RuleFiles: Sendable {
             diagnostics += error.diagnostics
             return
         }
-        sources[f] = String(decoding: bytes, as: UTF8.self)
-        let (set, found) = Self.parse(bytes, file: f)
+        fileCount += 1
+        // Standard input has no extension to tell JSON from YAML: a text that opens with '{' is JSON.
+        let name = f == "-" ? "<stdin>" : f
+        let json = f == "-" ? bytes.first { $0 > 0x20 } == UInt8(ascii: "{") : f.hasSuffix(".json")
+        sources[name] = String(decoding: bytes, as: UTF8.self)
+        let (set, found) = Self.parse(bytes, file: name, json: json)
         diagnostics += found
         if let set { sets.append((f, set)) }
     }
 
     /// One rules file's text → its rule set (either syntax, either format) and every finding on the way.
-    public static func parse(_ bytes: [UInt8], file f: String, limits: RuleLimits = .default) -> (RuleSet?, [Diagnostic]) {
-        var (set, found) = read(bytes, file: f)
+    public static func parse(_ bytes: [UInt8], file f: String, json: Bool? = nil, limits: RuleLimits = .default)
+        -> (RuleSet?, [Diagnostic])
+    {
+        var (set, found) = read(bytes, file: f, json: json ?? f.hasSuffix(".json"))
         if let s = set {
             let over = limits.check(s)
             if !over.isEmpty { (set, found) = (nil, found + over) }
@@ -63,9 +72,9 @@ public struct RuleFiles: Sendable {
         return (set, found)
     }
 
-    static func read(_ bytes: [UInt8], file f: String) -> (RuleSet?, [Diagnostic]) {
+    static func read(_ bytes: [UInt8], file f: String, json: Bool) -> (RuleSet?, [Diagnostic]) {
         do {
-            if f.hasSuffix(".json") {
+            if json {
                 let result = try RuleSetLoader.load(json: bytes, file: f)
                 return (result.ruleSet, result.diagnostics)
             }

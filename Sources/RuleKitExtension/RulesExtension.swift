@@ -24,10 +24,14 @@ public final class RulesExtension: Extension, @unchecked Sendable {
         /// Where the last rules set that loaded is kept (collection `rulekit.rules.last-good`), so that a
         /// restart whose sources are broken still runs the last good rules (nil: not kept).
         public var container: SharedContainer?
+        /// `sources` as the host already read them (rules from standard input cannot be read twice): the
+        /// first load uses them; reloads read `sources` again.
+        public var preloaded: RuleFiles?
 
         public init(sources: [String] = ["Rules"], consequenceChainLimit: Int = 8,
                     engineName: String = RulesExtension.extensionName + ".engine", xdm: XDMAlignment? = nil,
-                    container: SharedContainer? = nil) {
+                    container: SharedContainer? = nil, preloaded: RuleFiles? = nil) {
+            self.preloaded = preloaded
             self.sources = sources
             self.consequenceChainLimit = consequenceChainLimit
             self.engineName = engineName
@@ -121,6 +125,7 @@ public final class RulesExtension: Extension, @unchecked Sendable {
     public func onUnregistered() {}
 
     private let everLoaded = Locked(false)
+    private let preloadUsed = Locked(false)
 
     /// The set takes effect at its reset event, in hub order.
     private func install(_ set: CompiledRuleSet) {
@@ -132,7 +137,12 @@ public final class RulesExtension: Extension, @unchecked Sendable {
     /// Loads `sources` atomically: on any error the rules in force stay; the outcome is published.
     func load(_ sources: [String]) -> RulesLoadOutcome {
         var files = RuleFiles()
-        files.load(sources)
+        if let pre = control.configuration.preloaded, sources == control.configuration.sources,
+           !preloadUsed.withLock({ used in defer { used = true }; return used }) {
+            files = pre
+        } else {
+            files.load(sources)
+        }
         let (compiled, planDiagnostics) = files.compiled()
         let diagnostics = files.diagnostics + planDiagnostics
         let ok = !files.hasErrors

@@ -30,13 +30,8 @@ struct ConvertCommand: ParsableCommand {
     var to: Target
 
     func run() throws {
-        var sources = RuleSources()
-        do { try sources.load([file]) } catch .unreadable(let m) {
-            Stderr.write("error: \(m)\n")
-            throw ExitCode(2)
-        } catch {
-            throw ExitCode(2)
-        }
+        var sources = RuleFiles()
+        try sources.loadOrExit([file])
         if sources.fileCount == 0 {
             Stderr.write("error: no rules files (*.yaml, *.yml, *.json) in '\(file)'\n")
             throw ExitCode(2)
@@ -55,7 +50,7 @@ struct ConvertCommand: ParsableCommand {
         }
         switch to {
         case .yaml:
-            print(RuleKitFormatWriter.yaml(set, header: "converted by rulekit from \(sources.sets.map(\.path).joined(separator: ", "))"), terminator: "")
+            print(RuleKitFormatWriter.yaml(set, header: "converted by rulekit from \(sources.sets.map { $0.path == "-" ? "<stdin>" : $0.path }.joined(separator: ", "))"), terminator: "")
         case .launchJSON:
             if set.rules.contains(where: { !$0.enabled }) {
                 Stderr.write("note: disabled rules are left out of Launch JSON\n")

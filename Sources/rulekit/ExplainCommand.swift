@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RuleKitCore
+import RuleKitExtension
 import RuleKitRules
 
 /// `rulekit explain`: every rule against one event, matcher by matcher.
@@ -27,11 +28,11 @@ struct ExplainCommand: ParsableCommand {
     @OptionGroup var stateOptions: StateArguments
 
     func run() throws {
-        var sources = RuleSources()
+        var sources = RuleFiles()
         let states: [String: ValueObject], xdm: [String: ValueObject]
         let input: Value
         do {
-            try sources.load(rules.isEmpty ? ["Rules"] : rules)
+            try sources.loadOrExit(rules.isEmpty ? ["Rules"] : rules)
             states = try StateOptions.parse(stateOptions.state)
             xdm = try StateOptions.parse(stateOptions.xdmState)
             guard let v = try InputFiles.documents(event).first?.value, v.objectValue != nil else {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RuleKitCore
+import RuleKitExtension
 import RuleKitRules
 import RuleKitXDM
 
@@ -36,11 +37,8 @@ struct LintCommand: ParsableCommand {
     var strict = false
 
     func run() throws {
-        var sources = RuleSources()
-        do { try sources.load(paths.isEmpty ? ["Rules"] : paths) } catch .unreadable(let m) {
-            Stderr.write("error: \(m)\n")
-            throw ExitCode(2)
-        } catch { throw ExitCode(2) }
+        var sources = RuleFiles()
+        try sources.loadOrExit(paths.isEmpty ? ["Rules"] : paths)
         var linter = Linter()
         if let folder = try SchemaFolder.resolve(schemas, skipping: "XDM key and type checks are"),
            let xdm = try? XDMRegistry(folder: URL(fileURLWithPath: folder)),

@@ -1,5 +1,6 @@
 import Foundation
 import RuleKitCore
+import RuleKitExtension
 import RuleKitRules
 import RuleKitXDM
 
@@ -41,7 +42,7 @@ struct Linter {
     /// Flattened keys seen in example events (`Examples/events.jsonl`).
     var exampleKeys: Set<String> = []
 
-    func lint(_ sources: RuleSources) -> [Diagnostic] {
+    func lint(_ sources: RuleFiles) -> [Diagnostic] {
         var out = sources.diagnostics
         var ids: [String: SourceLocation?] = [:]
         for (path, set) in sources.sets {

@@ -74,10 +74,14 @@ struct MatchCommand: ParsableCommand {
             }
             block.removeAll(keepingCapacity: true)
             lines.removeAll(keepingCapacity: true)
+            // On a terminal, a running count (a long stream is otherwise silent for seconds).
+            if progress { Stderr.write("\r\(eventCount) events, \(eventsMatched) with a match") }
         }
+        let progress = isatty(STDERR_FILENO) == 1
         var line = 0
-        for record in reader {
-            line += 1
+        var records = reader.makeIterator()
+        while let record = records.next() {
+            line = records.lineNumber
             switch record {
             case .success(let v):
                 guard case .object(let o) = v else {
@@ -96,6 +100,7 @@ struct MatchCommand: ParsableCommand {
             }
         }
         flush()
+        if progress { Stderr.write("\r\u{1B}[K") }
         print(out, terminator: "")
         if !each {
             let width = max(4, compiled.rules.map(\.label.count).max() ?? 0)

@@ -4,47 +4,16 @@ import RuleKitCore
 import RuleKitRules
 import RuleKitExtension
 
-/// Loads rules from files and folders (YAML or JSON, either format), collecting every diagnostic.
-struct RuleSources {
-    var sets: [(path: String, set: RuleSet)] = []
-    var diagnostics: [Diagnostic] = []
-    var renderer = DiagnosticRenderer()
-    /// How many files were read (loaded or not).
-    var fileCount = 0
-
-    /// The rule files under `path` (a folder: its `*.yaml`, `*.yml`, `*.json`, not tests), or the file.
-    static func files(_ path: String) throws(InputError) -> [String] {
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else { throw .unreadable("no such file or folder '\(path)'") }
-        guard isDir.boolValue else { return [path] }
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-        return names.filter { n in
-            (n.hasSuffix(".yaml") || n.hasSuffix(".yml") || n.hasSuffix(".json")) && !n.contains(".test.")
-        }.sorted().map { (path as NSString).appendingPathComponent($0) }
-    }
-
-    mutating func load(_ paths: [String]) throws(InputError) {
-        for p in paths {
-            for f in try Self.files(p) {
-                let bytes = try InputFiles.bytes(f)
-                fileCount += 1
-                renderer.addSource(String(decoding: bytes, as: UTF8.self), for: f)
-                let (set, found) = RuleFiles.parse(bytes, file: f)
-                diagnostics += found
-                if let set { sets.append((f, set)) }
-            }
+extension RuleFiles {
+    /// Loads `paths` (files, folders, `-` for standard input) as every command does; a path that cannot
+    /// be read is reported and exits 2, whatever the command.
+    mutating func loadOrExit(_ paths: [String]) throws {
+        load(paths)
+        let unreadable = diagnostics.filter { $0.code == .unreadable }
+        if !unreadable.isEmpty {
+            for d in unreadable { Stderr.write("error: \(d.message)\n") }
+            throw ExitCode(2)
         }
-    }
-
-    var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
-
-    /// Every loaded set planned and appended in file order.
-    func compiled() -> (CompiledRuleSet, [Diagnostic]) { RuleFiles.compile(sets.map(\.set)) }
-
-    func render(_ ds: [Diagnostic]) -> String {
-        var d = Diagnostics(cap: 1000)
-        d.append(contentsOf: ds)
-        return renderer.render(d.sorted)
     }
 }
 

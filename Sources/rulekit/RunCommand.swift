@@ -108,7 +108,7 @@ struct RunCommand: ParsableCommand {
             }
         }
         var factories: [EventHub.ExtensionFactory] = [
-            RulesExtension.factory(.init(sources: sources, xdm: alignment, container: container)),
+            RulesExtension.factory(.init(sources: sources, xdm: alignment, container: container, preloaded: files)),
         ]
         if let container { factories.append(SharedDataExtension.factory(container)) }
         for name in Set(states.keys).union(xdm.keys).sorted() {

@@ -75,3 +75,24 @@ import Testing
         #expect(none.stderr == "error: no rules files (*.yaml, *.yml, *.json) in '\(empty)'\n")
     }
 }
+
+/// `-` is standard input for rules as for events (issue 19).
+@Suite struct StandardInputRulesTests {
+    @Test func lintConvertAndRunReadRulesFromStandardInput() throws {
+        let yaml = try String(contentsOf: SharedCorpus.repositoryRoot.appendingPathComponent("Rules/commerce.yaml"), encoding: .utf8)
+        let lint = try CLIRunner.run(["lint", "-"], stdin: yaml)
+        #expect(lint.status == 0, "\(lint.stderr)")
+        #expect(lint.stdout.hasSuffix("in 1 rules file\n"))
+        let json = try CLIRunner.run(["convert", "-", "--to", "launch-json"], stdin: yaml)
+        #expect(json.status == 0)
+        let back = try CLIRunner.run(["convert", "-", "--to", "yaml"], stdin: json.stdout)
+        #expect(back.status == 0)
+        #expect(back.stdout.hasPrefix("# converted by rulekit from <stdin>\n"))
+        let run = try CLIRunner.run(["run", "--rules", "-", "Examples/events.jsonl"], stdin: yaml)
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("\"customerTier\":\"gold\""))
+        let broken = try CLIRunner.run(["lint", "-"], stdin: "rules: [\n")
+        #expect(broken.status == 1)
+        #expect(broken.stdout.hasPrefix("<stdin>:2:1: error"))
+    }
+}

@@ -15,7 +15,8 @@ public final class LocalServer: @unchecked Sendable {
 
     public init(script: URL) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
+        // The test keeps its stdin: the server exits when the test closes it (or ends).
+        process.arguments = ["python3", script.path, "--until-stdin-closes"]
         let output = Pipe()
         process.standardOutput = output
         process.standardInput = input

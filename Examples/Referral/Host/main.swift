@@ -33,7 +33,12 @@ booted.wait()
 let client = ReferralClient(hub: hub)
 while client.state == nil { Thread.sleep(forTimeInterval: 0.005) } // activation: saved token checked or new session
 print("started: \(client.state?.rawValue ?? "?")")
-func show(_ what: String, _ r: Result<ReferralClient.Answer, ReferralError>) {
+/// Whether any step failed: the host then exits 1 (a host that cannot reach the service must not look
+/// like one that worked).
+nonisolated(unsafe) var anyFailed = false
+func show(_ what: String, expectOK: Bool = true, _ r: Result<ReferralClient.Answer, ReferralError>) {
+    if case .failure = r { anyFailed = true }
+    if case .success(let a) = r, a.ok != expectOK { anyFailed = true }
     switch r {
     case .success(let a):
         // The extension's shared state is what a state listener sees.
@@ -45,5 +50,6 @@ func show(_ what: String, _ r: Result<ReferralClient.Answer, ReferralError>) {
 show("identify", client.wait { client.identify(email: "ada@example.com", $0) })
 show("share", client.wait { client.signalShare(channel: "email", data: ["message": "my wishlist", "phone": "+44 20 0000"], $0) })
 show("logout", client.wait { client.logout($0) })
-show("share after logout", client.wait { client.signalShare(channel: "email", $0) })
+show("share after logout", expectOK: false, client.wait { client.signalShare(channel: "email", $0) })
 show("new session", client.wait { client.newSession($0) })
+exit(anyFailed ? 1 : 0)
