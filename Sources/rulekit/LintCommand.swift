@@ -57,7 +57,7 @@ struct LintCommand: ParsableCommand {
             }
         }
         var all = Diagnostics(cap: 5000)
-        all.append(contentsOf: linter.lint(sources).map(LintSeverity.apply))
+        all.append(contentsOf: linter.lint(sources))
         let findings = all.sorted
         switch format {
         case .text:

@@ -1,32 +1,33 @@
-import Foundation
-import RuleKitCore
-import RuleKitExtension
-import RuleKitRules
-import RuleKitXDM
+// The linter: everything knowable about a rule set offline, judged as a rule author would. `rulekit lint`
+// prints it; the report and the service show the same findings.
+internal import Foundation
+public import RuleKitCore
+internal import RuleKitRules
+public import RuleKitXDM
 
 extension DiagnosticCode {
-    static let lintMissingKeyTrap: DiagnosticCode = "lint.missing-key-trap"
-    static let lintNumericString: DiagnosticCode = "lint.numeric-matcher-string-value"
-    static let lintTypeMismatch: DiagnosticCode = "lint.xdm-type-mismatch"
-    static let lintUnknownKey: DiagnosticCode = "lint.unknown-key"
-    static let lintNeverFires: DiagnosticCode = "lint.never-fires"
-    static let lintSelfTrigger: DiagnosticCode = "lint.self-trigger"
-    static let lintInvalidXDM: DiagnosticCode = "lint.invalid-xdm-data"
-    static let lintDuplicateID: DiagnosticCode = "lint.duplicate-rule-id"
+    public static let lintMissingKeyTrap: DiagnosticCode = "lint.missing-key-trap"
+    public static let lintNumericString: DiagnosticCode = "lint.numeric-matcher-string-value"
+    public static let lintTypeMismatch: DiagnosticCode = "lint.xdm-type-mismatch"
+    public static let lintUnknownKey: DiagnosticCode = "lint.unknown-key"
+    public static let lintNeverFires: DiagnosticCode = "lint.never-fires"
+    public static let lintSelfTrigger: DiagnosticCode = "lint.self-trigger"
+    public static let lintInvalidXDM: DiagnosticCode = "lint.invalid-xdm-data"
+    public static let lintDuplicateID: DiagnosticCode = "lint.duplicate-rule-id"
 }
 
 /// How bad each finding is for a rule author. The engine keeps running a rule set whatever the planner
 /// found (as the reference does: a dropped rule is dropped silently), but a rule that can never run, or
 /// runs other than written, is an error for its author; a trap that may be intended is a warning.
 /// `docs/diagnostics.md` lists every code with its severity.
-enum LintSeverity {
-    static let errors: Set<DiagnosticCode> = [
+public enum LintSeverity {
+    public static let errors: Set<DiagnosticCode> = [
         .rulesDroppedRule, .rulesDroppedCondition, .rulesUnknownMatcher, .rulesUnknownLogic, .rulesUnknownDataElement,
         .rulesDroppedConsequence, .lintNeverFires, .lintSelfTrigger, .lintNumericString, .lintInvalidXDM, .lintDuplicateID,
     ]
 
     /// `d` with the severity lint gives its code (findings of other codes keep theirs).
-    static func apply(_ d: Diagnostic) -> Diagnostic {
+    public static func apply(_ d: Diagnostic) -> Diagnostic {
         guard d.severity == .warning, errors.contains(d.code) else { return d }
         var e = d
         e.severity = .error
@@ -36,13 +37,22 @@ enum LintSeverity {
 
 /// Everything `rulekit lint` can know without running: the loaders' and planner's findings plus the
 /// Launch traps, key checks against the XDM catalog and example events, and rules that cannot fire.
-struct Linter {
-    var catalog: XDMPathCatalog?
-    var xdmValidator: JSONSchemaValidator?
+public struct Linter: Sendable {
+    /// The XDM paths keys are checked against (nil: no XDM checks).
+    public var catalog: XDMPathCatalog?
+    /// The ExperienceEvent schema attached XDM is checked against.
+    public var xdmValidator: JSONSchemaValidator?
     /// Flattened keys seen in example events (`Examples/events.jsonl`).
-    var exampleKeys: Set<String> = []
+    public var exampleKeys: Set<String> = []
 
-    func lint(_ sources: RuleFiles) -> [Diagnostic] {
+    public init() {}
+
+    /// Every finding of the loaded files, with lint's severities (`LintSeverity`).
+    public func lint(_ sources: RuleFiles) -> [Diagnostic] {
+        findings(sources).map(LintSeverity.apply)
+    }
+
+    func findings(_ sources: RuleFiles) -> [Diagnostic] {
         var out = sources.diagnostics
         var ids: [String: SourceLocation?] = [:]
         for (path, set) in sources.sets {
