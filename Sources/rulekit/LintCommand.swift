@@ -39,23 +39,7 @@ struct LintCommand: ParsableCommand {
     func run() throws {
         var sources = RuleFiles()
         try sources.loadOrExit(paths.isEmpty ? ["Rules"] : paths)
-        var linter = Linter()
-        if let folder = try SchemaFolder.resolve(schemas, skipping: "XDM key and type checks are"),
-           let xdm = try? XDMRegistry(folder: URL(fileURLWithPath: folder)),
-           let cls = xdm.documents.keys.first(where: { $0.hasSuffix("/experienceevent") }),
-           let composed = try? xdm.compose(class: cls, fieldGroups: xdm.fieldGroups(for: cls)) {
-            linter.catalog = composed.catalog
-            linter.xdmValidator = composed.validator
-        }
-        if let reader = try? JSONLinesReader(path: examples) {
-            for r in reader {
-                guard case .success(let v) = r, case .object(let data)? = v["data"] else { continue }
-                for k in Flatten.object(data, arrays: true).keys {
-                    linter.exampleKeys.insert(k)
-                    linter.exampleKeys.insert(XDMPathCatalog.normalize(k))
-                }
-            }
-        }
+        let linter = try Linter.configured(schemas: schemas, examples: examples)
         var all = Diagnostics(cap: 5000)
         all.append(contentsOf: linter.lint(sources))
         let findings = all.sorted
@@ -114,5 +98,30 @@ struct LintCommand: ParsableCommand {
                 "results": .array(results),
             ]],
         ]
+    }
+}
+
+extension Linter {
+    /// The linter as the CLI sets it up: the ExperienceEvent class of the schema folder (with all its field
+    /// groups) and the keys of the example events.
+    static func configured(schemas: String?, examples: String) throws -> Linter {
+        var linter = Linter()
+        if let folder = try SchemaFolder.resolve(schemas, skipping: "XDM key and type checks are"),
+           let xdm = try? XDMRegistry(folder: URL(fileURLWithPath: folder)),
+           let cls = xdm.documents.keys.first(where: { $0.hasSuffix("/experienceevent") }),
+           let composed = try? xdm.compose(class: cls, fieldGroups: xdm.fieldGroups(for: cls)) {
+            linter.catalog = composed.catalog
+            linter.xdmValidator = composed.validator
+        }
+        if let reader = try? JSONLinesReader(path: examples) {
+            for r in reader {
+                guard case .success(let v) = r, case .object(let data)? = v["data"] else { continue }
+                for k in Flatten.object(data, arrays: true).keys {
+                    linter.exampleKeys.insert(k)
+                    linter.exampleKeys.insert(XDMPathCatalog.normalize(k))
+                }
+            }
+        }
+        return linter
     }
 }

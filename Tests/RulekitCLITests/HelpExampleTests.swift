@@ -6,7 +6,7 @@ import Testing
 /// named files that did not exist and exited 2).
 @Suite struct HelpExampleTests {
     static let commands: [[String]] = [
-        ["run"], ["match"], ["test"], ["parse"], ["lint"], ["convert"], ["explain"], ["xdm"], ["xdm", "validate"],
+        ["run"], ["match"], ["test"], ["parse"], ["lint"], ["convert"], ["explain"], ["report"], ["xdm"], ["xdm", "validate"],
         ["xdm", "paths"], ["schema"], ["shared"],
     ]
 
@@ -40,10 +40,14 @@ import Testing
         let examples = Self.examples(help.stdout)
         #expect(!examples.isEmpty, "\(command) shows no example")
         let container = FileManager.default.temporaryDirectory.appendingPathComponent("rk-help-\(UUID())").path
-        defer { try? FileManager.default.removeItem(atPath: container) }
+        defer {
+            try? FileManager.default.removeItem(atPath: container)
+            try? FileManager.default.removeItem(atPath: container + ".html")
+        }
         for args in examples {
             // `shared` examples name a container folder: run them in a fresh one.
-            let fixed = args.map { $0 == ".rulekit/shared" ? container : $0 }
+            // Files the examples write go to a fresh folder too.
+            let fixed = args.map { $0 == ".rulekit/shared" ? container : $0 == "report.html" ? container + ".html" : $0 }
             let out = try CLIRunner.run(fixed)
             #expect(out.status == 0 || out.status == 1, "rulekit \(args.joined(separator: " ")) exited \(out.status): \(out.stderr)")
         }

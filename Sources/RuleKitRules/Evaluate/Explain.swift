@@ -13,6 +13,14 @@ public struct RuleTrace: Sendable {
 /// The evaluation of a condition node, kept whole: every child is evaluated (no short circuit) so the
 /// trace shows all of them, while `result` follows the Launch semantics.
 public indirect enum ConditionTrace: Sendable {
+    /// How many matchers (comparisons, existence and historical conditions) failed.
+    public var failedMatchers: Int {
+        switch self {
+        case .group(_, _, let children): children.reduce(0) { $0 + $1.failedMatchers }
+        default: result ? 0 : 1
+        }
+    }
+
     case group(logic: String, result: Bool, children: [ConditionTrace])
     case comparison(ComparisonTrace)
     case existence(key: String, value: Value?, negated: Bool, result: Bool)
@@ -95,6 +103,13 @@ public enum ExplainText {
                 out += "  → \(c.type) \(c.id): \(JSONWriter.string(.object(c.detail)))\n"
             }
         }
+        return out
+    }
+
+    /// One condition's trace, matcher by matcher.
+    public static func render(_ condition: ConditionTrace) -> String {
+        var out = ""
+        line(condition, indent: 0, into: &out)
         return out
     }
 

@@ -1,0 +1,94 @@
+import ArgumentParser
+import Foundation
+import RuleKitCore
+import RuleKitExtension
+
+/// `rulekit report`: one self-contained HTML page for rule authors and reviewers.
+struct ReportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Write an HTML report: lint findings, rule tests, and what the rules do on recorded events.",
+        discussion: """
+            The page is self-contained (styles and script inline; it works opened from disk). With --events, \
+            it shows per-rule match counts, rules that never matched, consequences by type, XDM findings, and \
+            for each rule a matched event and its closest miss, traced matcher by matcher. With --baseline \
+            (the rules before a change), it shows rules added and removed and the events whose matches or \
+            resulting data the change alters. Rule tests are the *.test.yaml files beside the rules.
+
+            Example:
+              rulekit report --events Examples/events.jsonl \\
+                --state com.adobe.module.configuration=Examples/state.json --out report.html
+            """
+    )
+
+    @Option(name: .long, help: "Rules file or folder (repeatable; default Rules/).")
+    var rules: [String] = []
+
+    @Option(help: "The folder of XDM schemas (default: Schemas).")
+    var schemas: String?
+
+    @Option(help: "Recorded events (JSON lines; '-' for standard input).")
+    var events: String?
+
+    @OptionGroup var stateOptions: StateArguments
+
+    @Option(help: "The rules before the change (file or folder), to compare against on the same events.")
+    var baseline: String?
+
+    @Option(help: "Example events (JSON lines) whose keys count as known to lint.")
+    var examples: String = "Examples/events.jsonl"
+
+    @Option(help: "Where to write the HTML.")
+    var out: String
+
+    func run() throws {
+        let (states, xdm) = try stateOptions.load()
+        let paths = rules.isEmpty ? ["Rules"] : rules
+        var files = RuleFiles()
+        try files.loadOrExit(paths)
+        var builder = RuleReportBuilder(rules: files, linter: try Linter.configured(schemas: schemas, examples: examples))
+        builder.testFiles = Self.testFiles(besides: paths)
+        builder.events = events
+        builder.states = states
+        builder.xdmStates = xdm
+        if let baseline {
+            var before = RuleFiles()
+            try before.loadOrExit([baseline])
+            if before.hasErrors {
+                Stderr.write("error: the baseline rules do not load:\n" + before.render(before.diagnostics.filter { $0.severity == .error }) + "\n")
+                throw ExitCode(1)
+            }
+            builder.baseline = before
+        }
+        let report: RuleReport
+        do { report = try builder.build() } catch {
+            Stderr.write("error: \(error.diagnostics.first?.message ?? "\(error)")\n")
+            throw ExitCode(2)
+        }
+        let html = RuleReportHTML.render(report)
+        guard FileManager.default.createFile(atPath: out, contents: Data(html.utf8)) else {
+            Stderr.write("error: cannot write '\(out)'\n")
+            throw ExitCode(2)
+        }
+        let errors = report.findings.count { $0.severity == .error }
+        Stderr.write("wrote \(out): \(report.rules.count) rules, \(errors) lint errors\(report.eventsFile != nil ? ", \(report.eventCount) events" : "")\n")
+    }
+
+    /// The rule tests beside the rules: a folder's `*.test.yaml`, a file's `NAME.test.yaml`.
+    static func testFiles(besides paths: [String]) -> [String] {
+        var out: [String] = []
+        for p in paths where p != "-" {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: p, isDirectory: &isDir) else { continue }
+            if isDir.boolValue {
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: p)) ?? []
+                out += names.filter { $0.hasSuffix(".test.yaml") || $0.hasSuffix(".test.yml") }.sorted()
+                    .map { (p as NSString).appendingPathComponent($0) }
+            } else {
+                let stem = (p as NSString).deletingPathExtension
+                if FileManager.default.fileExists(atPath: stem + ".test.yaml") { out.append(stem + ".test.yaml") }
+            }
+        }
+        return out
+    }
+}
