@@ -10,7 +10,8 @@
 # new goes to Fuzz/.corpus/TARGET and crashes to Fuzz/.crashes/ (all ignored by git). Exit status is
 # libFuzzer's: non-zero when an input crashed, leaked, timed out or broke its target's oracle.
 set -euo pipefail
-cd "$(dirname "$0")"
+self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+cd "$(dirname "$self")"
 
 targets=(json yaml launch-json rules template schema)
 if (($# < 2)); then
@@ -22,7 +23,7 @@ seconds=$2
 shift 2
 if [[ $target == all ]]; then
     status=0
-    for t in "${targets[@]}"; do "$0" "$t" "$seconds" "$@" || status=1; done
+    for t in "${targets[@]}"; do "$self" "$t" "$seconds" "$@" || status=1; done
     exit $status
 fi
 if [[ ! " ${targets[*]} " =~ " $target " ]]; then

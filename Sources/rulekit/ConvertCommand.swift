@@ -52,6 +52,11 @@ struct ConvertCommand: ParsableCommand {
         case .yaml:
             print(RuleKitFormatWriter.yaml(set, header: "converted by rulekit from \(sources.sets.map { $0.path == "-" ? "<stdin>" : $0.path }.joined(separator: ", "))"), terminator: "")
         case .launchJSON:
+            let unwritable = LaunchRulesWriter.unwritableNumbers(set)
+            if !unwritable.isEmpty {
+                Stderr.write("error: JSON has no NaN or infinity, and the rules hold one at \(unwritable.prefix(5).joined(separator: ", ")) (write a finite number)\n")
+                throw ExitCode(1)
+            }
             if set.rules.contains(where: { !$0.enabled }) {
                 Stderr.write("note: disabled rules are left out of Launch JSON\n")
             }

@@ -96,3 +96,17 @@ import Testing
         #expect(broken.stdout.hasPrefix("<stdin>:2:1: error"))
     }
 }
+
+/// Found by fuzz-rules: YAML can hold `.inf` or `1e666`, Launch JSON cannot; converting such a set wrote
+/// `null` silently. It is refused, with where.
+@Suite struct ConvertUnwritableNumberTests {
+    @Test func anInfiniteValueIsRefusedNotWrittenAsNull() throws {
+        let yaml = "rules:\n  - {id: a, when: {key: x, eq: 1e666}, then: []}\n  - {id: b, when: {key: y, lt: .inf}, then: []}\n"
+        let out = try CLIRunner.run(["convert", "-", "--to", "launch-json"], stdin: yaml)
+        #expect(out.status == 1)
+        #expect(out.stdout.isEmpty)
+        #expect(out.stderr.contains("/rules/0/condition/definition/values/0"))
+        #expect(out.stderr.contains("/rules/1/condition/definition/values/0"))
+        #expect(try CLIRunner.run(["convert", "-", "--to", "yaml"], stdin: yaml).stdout.contains(".inf"))
+    }
+}

@@ -102,7 +102,8 @@ public enum RulesOracle {
             Oracle.fail(name, "YAML round trip changed the rules:\n\(yaml.prefix(600))", input: input)
         }
         // Launch JSON says what Launch has: no data elements, ids, names, descriptions or disabled rules.
-        guard set.dataElements.isEmpty,
+        // JSON has no NaN or infinity (YAML has): such sets are refused by the converter, not written.
+        guard LaunchRulesWriter.unwritableNumbers(set).isEmpty, set.dataElements.isEmpty,
               set.rules.allSatisfy({ $0.id == nil && $0.name == nil && $0.description == nil && $0.enabled }) else { return }
         let json = LaunchRulesWriter.text(set)
         do {

@@ -28,6 +28,23 @@ public enum LaunchRulesWriter {
         return ["version": .int(set.version), "rules": .array(rules)]
     }
 
+    /// Where the Launch JSON of `set` would hold a number JSON cannot say (NaN or an infinity, which YAML
+    /// can: `.inf`, or a float past Double's range such as `1e666`), as JSON pointers; empty when none.
+    /// The writer would write `null` there, so converters refuse such a set (found by fuzz-rules).
+    public static func unwritableNumbers(_ set: RuleSet) -> [String] {
+        var out: [String] = []
+        var stack: [(Value, String)] = [(value(set), "")]
+        while let (v, path) = stack.popLast() {
+            switch v {
+            case .double(let d) where !d.isFinite: out.append(path.isEmpty ? "/" : path)
+            case .array(let a): for (i, e) in a.enumerated() { stack.append((e, path + "/\(i)")) }
+            case .object(let o): for (k, e) in o { stack.append((e, path + "/" + k.replacingScalars("~", with: "~0").replacingScalars("/", with: "~1"))) }
+            default: break
+            }
+        }
+        return out.sorted()
+    }
+
     /// Compact or pretty JSON text.
     public static func text(_ set: RuleSet, pretty: Bool = true) -> String {
         JSONWriter.string(value(set), options: pretty ? .pretty : .compact)
