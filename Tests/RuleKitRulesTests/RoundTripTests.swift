@@ -86,31 +86,6 @@ import Testing
     }
 }
 
-extension RuleSet {
-    /// The same rules with source locations cleared (they differ between formats by nature).
-    func withoutLocations() -> RuleSet {
-        var s = self
-        s.rules = rules.map { r in
-            var r = r
-            r.location = nil
-            r.condition = r.condition.withoutLocations()
-            r.consequences = r.consequences.map { var q = $0; q.location = nil; return q }
-            return r
-        }
-        s.dataElements = dataElements.map { var e = $0; e.location = nil; return e }
-        return s
-    }
-}
-
-extension Condition {
-    func withoutLocations() -> Condition {
-        var c = self
-        c.location = nil
-        c.definition.conditions = c.definition.conditions?.map { $0.withoutLocations() }
-        return c
-    }
-}
-
 /// Found by fuzz-rules: strings the YAML writer left plain or raw that YAML does not read back.
 @Suite struct YAMLTextFuzzRegressions {
     @Test(arguments: ["@dm.commerce.order.priceTotal", "a\u{7F}b", "\u{85}x\u{9F}", "x\u{FFFE}", "@", "tab\there", "a\u{2028}b\u{2029}c"])

@@ -120,31 +120,6 @@ public enum RulesOracle {
     }
 }
 
-extension RuleSet {
-    /// The same rules with source locations cleared (they differ between formats by nature).
-    func withoutLocations() -> RuleSet {
-        var s = self
-        s.rules = rules.map { r in
-            var r = r
-            r.location = nil
-            r.condition = r.condition.withoutLocations(depth: 0)
-            r.consequences = r.consequences.map { var q = $0; q.location = nil; return q }
-            return r
-        }
-        s.dataElements = dataElements.map { var e = $0; e.location = nil; return e }
-        return s
-    }
-}
-
-extension Condition {
-    func withoutLocations(depth: Int) -> Condition {
-        var c = self
-        c.location = nil
-        if depth < 100 { c.definition.conditions = c.definition.conditions?.map { $0.withoutLocations(depth: depth + 1) } }
-        return c
-    }
-}
-
 /// FNV-1a of the input: the events of one input are the same on every run.
 func fnv(_ bytes: [UInt8]) -> UInt64 {
     var h: UInt64 = 0xcbf2_9ce4_8422_2325

@@ -203,3 +203,38 @@ public struct DataElement: Sendable, Hashable {
         self.location = location
     }
 }
+
+extension RuleSet {
+    /// The same rules with source locations cleared: what stays equal when a set is converted between
+    /// formats and read back (locations differ by nature).
+    public func withoutLocations() -> RuleSet {
+        var s = self
+        s.rules = rules.map { r in
+            var r = r
+            r.location = nil
+            r.condition = r.condition.withoutLocations()
+            r.consequences = r.consequences.map { q in
+                var q = q
+                q.location = nil
+                return q
+            }
+            return r
+        }
+        s.dataElements = dataElements.map { e in
+            var e = e
+            e.location = nil
+            return e
+        }
+        return s
+    }
+}
+
+extension Condition {
+    /// The condition with every location cleared (its depth is bounded by the readers' nesting limit).
+    public func withoutLocations() -> Condition {
+        var c = self
+        c.location = nil
+        c.definition.conditions = c.definition.conditions?.map { $0.withoutLocations() }
+        return c
+    }
+}
