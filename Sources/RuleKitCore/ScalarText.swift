@@ -38,3 +38,26 @@ extension String {
         replacingScalars("~1", with: "/").replacingScalars("~0", with: "~")
     }
 }
+
+/// File paths as text, split at `/` bytes. Foundation's `NSString` path methods trap on some inputs on
+/// Linux (`deletingLastPathComponent` of "-" crashed `rulekit test -`), and paths come from users.
+package enum PathText {
+    /// The folder part of `path` ("" when it has none; "/" for a file at the root).
+    package static func directory(of path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: 0x2F) else { return "" }
+        if slash == path.utf8.startIndex { return "/" }
+        return String(decoding: path.utf8[..<slash], as: UTF8.self)
+    }
+
+    /// The part after the last `/`.
+    package static func lastComponent(of path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: 0x2F) else { return path }
+        return String(decoding: path.utf8[path.utf8.index(after: slash)...], as: UTF8.self)
+    }
+
+    /// `name` inside `directory` (`name` alone when the folder is "" or `name` is absolute).
+    package static func join(_ directory: String, _ name: String) -> String {
+        if directory.isEmpty || name.utf8.first == 0x2F { return name }
+        return directory.utf8.last == 0x2F ? directory + name : directory + "/" + name
+    }
+}

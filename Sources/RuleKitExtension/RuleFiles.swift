@@ -30,7 +30,7 @@ public struct RuleFiles: Sendable {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         return names.filter { n in
             (n.hasSuffix(".yaml") || n.hasSuffix(".yml") || n.hasSuffix(".json")) && !n.contains(".test.")
-        }.sorted().map { (path as NSString).appendingPathComponent($0) }
+        }.sorted().map { PathText.join(path, $0) }
     }
 
     /// Loads every file under `paths`; unreadable paths become error diagnostics.

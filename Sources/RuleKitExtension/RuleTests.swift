@@ -83,12 +83,12 @@ public struct RuleTestFile: Sendable {
 
     /// The rules files the tests run against.
     public func rulesPaths() -> [String] {
-        let dir = (path as NSString).deletingLastPathComponent
-        if let rules { return rules.map { (dir as NSString).appendingPathComponent($0) } }
-        var stem = (path as NSString).lastPathComponent
+        let dir = PathText.directory(of: path)
+        if let rules { return rules.map { PathText.join(dir, $0) } }
+        var stem = PathText.lastComponent(of: path)
         for suffix in [".test.yaml", ".test.yml"] where stem.hasSuffix(suffix) { stem.removeLast(suffix.count) }
         for ext in [".yaml", ".yml", ".json"] {
-            let candidate = (dir as NSString).appendingPathComponent(stem + ext)
+            let candidate = PathText.join(dir, stem + ext)
             if FileManager.default.fileExists(atPath: candidate) { return [candidate] }
         }
         return [dir.isEmpty ? "." : dir]

@@ -19,7 +19,7 @@ public final class SQLiteEventHistory: EventHistoryStore {
 
     /// Opens (or creates) the history in `directory/history.sqlite`.
     public static func open(directory: String, retention: Int? = 1_000_000) -> Result<SQLiteEventHistory, DiagnosticError> {
-        let path = (directory as NSString).appendingPathComponent("history.sqlite")
+        let path = PathText.join(directory, "history.sqlite")
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             var config = Configuration()

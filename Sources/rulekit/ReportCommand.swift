@@ -83,9 +83,11 @@ struct ReportCommand: ParsableCommand {
             if isDir.boolValue {
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: p)) ?? []
                 out += names.filter { $0.hasSuffix(".test.yaml") || $0.hasSuffix(".test.yml") }.sorted()
-                    .map { (p as NSString).appendingPathComponent($0) }
+                    .map { PathText.join(p, $0) }
             } else {
-                let stem = (p as NSString).deletingPathExtension
+                let name = PathText.lastComponent(of: p)
+                let stem = PathText.join(PathText.directory(of: p), name.split(separator: ".").count > 1
+                    ? String(name[..<(name.lastIndex(of: ".") ?? name.endIndex)]) : name)
                 if FileManager.default.fileExists(atPath: stem + ".test.yaml") { out.append(stem + ".test.yaml") }
             }
         }

@@ -44,12 +44,17 @@ struct TestCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "Test files or folders (default Rules/).")
+    @Argument(help: "Test files or folders (default Rules/; '-' for standard input).")
     var paths: [String] = []
 
     func run() throws {
         var files: [String] = []
         for p in paths.isEmpty ? ["Rules"] : paths {
+            // Standard input: a test file whose rules paths are relative to the working folder.
+            if p == "-" {
+                files.append(p)
+                continue
+            }
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: p, isDirectory: &isDir) else {
                 Stderr.write("error: no such file or folder '\(p)'\n")
@@ -58,7 +63,7 @@ struct TestCommand: ParsableCommand {
             if isDir.boolValue {
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: p)) ?? []
                 files += names.filter { $0.hasSuffix(".test.yaml") || $0.hasSuffix(".test.yml") }.sorted()
-                    .map { (p as NSString).appendingPathComponent($0) }
+                    .map { PathText.join(p, $0) }
             } else if p.hasSuffix(".test.yaml") || p.hasSuffix(".test.yml") {
                 files.append(p)
             } else {

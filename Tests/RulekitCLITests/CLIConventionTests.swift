@@ -91,6 +91,12 @@ import Testing
         let run = try CLIRunner.run(["run", "--rules", "-", "Examples/events.jsonl"], stdin: yaml)
         #expect(run.status == 0)
         #expect(run.stdout.contains("\"customerTier\":\"gold\""))
+        // A test file from standard input names its rules relative to the working folder (`-` used to
+        // crash Foundation's path code).
+        let tests = try String(contentsOf: SharedCorpus.repositoryRoot.appendingPathComponent("Rules/commerce.test.yaml"), encoding: .utf8)
+        let test = try CLIRunner.run(["test", "-"], stdin: tests.replacingOccurrences(of: "rules: commerce.yaml", with: "rules: Rules/commerce.yaml"))
+        #expect(test.status == 0, "\(test.stdout)")
+        #expect(test.stdout.hasSuffix("4 passed, 0 failed\n"))
         let broken = try CLIRunner.run(["lint", "-"], stdin: "rules: [\n")
         #expect(broken.status == 1)
         #expect(broken.stdout.hasPrefix("<stdin>:2:1: error"))
