@@ -97,7 +97,7 @@ extension [PathComponent] {
         for c in self {
             s += "/"
             switch c {
-            case .key(let k): s += k.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+            case .key(let k): s += k.escapedPointerToken
             case .index(let i): s += String(i)
             }
         }
@@ -105,12 +105,6 @@ extension [PathComponent] {
     }
 }
 
-extension String {
-    @usableFromInline func replacingOccurrences(of target: String, with replacement: String) -> String {
-        guard contains(target) else { return self }
-        return split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
-    }
-}
 
 /// The document a cursor walks: its root value and source map, shared by every cursor into it, so a
 /// cursor costs one reference instead of a copy of the map.

@@ -80,3 +80,15 @@ import Testing
         #expect(huge.isValid(.string("anything")))
     }
 }
+
+/// Found by fuzz-schema (campaign): an error under a key holding "/" followed by a combining mark named
+/// a pointer that did not resolve — the escaping replaced characters, and "/⃡" is one character.
+@Suite struct ErrorPointerTests {
+    @Test func errorPathsEscapeSlashesFollowedByCombiningMarks() throws {
+        let key = "a/\u{20E1}b~\u{301}c"
+        let v = try JSONSchemaValidator(schema: try JSONReader.value(#"{"additionalProperties": false}"#))
+        let errors = v.validate(.object([key: 1]))
+        #expect(errors.first?.instancePath == "/a~1\u{20E1}b~0\u{301}c")
+        #expect([PathComponent.key(key)].jsonPointer.split(ascii: UInt8(ascii: "/")).last?.unescapedPointerToken == key)
+    }
+}

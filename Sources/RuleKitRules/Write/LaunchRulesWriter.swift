@@ -38,7 +38,7 @@ public enum LaunchRulesWriter {
             switch v {
             case .double(let d) where !d.isFinite: out.append(path.isEmpty ? "/" : path)
             case .array(let a): for (i, e) in a.enumerated() { stack.append((e, path + "/\(i)")) }
-            case .object(let o): for (k, e) in o { stack.append((e, path + "/" + k.replacingScalars("~", with: "~0").replacingScalars("/", with: "~1"))) }
+            case .object(let o): for (k, e) in o { stack.append((e, path + "/" + k.escapedPointerToken)) }
             default: break
             }
         }
