@@ -33,6 +33,23 @@ public enum SchemaOracle {
         }
     }
 
+    /// A pointer token's bytes unescaped (`~1` is `/`, `~0` is `~`), byte by byte: a character-wise
+    /// replacement misses "~1" followed by a combining mark.
+    static func unescape(_ b: [UInt8]) -> String {
+        var out: [UInt8] = []
+        var i = 0
+        while i < b.count {
+            if b[i] == 0x7E, i + 1 < b.count, b[i + 1] == 0x31 || b[i + 1] == 0x30 {
+                out.append(b[i + 1] == 0x31 ? 0x2F : 0x7E)
+                i += 2
+            } else {
+                out.append(b[i])
+                i += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     /// Whether a JSON pointer resolves in `value`.
     static func exists(_ pointer: String, in value: Value) -> Bool {
         if pointer.isEmpty { return true }
@@ -40,8 +57,7 @@ public enum SchemaOracle {
         var v = value
         // Split by scalars: "/" followed by a combining mark is one Character.
         for raw in pointer.utf8.dropFirst().split(separator: 0x2F, omittingEmptySubsequences: false) {
-            let token = String(decoding: raw, as: UTF8.self)
-                .replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+            let token = unescape(Array(raw))
             switch v {
             case .object(let o):
                 guard let next = o[token] else { return false }
