@@ -158,13 +158,19 @@ public struct RuleReportBuilder {
         return out.joined(separator: "\n")
     }
 
+    /// The event's data after `set`'s rules ran on it alone (a fresh engine: no state of other events).
+    func resultingData(_ set: CompiledRuleSet, _ event: EngineEvent) -> String {
+        let engine = RulesEngine(runtime: StaticRulesRuntime(states: states, xdmStates: xdmStates))
+        engine.setRules(set)
+        return engine.process(event).data.map { JSONWriter.string(.object($0)) } ?? "null"
+    }
+
     func stream(_ path: String, _ compiled: CompiledRuleSet, into report: inout RuleReport) throws(DiagnosticError) {
         report.eventsFile = path
         let runtime = StaticRulesRuntime(states: states, xdmStates: xdmStates)
         let before = baseline.map { $0.compiled().0 }
-        var diff = baseline.map { b in
-            let now = Set(compiled.rules.map(\.label)), was = Set((before?.rules ?? []).map(\.label))
-            _ = b
+        var diff = before.map { before in
+            let now = Set(compiled.rules.map(\.label)), was = Set(before.rules.map(\.label))
             return RuleReport.BaselineDiff(added: now.subtracting(was).sorted(), removed: was.subtracting(now).sorted(),
                                            changedMatches: [], changedMatchCount: 0, changedData: [], dataChecked: 0)
         }
@@ -199,12 +205,7 @@ public struct RuleReportBuilder {
                     // Resulting data: checked on the events either set matched, up to the sample size.
                     if (!a.isEmpty || !b.isEmpty) && diff!.dataChecked < RuleReport.xdmSample {
                         diff!.dataChecked += 1
-                        let x = RulesEngine(runtime: StaticRulesRuntime(states: states, xdmStates: xdmStates))
-                        x.setRules(before)
-                        let y = RulesEngine(runtime: StaticRulesRuntime(states: states, xdmStates: xdmStates))
-                        y.setRules(compiled)
-                        let dx = x.process(block[e]).data.map { JSONWriter.string(.object($0)) } ?? "null"
-                        let dy = y.process(block[e]).data.map { JSONWriter.string(.object($0)) } ?? "null"
+                        let dx = resultingData(before, block[e]), dy = resultingData(compiled, block[e])
                         if dx != dy && diff!.changedData.count < RuleReport.listed { diff!.changedData.append((lines[e], dx, dy)) }
                     }
                 }
