@@ -78,7 +78,8 @@ let package = Package(
         .testTarget(
             name: "RuleKitRulesTests",
             dependencies: ["RuleKitRules", "RuleKitCore", "RuleKitYAML", "RuleKitTestSupport", "RuleKitHub", "RuleKitExtension"],
-            exclude: ["aep-rules-expected-failures.tsv", "aep-rules-hub-expected-failures.tsv", "Fixtures", "Golden"], swiftSettings: strict),
+            exclude: ["aep-rules-expected-failures.tsv", "aep-rules-hub-expected-failures.tsv", "Fixtures", "Golden"], swiftSettings: strict
+        ),
         .testTarget(
             name: "RuleKitXDMTests", dependencies: ["RuleKitXDM", "RuleKitCore", "RuleKitTestSupport"],
             swiftSettings: strict),

@@ -9,8 +9,9 @@ let package = Package(
     dependencies: [
         .package(name: "RuleKit", path: ".."),
         // No interposers: the figures are wall-clock only, and the product runs on the system allocator.
-        .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.0",
-                 traits: []),
+        .package(
+            url: "https://github.com/ordo-one/package-benchmark", from: "1.38.0",
+            traits: []),
     ],
     targets: [
         .target(name: "BenchData", path: "Benchmarks/BenchData"),

@@ -11,7 +11,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: targets.map { .executable(name: $0, targets: [$0]) },
     dependencies: [
-        .package(name: "RuleKit", path: ".."),
+        .package(name: "RuleKit", path: "..")
     ],
     targets: [
         .target(name: "CFuzzer"),
@@ -25,8 +25,9 @@ let package = Package(
                 .product(name: "RuleKitXDM", package: "RuleKit"),
             ]
         ),
-    ] + targets.map { name in
-        .executableTarget(name: name, dependencies: ["FuzzSupport", "CFuzzer"])
-    },
+    ]
+        + targets.map { name in
+            .executableTarget(name: name, dependencies: ["FuzzSupport", "CFuzzer"])
+        },
     swiftLanguageModes: [.v6]
 )

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Musl)
-internal import Musl
+    internal import Musl
 #elseif canImport(Darwin)
-internal import Darwin
+    internal import Darwin
 #endif
 
 /// A file or standard input read in chunks, with every failure a diagnostic and a size limit applied
@@ -76,9 +76,11 @@ public final class ByteInput {
             let n = try read(into: &out, count: min(chunk, room + 1))
             if n == 0 { return out }
             if out.count > limit {
-                throw DiagnosticError(.error(.limitExceeded,
-                    "'\(name)' is larger than the limit of \(limit) bytes",
-                    at: SourceLocation(file: name, line: 1, column: 1)))
+                throw DiagnosticError(
+                    .error(
+                        .limitExceeded,
+                        "'\(name)' is larger than the limit of \(limit) bytes",
+                        at: SourceLocation(file: name, line: 1, column: 1)))
             }
         }
     }
@@ -105,10 +107,10 @@ public final class ByteInput {
 /// `read(2)`, under a name that does not clash with the method above.
 private func systemRead(_ fd: Int32, _ p: UnsafeMutableRawPointer, _ n: Int) -> Int {
     #if canImport(Glibc)
-    Glibc.read(fd, p, n)
+        Glibc.read(fd, p, n)
     #elseif canImport(Musl)
-    Musl.read(fd, p, n)
+        Musl.read(fd, p, n)
     #else
-    Darwin.read(fd, p, n)
+        Darwin.read(fd, p, n)
     #endif
 }

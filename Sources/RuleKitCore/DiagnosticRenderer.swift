@@ -8,6 +8,7 @@
 public struct DiagnosticRenderer: Sendable {
     private var sources: [String: [Substring]] = [:]
 
+    /// A renderer with the default excerpt width.
     public init() {}
 
     /// Registers the text of `file` so its lines can be quoted.
@@ -40,7 +41,8 @@ public struct DiagnosticRenderer: Sendable {
         let col = max(0, column - 1)
         var text: Substring
         var caret = col
-        var prefix = "", suffix = ""
+        var prefix = ""
+        var suffix = ""
         if line.utf8.count <= excerptWidth {
             text = line
         } else {
@@ -50,7 +52,10 @@ public struct DiagnosticRenderer: Sendable {
             let start = line.index(line.startIndex, offsetBy: startOffset, limitedBy: line.endIndex) ?? line.endIndex
             let end = line.index(start, offsetBy: excerptWidth, limitedBy: line.endIndex) ?? line.endIndex
             text = line[start..<end]
-            if startOffset > 0 { prefix = "..."; caret = col - startOffset + 3 }
+            if startOffset > 0 {
+                prefix = "..."
+                caret = col - startOffset + 3
+            }
             if end < line.endIndex { suffix = "..." }
         }
         // Tabs become one space so the caret lines up under the column.

@@ -11,6 +11,7 @@ internal import Foundation
 /// }
 /// ```
 public struct JSONLinesReader: Sequence {
+    /// Each line's value, or the located error that made it unreadable.
     public typealias Element = Result<Value, DiagnosticError>
 
     let input: ByteInput
@@ -26,10 +27,12 @@ public struct JSONLinesReader: Sequence {
         self.chunkSize = Swift.max(1, chunkSize)
     }
 
+    /// Starts reading the input from its beginning.
     public func makeIterator() -> Iterator {
         Iterator(input: input, file: file, limits: limits, chunkSize: chunkSize)
     }
 
+    /// Reads the input chunk by chunk and yields one record per non-blank line.
     public struct Iterator: IteratorProtocol {
         let input: ByteInput
         let file: String
@@ -53,6 +56,7 @@ public struct JSONLinesReader: Sequence {
         /// The 1-based line number of the record last returned.
         public var lineNumber: Int { line }
 
+        /// The next record, or nil at the end of the input (or after an error that ends the stream).
         public mutating func next() -> Result<Value, DiagnosticError>? {
             while true {
                 if let nl = buffer[Swift.max(start, scanned)...].firstIndex(of: 0x0A) {
@@ -79,9 +83,12 @@ public struct JSONLinesReader: Sequence {
                     buffer.removeAll()
                     start = 0
                     scanned = 0
-                    return .failure(DiagnosticError(.error(.limitExceeded,
-                        "line longer than the limit of \(limits.maxRecordBytes) bytes; the stream stops here",
-                        at: SourceLocation(file: file, line: line, column: 1))))
+                    return .failure(
+                        DiagnosticError(
+                            .error(
+                                .limitExceeded,
+                                "line longer than the limit of \(limits.maxRecordBytes) bytes; the stream stops here",
+                                at: SourceLocation(file: file, line: line, column: 1))))
                 }
                 // Refill: keep the unfinished tail, append the next chunk.
                 if start > 0 {
@@ -114,11 +121,15 @@ public struct JSONLinesReader: Sequence {
             while let f = r.first, buffer[f] == 0x20 || buffer[f] == 0x09 || buffer[f] == 0x0D { r = (f + 1)..<r.upperBound }
             while let l = r.last, buffer[l] == 0x20 || buffer[l] == 0x09 || buffer[l] == 0x0D { r = r.lowerBound..<l }
             if r.isEmpty { return nil }
-            let file = self.file, limits = self.limits, line = self.line
+            let file = self.file
+            let limits = self.limits
+            let line = self.line
             return buffer.withUnsafeBufferPointer { all in
                 Result { () throws(DiagnosticError) -> Value in
-                    try JSONReader.read(buffer: UnsafeBufferPointer(rebasing: all[r]), file: file, limits: limits,
-                                        lineOffset: line - 1).value
+                    try JSONReader.read(
+                        buffer: UnsafeBufferPointer(rebasing: all[r]), file: file, limits: limits,
+                        lineOffset: line - 1
+                    ).value
                 }
             }
         }

@@ -36,6 +36,7 @@ public struct JSONPull: ~Copyable {
         }
     }
 
+    /// The limits this pull reader enforces.
     public var limits: ReaderLimits { parser.limits }
 
     /// The next byte after whitespace (0 at the end of the text), not consumed.
@@ -81,8 +82,9 @@ public struct JSONPull: ~Copyable {
     /// document order.
     public mutating func location() -> SourceLocation {
         _ = peek()
-        return SourceLocation(file: parser.file, line: parser.line + parser.lineOffset,
-                              column: parser.advancingColumn(to: parser.pos))
+        return SourceLocation(
+            file: parser.file, line: parser.line + parser.lineOffset,
+            column: parser.advancingColumn(to: parser.pos))
     }
 
     /// An object key as written, matched against known keys with no `String` made (`case "id":` in a
@@ -95,6 +97,7 @@ public struct JSONPull: ~Copyable {
             self.bytes = bytes
         }
 
+        /// Matches an object key against a static string, byte for byte (for `switch key { case "name": ... }`).
         @inlinable
         public static func ~= (pattern: StaticString, key: Key) -> Bool {
             let n = pattern.utf8CodeUnitCount

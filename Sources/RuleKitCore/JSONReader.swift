@@ -66,9 +66,11 @@ public enum JSONReader {
         keepSourceMap: Bool = false, lineOffset: Int = 0
     ) throws(DiagnosticError) -> Document {
         guard buffer.count <= limits.maxDocumentBytes else {
-            throw DiagnosticError(.error(.limitExceeded,
-                "document is \(buffer.count) bytes, over the limit of \(limits.maxDocumentBytes)",
-                at: SourceLocation(file: file, line: 1 + lineOffset, column: 1)))
+            throw DiagnosticError(
+                .error(
+                    .limitExceeded,
+                    "document is \(buffer.count) bytes, over the limit of \(limits.maxDocumentBytes)",
+                    at: SourceLocation(file: file, line: 1 + lineOffset, column: 1)))
         }
         var p = JSONParser(buf: buffer, file: file, limits: limits, keepMap: keepSourceMap, lineOffset: lineOffset)
         // One node per dozen bytes or so is usual: reserving that much spares the map's growth copies (of
@@ -175,7 +177,10 @@ struct JSONParser: ~Copyable {
         var i = 0
         let end = min(offset, buf.count)
         while i < end {
-            if buf[i] == 0x0A { l += 1; start = i + 1 }
+            if buf[i] == 0x0A {
+                l += 1
+                start = i + 1
+            }
             i += 1
         }
         var col = 1
@@ -208,7 +213,8 @@ struct JSONParser: ~Copyable {
                 // Pretty-printed indentation: eight bytes at a time, the first other byte found from the
                 // bits of the word (the byte at `pos` is a space, so this always moves on).
                 if pos + 8 <= n {
-                    let w = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: pos, as: UInt64.self))
+                    let w =
+                        UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: pos, as: UInt64.self))
                         ^ 0x2020_2020_2020_2020
                     pos += w == 0 ? 8 : w.trailingZeroBitCount >> 3
                 } else {
@@ -233,8 +239,9 @@ struct JSONParser: ~Copyable {
 
     mutating func beginEntry() -> Int {
         guard keepMap else { return 0 }
-        let e = SourceMap.Entry(line: UInt32(line + lineOffset), column: UInt32(advancingColumn(to: pos)),
-                                keyLine: pendingKey.0, keyColumn: pendingKey.1)
+        let e = SourceMap.Entry(
+            line: UInt32(line + lineOffset), column: UInt32(advancingColumn(to: pos)),
+            keyLine: pendingKey.0, keyColumn: pendingKey.1)
         pendingKey = (0, 0)
         entries.append(e)
         return entries.count - 1
@@ -258,9 +265,15 @@ struct JSONParser: ~Copyable {
         case UInt8(ascii: "{"): v = try parseObject(depth: depth + 1)
         case UInt8(ascii: "["): v = try parseArray(depth: depth + 1)
         case UInt8(ascii: "\""): v = .string(try parseString())
-        case UInt8(ascii: "t"): try literal("true"); v = .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); v = .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); v = .null
+        case UInt8(ascii: "t"):
+            try literal("true")
+            v = .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            v = .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            v = .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): v = try parseNumber()
         default:
             if b == UInt8(ascii: "N") || b == UInt8(ascii: "I") {
@@ -380,8 +393,10 @@ struct JSONParser: ~Copyable {
             if c == UInt8(ascii: ",") { continue }
             if c == UInt8(ascii: "}") {
                 keyInfo.removeAll(from: start)
-                return .object(ValueObject(members: members.popArray(from: start), anyKeyHasDot: anyDot,
-                                               allKeysASCII: allASCII))
+                return .object(
+                    ValueObject(
+                        members: members.popArray(from: start), anyKeyHasDot: anyDot,
+                        allKeysASCII: allASCII))
             }
             throw error("unexpected \(describe(c)) in an object, expected ',' or '}'", at: pos - 1)
         }
@@ -452,7 +467,10 @@ struct JSONParser: ~Copyable {
 func parseInt64(_ s: UnsafeBufferPointer<UInt8>) -> Int64? {
     var i = 0
     var neg = false
-    if s.first == UInt8(ascii: "-") { neg = true; i = 1 }
+    if s.first == UInt8(ascii: "-") {
+        neg = true
+        i = 1
+    }
     guard i < s.count else { return nil }
     var acc: Int64 = 0
     while i < s.count {

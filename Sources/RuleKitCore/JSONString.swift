@@ -58,7 +58,8 @@ extension JSONParser {
     @inline(__always)
     static func stopBytes(_ w: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
-        let quote = w ^ (ones &* 0x22), backslash = w ^ (ones &* 0x5C)
+        let quote = w ^ (ones &* 0x22)
+        let backslash = w ^ (ones &* 0x5C)
         return ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash | (w &- ones &* 0x20) & ~w)
             & 0x8080_8080_8080_8080
     }
@@ -116,8 +117,9 @@ extension JSONParser {
 
     mutating func makeString(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int, ascii: Bool = false) throws(DiagnosticError) -> String {
         guard bytes.count <= limits.maxScalarBytes else {
-            throw error("string of \(bytes.count) bytes is over the limit of \(limits.maxScalarBytes)",
-                        at: offset, code: .limitExceeded)
+            throw error(
+                "string of \(bytes.count) bytes is over the limit of \(limits.maxScalarBytes)",
+                at: offset, code: .limitExceeded)
         }
         // `String(validating:)` is generic and unspecialized here (a metadata lookup per call); checking
         // the bytes ourselves and then decoding is several times faster on short strings.
@@ -232,17 +234,29 @@ func isValidUTF8(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
     let n = b.count
     while i < n {
         let c = b[i]
-        if c < 0x80 { i += 1; continue }
+        if c < 0x80 {
+            i += 1
+            continue
+        }
         let need: Int
-        var lo: UInt8 = 0x80, hi: UInt8 = 0xBF
+        var lo: UInt8 = 0x80
+        var hi: UInt8 = 0xBF
         switch c {
         case 0xC2...0xDF: need = 1
-        case 0xE0: need = 2; lo = 0xA0
+        case 0xE0:
+            need = 2
+            lo = 0xA0
         case 0xE1...0xEC, 0xEE...0xEF: need = 2
-        case 0xED: need = 2; hi = 0x9F
-        case 0xF0: need = 3; lo = 0x90
+        case 0xED:
+            need = 2
+            hi = 0x9F
+        case 0xF0:
+            need = 3
+            lo = 0x90
         case 0xF1...0xF3: need = 3
-        case 0xF4: need = 3; hi = 0x8F
+        case 0xF4:
+            need = 3
+            hi = 0x8F
         default: return false
         }
         guard i + need < n else { return false }

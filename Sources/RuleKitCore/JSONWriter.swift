@@ -4,18 +4,25 @@
 /// back to the same value and always keep a `.` or exponent, so an integral double (`22.0`) reads back as a
 /// double. JSON has no NaN or infinity: those are written as `null`.
 public enum JSONWriter {
+    /// How values are laid out.
     public struct Options: Sendable, Hashable {
+        /// One member or element per line, indented.
         public var pretty: Bool
+        /// Object members sorted by key (by Unicode scalars) instead of kept in order.
         public var sortKeys: Bool
+        /// Spaces per level when `pretty`.
         public var indent: Int
 
+        /// Options for the writer; compact and in member order unless told otherwise.
         public init(pretty: Bool = false, sortKeys: Bool = false, indent: Int = 2) {
             self.pretty = pretty
             self.sortKeys = sortKeys
             self.indent = indent
         }
 
+        /// One line, no spaces, members in order.
         public static let compact = Options()
+        /// Indented by two spaces, members in order.
         public static let pretty = Options(pretty: true)
     }
 
@@ -39,7 +46,10 @@ public enum JSONWriter {
         case .double(let d): out += doubleText(d)
         case .string(let s): writeString(s, to: &out)
         case .array(let a):
-            if a.isEmpty { out += "[]"; return }
+            if a.isEmpty {
+                out += "[]"
+                return
+            }
             out += "["
             for (i, v) in a.enumerated() {
                 if i > 0 { out += "," }
@@ -49,9 +59,13 @@ public enum JSONWriter {
             newline(&out, options, level)
             out += "]"
         case .object(let o):
-            if o.isEmpty { out += "{}"; return }
+            if o.isEmpty {
+                out += "{}"
+                return
+            }
             out += "{"
-            let order: [Int] = options.sortKeys
+            let order: [Int] =
+                options.sortKeys
                 ? (0..<o.count).sorted { o.key(at: $0) < o.key(at: $1) }
                 : Array(0..<o.count)
             for (n, i) in order.enumerated() {

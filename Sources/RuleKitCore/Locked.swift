@@ -14,6 +14,7 @@ public final class Locked<State>: @unchecked Sendable {
     private var state: State
     private let lock = NSLock()
 
+    /// A lock guarding `state`.
     public init(_ state: State) {
         self.state = state
     }

@@ -20,9 +20,12 @@ public struct ReaderLimits: Sendable, Hashable {
     /// Largest single record (line) of a JSON-lines stream, in bytes: one event.
     public var maxRecordBytes: Int
 
-    public init(maxDepth: Int = 256, maxDocumentBytes: Int = 512 << 20, maxScalarBytes: Int = 32 << 20,
-                maxNodes: Int = 20_000_000, maxAliasExpansion: Int = 10, aliasNodeFloor: Int = 10_000,
-                maxRecordBytes: Int = 64 << 20) {
+    /// Limits for a reader; each defaults to the value documented on its property.
+    public init(
+        maxDepth: Int = 256, maxDocumentBytes: Int = 512 << 20, maxScalarBytes: Int = 32 << 20,
+        maxNodes: Int = 20_000_000, maxAliasExpansion: Int = 10, aliasNodeFloor: Int = 10_000,
+        maxRecordBytes: Int = 64 << 20
+    ) {
         self.maxDepth = maxDepth
         self.maxDocumentBytes = maxDocumentBytes
         self.maxScalarBytes = maxScalarBytes
@@ -32,5 +35,6 @@ public struct ReaderLimits: Sendable, Hashable {
         self.maxRecordBytes = maxRecordBytes
     }
 
+    /// The limits every reader uses unless given others.
     public static let `default` = ReaderLimits()
 }

@@ -9,8 +9,10 @@ public struct ScratchStack<Element>: ~Copyable {
     @usableFromInline var base: UnsafeMutablePointer<Element>
     @usableFromInline var capacity: Int
     @usableFromInline var _count = 0
+    /// How many elements are on the stack.
     @inlinable public var count: Int { _count }
 
+    /// An empty stack with room for `capacity` elements before it grows.
     public init(capacity: Int = 64) {
         self.capacity = capacity
         base = .allocate(capacity: capacity)
@@ -21,6 +23,7 @@ public struct ScratchStack<Element>: ~Copyable {
         base.deallocate()
     }
 
+    /// Pushes `element`, growing the storage when full.
     @inlinable
     public mutating func append(_ element: consuming Element) {
         if _count == capacity { grow() }

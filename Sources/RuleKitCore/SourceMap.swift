@@ -6,13 +6,20 @@
 /// A container whose children have no entries of their own (an expanded YAML alias) lends its entry
 /// to them: diagnostics inside point at the alias.
 public struct SourceMap: Sendable {
+    /// Where one node of a document is.
     public struct Entry: Sendable, Hashable {
+        /// One-based line of the node's first character.
         public var line: UInt32
+        /// One-based column of the node's first character.
         public var column: UInt32
+        /// One-based line of the key naming the node (0 when it has none).
         public var keyLine: UInt32
+        /// One-based column of the key naming the node (0 when it has none).
         public var keyColumn: UInt32
+        /// How many entries the node's subtree takes, itself included (entries are in document order).
         public var span: UInt32
 
+        /// An entry for a node at `line`:`column`, its key at `keyLine`:`keyColumn`.
         public init(line: UInt32, column: UInt32, keyLine: UInt32 = 0, keyColumn: UInt32 = 0, span: UInt32 = 1) {
             self.line = line
             self.column = column
@@ -22,9 +29,12 @@ public struct SourceMap: Sendable {
         }
     }
 
+    /// The file the positions refer to.
     public var file: String
+    /// One entry per node, in document order (depth first, members in order).
     public var entries: [Entry]
 
+    /// A map of `file` with the given entries.
     public init(file: String, entries: [Entry] = []) {
         self.file = file
         self.entries = entries
@@ -62,11 +72,14 @@ public struct SourceMap: Sendable {
 
 /// A parsed document: its value and, when the reader kept them, the source positions of its nodes.
 public struct Document: Sendable {
+    /// The document's value.
     public var value: Value
+    /// The positions of its nodes, when the reader kept them.
     public var sourceMap: SourceMap?
     /// Non-fatal findings of the reader (for YAML, e.g. YAML 1.1 booleans that stayed strings).
     public var warnings: [Diagnostic]
 
+    /// A document with its value, optional positions and reader warnings.
     public init(value: Value, sourceMap: SourceMap? = nil, warnings: [Diagnostic] = []) {
         self.value = value
         self.sourceMap = sourceMap
@@ -82,6 +95,7 @@ public enum PathComponent: Sendable, Hashable, CustomStringConvertible {
     case key(String)
     case index(Int)
 
+    /// The node's path as a JSON pointer, for messages.
     public var description: String {
         switch self {
         case .key(let k): k
@@ -104,7 +118,6 @@ extension [PathComponent] {
         return s
     }
 }
-
 
 /// The document a cursor walks: its root value and source map, shared by every cursor into it, so a
 /// cursor costs one reference instead of a copy of the map.
@@ -157,6 +170,7 @@ final class CursorSource: Sendable {
 /// no entry of their own (inside an expanded YAML alias, or in a document read without a map) carry the
 /// components below the last entry explicitly.
 public struct ValueCursor: Sendable {
+    /// The node's value.
     public let value: Value
     let source: CursorSource?
     /// The node's source-map entry (or the nearest ancestor's that lends it), -1 for none.
@@ -203,6 +217,7 @@ public struct ValueCursor: Sendable {
         return source.map.keyLocation(of: entry) ?? source.map.location(of: entry)
     }
 
+    /// The node's path as a JSON pointer (RFC 6901).
     public var pointer: String { path.jsonPointer }
 
     /// The member `key` of an object node.

@@ -28,11 +28,16 @@ package struct StringInterner {
         let n = bytes.count
         if n <= 15 {
             guard n > 0 else { return "" }
-            var w0: UInt64 = 0, w1 = UInt64(n) << 56
+            var w0: UInt64 = 0
+            var w1 = UInt64(n) << 56
             for i in 0..<min(n, 8) { w0 |= UInt64(bytes[i]) << (8 * UInt64(i)) }
             var i = 8
-            while i < n { w1 |= UInt64(bytes[i]) << (8 * UInt64(i - 8)); i += 1 }
-            let slot = Int(truncatingIfNeeded: ((w0 ^ (w1 &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9) >> 40)
+            while i < n {
+                w1 |= UInt64(bytes[i]) << (8 * UInt64(i - 8))
+                i += 1
+            }
+            let slot =
+                Int(truncatingIfNeeded: ((w0 ^ (w1 &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9) >> 40)
                 & (Self.shortSlots - 1)
             if shortWords[slot] == (w0, w1) { return shortStrings[slot] }
             let s = String(decoding: bytes, as: UTF8.self)
@@ -53,7 +58,8 @@ package struct StringInterner {
         h = (h ^ last) &* 0x9E37_79B9_7F4A_7C15
         let slot = Int(truncatingIfNeeded: h >> 32) & mask
         if let s = slots[slot], s.utf8.count == n {
-            let same = s.utf8.withContiguousStorageIfAvailable { Self.sameBytes($0, bytes) }
+            let same =
+                s.utf8.withContiguousStorageIfAvailable { Self.sameBytes($0, bytes) }
                 ?? s.utf8.elementsEqual(bytes)
             if same { return s }
         }
@@ -65,7 +71,8 @@ package struct StringInterner {
     /// Byte equality of two buffers of the same length, eight bytes at a time.
     static func sameBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         let n = a.count
-        let x = UnsafeRawBufferPointer(a), y = UnsafeRawBufferPointer(b)
+        let x = UnsafeRawBufferPointer(a)
+        let y = UnsafeRawBufferPointer(b)
         var i = 0
         while i + 8 <= n {
             if x.loadUnaligned(fromByteOffset: i, as: UInt64.self) != y.loadUnaligned(fromByteOffset: i, as: UInt64.self) {

@@ -18,6 +18,7 @@ public enum UnsafeValueView {
 
 /// The members of an object, borrowed. See `UnsafeValueView`.
 public struct UnsafeObjectView {
+    /// The object's members, in order.
     public let members: UnsafeBufferPointer<ValueObject.Member>
     /// As `ValueObject.mayHaveDottedKeys`.
     public let mayHaveDottedKeys: Bool
@@ -27,8 +28,10 @@ public struct UnsafeObjectView {
     public let mayHaveNonASCIIKeys: Bool
 
     @inlinable
-    init(members: UnsafeBufferPointer<ValueObject.Member>, mayHaveDottedKeys: Bool, isIndexed: Bool,
-         mayHaveNonASCIIKeys: Bool) {
+    init(
+        members: UnsafeBufferPointer<ValueObject.Member>, mayHaveDottedKeys: Bool, isIndexed: Bool,
+        mayHaveNonASCIIKeys: Bool
+    ) {
         self.members = members
         self.mayHaveDottedKeys = mayHaveDottedKeys
         self.isIndexed = isIndexed
@@ -59,8 +62,9 @@ extension ValueObject {
     /// A borrowed view of this object's members. See `UnsafeValueView` for when it stays valid.
     @inlinable
     public var unsafeView: UnsafeObjectView {
-        UnsafeObjectView(members: _members.withUnsafeBufferPointer { $0 }, mayHaveDottedKeys: mayHaveDottedKeys,
-                         isIndexed: _index != nil, mayHaveNonASCIIKeys: mayHaveNonASCIIKeys)
+        UnsafeObjectView(
+            members: _members.withUnsafeBufferPointer { $0 }, mayHaveDottedKeys: mayHaveDottedKeys,
+            isIndexed: _index != nil, mayHaveNonASCIIKeys: mayHaveNonASCIIKeys)
     }
 }
 
@@ -87,4 +91,3 @@ extension Value {
         return s.utf8.withContiguousStorageIfAvailable { $0 }
     }
 }
-

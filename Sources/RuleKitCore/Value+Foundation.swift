@@ -29,18 +29,20 @@ extension Value {
             return .object(o)
         case let v as Value: return v
         default:
-            throw DiagnosticError(.error("value.unsupported-type",
-                "\(type(of: object)) has no JSON form", pointer: path.jsonPointer))
+            throw DiagnosticError(
+                .error(
+                    "value.unsupported-type",
+                    "\(type(of: object)) has no JSON form", pointer: path.jsonPointer))
         }
     }
 
     private static func isBoolNumber(_ n: NSNumber) -> Bool {
         #if canImport(Darwin)
-        return CFGetTypeID(n) == CFBooleanGetTypeID()
+            return CFGetTypeID(n) == CFBooleanGetTypeID()
         #else
-        // corelibs Foundation stores booleans as char-typed numbers.
-        let t = String(cString: n.objCType)
-        return t == "B" || (t == "c" && (n.int8Value == 0 || n.int8Value == 1))
+            // corelibs Foundation stores booleans as char-typed numbers.
+            let t = String(cString: n.objCType)
+            return t == "B" || (t == "c" && (n.int8Value == 0 || n.int8Value == 1))
         #endif
     }
 

@@ -29,6 +29,7 @@ extension Value {
         case null, bool, int, double, string, array, object
     }
 
+    /// Which case this value is, without its payload.
     public var kind: Kind {
         switch self {
         case .null: .null
@@ -41,12 +42,19 @@ extension Value {
         }
     }
 
+    /// Whether this is `null`.
     @inlinable public var isNull: Bool { if case .null = self { true } else { false } }
+    /// The boolean, if this is one.
     @inlinable public var boolValue: Bool? { if case .bool(let b) = self { b } else { nil } }
+    /// The integer, if this is one (doubles are not converted).
     @inlinable public var intValue: Int64? { if case .int(let i) = self { i } else { nil } }
+    /// The double, if this is one (integers are not converted).
     @inlinable public var doubleValue: Double? { if case .double(let d) = self { d } else { nil } }
+    /// The string, if this is one.
     @inlinable public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
+    /// The elements, if this is an array.
     @inlinable public var arrayValue: [Value]? { if case .array(let a) = self { a } else { nil } }
+    /// The members, if this is an object.
     @inlinable public var objectValue: ValueObject? { if case .object(let o) = self { o } else { nil } }
 
     /// The number as a `Double`, for ints and doubles alike.
@@ -103,15 +111,28 @@ extension Value: Equatable {
 }
 
 extension Value: Hashable {
+    /// Hashes consistently with `==`.
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)
-        case .bool(let b): hasher.combine(1); hasher.combine(b)
-        case .int(let i): hasher.combine(2); hasher.combine(i)
-        case .double(let d): hasher.combine(3); hasher.combine(d.isNaN ? .nan : d)
-        case .string(let s): hasher.combine(4); hasher.combine(s)
-        case .array(let a): hasher.combine(5); hasher.combine(a)
-        case .object(let o): hasher.combine(6); hasher.combine(o)
+        case .bool(let b):
+            hasher.combine(1)
+            hasher.combine(b)
+        case .int(let i):
+            hasher.combine(2)
+            hasher.combine(i)
+        case .double(let d):
+            hasher.combine(3)
+            hasher.combine(d.isNaN ? .nan : d)
+        case .string(let s):
+            hasher.combine(4)
+            hasher.combine(s)
+        case .array(let a):
+            hasher.combine(5)
+            hasher.combine(a)
+        case .object(let o):
+            hasher.combine(6)
+            hasher.combine(o)
         }
     }
 }
@@ -120,12 +141,19 @@ extension Value: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expressib
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
     ExpressibleByDictionaryLiteral
 {
+    /// `nil` in a literal is `null`.
     public init(nilLiteral: ()) { self = .null }
+    /// A boolean literal.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An integer literal.
     public init(integerLiteral value: Int64) { self = .int(value) }
+    /// A floating-point literal.
     public init(floatLiteral value: Double) { self = .double(value) }
+    /// A string literal.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An array literal.
     public init(arrayLiteral elements: Value...) { self = .array(elements) }
+    /// A dictionary literal, members kept in the order written.
     public init(dictionaryLiteral elements: (String, Value)...) {
         var o = ValueObject(minimumCapacity: elements.count)
         for (k, v) in elements { o[k] = v }

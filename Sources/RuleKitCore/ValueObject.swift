@@ -8,9 +8,12 @@
 public struct ValueObject: Sendable {
     /// One key and its value.
     public struct Member: Sendable {
+        /// The member's name.
         public var key: String
+        /// The member's value.
         public var value: Value
 
+        /// A member named `key` holding `value`.
         public init(key: String, value: Value) {
             self.key = key
             self.value = value
@@ -50,11 +53,13 @@ public struct ValueObject: Sendable {
     /// The key count from which a hash index is kept.
     static var indexThreshold: Int { 24 }
 
+    /// An empty object.
     public init() {
         _members = []
         _index = nil
     }
 
+    /// An empty object with room for `minimumCapacity` members.
     public init(minimumCapacity: Int) {
         self.init()
         _members.reserveCapacity(minimumCapacity)
@@ -104,10 +109,15 @@ public struct ValueObject: Sendable {
     /// False when every key of the object is ASCII (true may over-report after removals).
     @inlinable public var mayHaveNonASCIIKeys: Bool { _keyFlags & Self.nonASCIIFlag != 0 }
 
+    /// How many members the object has.
     @inlinable public var count: Int { _members.count }
+    /// Whether the object has no members.
     @inlinable public var isEmpty: Bool { _members.isEmpty }
+    /// The member names, in order.
     public var keys: [String] { _members.map(\.key) }
+    /// The member values, in order.
     public var values: [Value] { _members.map(\.value) }
+    /// The members, in order.
     public var members: [Member] { _members }
 
     /// The position of `key`, if present.
@@ -120,6 +130,7 @@ public struct ValueObject: Sendable {
         }
     }
 
+    /// The value of member `key`; setting nil removes it, setting a new key appends it.
     public subscript(key: String) -> Value? {
         @inlinable get {
             guard let i = index(forKey: key) else { return nil }
@@ -155,6 +166,7 @@ public struct ValueObject: Sendable {
         if _index != nil { rebuildIndex() }
     }
 
+    /// Removes member `key` and returns its value, or nil if there was none.
     @discardableResult
     public mutating func removeValue(forKey key: String) -> Value? {
         guard let i = index(forKey: key) else { return nil }
@@ -163,7 +175,9 @@ public struct ValueObject: Sendable {
         return v
     }
 
+    /// The name of the member at `position`.
     @inlinable public func key(at position: Int) -> String { _members[position].key }
+    /// The value of the member at `position`.
     @inlinable public func value(at position: Int) -> Value { _members[position].value }
 
     /// Updates the value at a known position.
@@ -186,14 +200,18 @@ public struct ValueObject: Sendable {
 }
 
 extension ValueObject: Sequence {
+    /// Yields members as `(key, value)` pairs, in order.
     public struct Iterator: IteratorProtocol {
         var base: IndexingIterator<[Member]>
+        /// The next member, or nil after the last.
         public mutating func next() -> (key: String, value: Value)? {
             base.next().map { ($0.key, $0.value) }
         }
     }
 
+    /// Iterates the members in order.
     public func makeIterator() -> Iterator { Iterator(base: _members.makeIterator()) }
+    /// The member count.
     public var underestimatedCount: Int { count }
 }
 
@@ -221,6 +239,7 @@ extension ValueObject: Equatable {
 }
 
 extension ValueObject: Hashable {
+    /// Hashes the members regardless of order, consistently with `==`.
     public func hash(into hasher: inout Hasher) {
         // Order-insensitive, to agree with ==.
         var acc = 0
@@ -236,6 +255,7 @@ extension ValueObject: Hashable {
 }
 
 extension ValueObject: ExpressibleByDictionaryLiteral {
+    /// A literal; a repeated key keeps its first position and its last value.
     public init(dictionaryLiteral elements: (String, Value)...) {
         self.init(elements)
     }

@@ -32,8 +32,9 @@ final class HubRulesRuntime: RulesRuntime {
     }
 
     func xdmSharedState(_ extensionName: String, at event: EngineEvent) -> ValueObject? {
-        runtime.getXDMSharedState(extensionName: extensionName, event: hubEvent(event), barrier: false,
-                                  resolution: .any)?.value
+        runtime.getXDMSharedState(
+            extensionName: extensionName, event: hubEvent(event), barrier: false,
+            resolution: .any)?.value
     }
 
     func queryHistory(_ requests: [HistoryRequest], enforceOrder: Bool) -> [HistoryResult] {
@@ -52,13 +53,15 @@ final class HubRulesRuntime: RulesRuntime {
 /// Hub events and engine events are the same event seen by two layers: same id, links and data.
 enum EventBridge {
     static func engineEvent(_ e: Event) -> EngineEvent {
-        EngineEvent(id: e.id, name: e.name, type: e.type, source: e.source, data: e.data, timestamp: e.timestamp,
-                    responseID: e.responseID, parentID: e.parentID, mask: e.mask)
+        EngineEvent(
+            id: e.id, name: e.name, type: e.type, source: e.source, data: e.data, timestamp: e.timestamp,
+            responseID: e.responseID, parentID: e.parentID, mask: e.mask)
     }
 
     /// The hub finds the event's number (its shared-state version) by id.
     static func hubEvent(_ e: EngineEvent) -> Event {
-        Event(id: e.id, name: e.name, type: e.type, source: e.source, data: e.data, timestamp: e.timestamp,
-              responseID: e.responseID, parentID: e.parentID, mask: e.mask)
+        Event(
+            id: e.id, name: e.name, type: e.type, source: e.source, data: e.data, timestamp: e.timestamp,
+            responseID: e.responseID, parentID: e.parentID, mask: e.mask)
     }
 }

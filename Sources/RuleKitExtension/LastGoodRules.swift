@@ -22,8 +22,9 @@ enum LastGoodRules {
         for entry in kept["sets"]?.arrayValue ?? [] {
             let result = LaunchRulesLoader.load(Document(value: entry["rules"] ?? .null))
             guard let set = result.ruleSet else {
-                throw SharedContainerError.corrupt(path: container.path(of: collection),
-                                                   reason: "the kept rules of \(entry["path"]?.stringValue ?? "?") do not load")
+                throw SharedContainerError.corrupt(
+                    path: container.path(of: collection),
+                    reason: "the kept rules of \(entry["path"]?.stringValue ?? "?") do not load")
             }
             all = all.appending(Planner().plan(set))
         }

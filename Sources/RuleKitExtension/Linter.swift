@@ -6,13 +6,21 @@ internal import RuleKitRules
 public import RuleKitXDM
 
 extension DiagnosticCode {
+    /// A comparison on a key that may be missing, where Launch's missing-key rule decides the outcome.
     public static let lintMissingKeyTrap: DiagnosticCode = "lint.missing-key-trap"
+    /// A numeric matcher (`gt`, `lt`, ...) given a string value, which never compares as a number.
     public static let lintNumericString: DiagnosticCode = "lint.numeric-matcher-string-value"
+    /// A comparison whose value's type cannot match the XDM type of the path it reads.
     public static let lintTypeMismatch: DiagnosticCode = "lint.xdm-type-mismatch"
+    /// A condition reads a key no known event, state or schema has.
     public static let lintUnknownKey: DiagnosticCode = "lint.unknown-key"
+    /// A rule whose conditions can never all hold.
     public static let lintNeverFires: DiagnosticCode = "lint.never-fires"
+    /// A rule dispatches an event that its own conditions match.
     public static let lintSelfTrigger: DiagnosticCode = "lint.self-trigger"
+    /// A consequence attaches XDM data the schemas refuse.
     public static let lintInvalidXDM: DiagnosticCode = "lint.invalid-xdm-data"
+    /// Two rules share one id.
     public static let lintDuplicateID: DiagnosticCode = "lint.duplicate-rule-id"
 }
 
@@ -21,6 +29,7 @@ extension DiagnosticCode {
 /// runs other than written, is an error for its author; a trap that may be intended is a warning.
 /// `docs/diagnostics.md` lists every code with its severity.
 public enum LintSeverity {
+    /// The codes lint reports as errors (exit 1); every other code is a warning or a note.
     public static let errors: Set<DiagnosticCode> = [
         .rulesDroppedRule, .rulesDroppedCondition, .rulesUnknownMatcher, .rulesUnknownLogic, .rulesUnknownDataElement,
         .rulesDroppedConsequence, .lintNeverFires, .lintSelfTrigger, .lintNumericString, .lintInvalidXDM, .lintDuplicateID,
@@ -45,6 +54,7 @@ public struct Linter: Sendable {
     /// Flattened keys seen in example events (`Examples/events.jsonl`).
     public var exampleKeys: Set<String> = []
 
+    /// A linter with no schemas and no known keys beyond the rules' own.
     public init() {}
 
     /// Every finding of the loaded files, with lint's severities (`LintSeverity`).
@@ -63,22 +73,29 @@ public struct Linter: Sendable {
                 let label = rule.id ?? "#\(i)"
                 if let id = rule.id {
                     if let first = ids[id], first?.file != path {
-                        out.append(.error(.lintDuplicateID, "rule id '\(id)' is also used in \(first?.file ?? "another file")",
-                                          at: rule.location))
+                        out.append(
+                            .error(
+                                .lintDuplicateID, "rule id '\(id)' is also used in \(first?.file ?? "another file")",
+                                at: rule.location))
                     }
                     ids[id] = rule.location
                 }
                 lintCondition(rule.condition, rule: label, elements: elements, guarded: [], into: &out)
                 if let planned = plan.rules.first(where: { $0.rule.location == rule.location && $0.rule.id == rule.id }) {
                     if Self.neverFires(planned.condition) {
-                        out.append(.warning(.lintNeverFires, "rule \(label) can never fire: its condition is always false",
-                                            at: rule.location))
+                        out.append(
+                            .warning(
+                                .lintNeverFires, "rule \(label) can never fire: its condition is always false",
+                                at: rule.location))
                     }
                     if planned.consequences.contains(where: { $0.kind == .other || $0.kind == .schema }),
-                       Self.canMatchConsequenceEvents(planned.condition) {
-                        out.append(.warning(.lintSelfTrigger,
-                            "rule \(label) can match its own rules-consequence events (its condition does not require the triggering event's type, source or data); in the reference it re-triggers without end",
-                            at: rule.location))
+                        Self.canMatchConsequenceEvents(planned.condition)
+                    {
+                        out.append(
+                            .warning(
+                                .lintSelfTrigger,
+                                "rule \(label) can match its own rules-consequence events (its condition does not require the triggering event's type, source or data); in the reference it re-triggers without end",
+                                at: rule.location))
                     }
                 }
                 for c in rule.consequences where c.type == "add" || c.type == "mod" {
@@ -90,8 +107,10 @@ public struct Linter: Sendable {
     }
 
     /// `guarded`: keys an enclosing `and` requires to exist (so the missing-key trap cannot spring).
-    func lintCondition(_ c: Condition, rule: String, elements: [String: DataElement], guarded: Set<String>,
-                       into out: inout [Diagnostic]) {
+    func lintCondition(
+        _ c: Condition, rule: String, elements: [String: DataElement], guarded: Set<String>,
+        into out: inout [Diagnostic]
+    ) {
         var inner = guarded
         if c.kind == .group, c.definition.logic == "and" {
             for sub in c.definition.conditions ?? [] where sub.kind == .matcher && sub.definition.matcher == "ex" {
@@ -102,7 +121,8 @@ public struct Linter: Sendable {
             lintCondition(sub, rule: rule, elements: elements, guarded: c.definition.logic == "and" ? inner : guarded, into: &out)
         }
         guard c.kind == .matcher, let key = c.definition.key, let code = c.definition.matcher,
-              let op = Operation(code: code) else { return }
+            let op = Operation(code: code)
+        else { return }
         let values = c.definition.values ?? []
         var path = key
         var declaredType: DataElement.ValueType?
@@ -113,38 +133,50 @@ public struct Linter: Sendable {
         let isToken = path.hasPrefix("~")
         let mayBeMissing = !isToken || path.hasPrefix("~state") || path.hasPrefix("~xdm.")
         // Launch traps: a missing key reads as "".
-        if mayBeMissing, !guarded.contains(key), op == .notEquals || op == .notContains
-            || (op == .equals && values.contains(where: { $0 == .string("") || $0 == .bool(false) })) {
-            out.append(.warning(.lintMissingKeyTrap,
-                "rule \(rule): '\(code)' on '\(key)' is also true when the key is missing (a missing key reads as \"\"); add {key: \(key), ex: true} if it must exist",
-                at: c.location))
+        if mayBeMissing, !guarded.contains(key),
+            op == .notEquals || op == .notContains
+                || (op == .equals && values.contains(where: { $0 == .string("") || $0 == .bool(false) }))
+        {
+            out.append(
+                .warning(
+                    .lintMissingKeyTrap,
+                    "rule \(rule): '\(code)' on '\(key)' is also true when the key is missing (a missing key reads as \"\"); add {key: \(key), ex: true} if it must exist",
+                    at: c.location))
         }
         if [.greaterThan, .greaterEqual, .lessThan, .lessEqual].contains(op), values.contains(where: { $0.stringValue != nil }) {
-            out.append(.warning(.lintNumericString,
-                "rule \(rule): '\(code)' with a string value never matches (ordering exists only for numbers); write the value as a number",
-                at: c.location))
+            out.append(
+                .warning(
+                    .lintNumericString,
+                    "rule \(rule): '\(code)' with a string value never matches (ordering exists only for numbers); write the value as a number",
+                    at: c.location))
         }
         guard !isToken else { return }
         let xdmPath = path.hasPrefix("xdm.") ? String(path.dropFirst(4)) : path
         let leaf = catalog?.leaf(xdmPath)
         if leaf == nil, declaredType == nil, !exampleKeys.contains(path), !exampleKeys.contains(XDMPathCatalog.normalize(path)) {
             if catalog != nil || !exampleKeys.isEmpty {
-                out.append(.warning(.lintUnknownKey,
-                    "rule \(rule): key '\(key)' is neither an XDM path of Schemas/, a data element, a ~ token, nor a key seen in the example events",
-                    at: c.location))
+                out.append(
+                    .warning(
+                        .lintUnknownKey,
+                        "rule \(rule): key '\(key)' is neither an XDM path of Schemas/, a data element, a ~ token, nor a key seen in the example events",
+                        at: c.location))
             }
         }
         if let leaf, op != .exists, op != .notExist {
             let numeric = leaf.type.contains("number") || leaf.type.contains("integer")
             for v in values {
                 if numeric, case .string(let s) = v, [.equals, .notEquals].contains(op) {
-                    out.append(.warning(.lintTypeMismatch,
-                        "rule \(rule): '\(key)' is a \(leaf.type) in XDM but the value \"\(s)\" is a string, so it is compared as text",
-                        at: c.location))
+                    out.append(
+                        .warning(
+                            .lintTypeMismatch,
+                            "rule \(rule): '\(key)' is a \(leaf.type) in XDM but the value \"\(s)\" is a string, so it is compared as text",
+                            at: c.location))
                 }
                 if leaf.type == "string", v.numberValue != nil, op != .equals, op != .notEquals {
-                    out.append(.warning(.lintTypeMismatch,
-                        "rule \(rule): '\(key)' is a string in XDM but '\(code)' compares it as a number", at: c.location))
+                    out.append(
+                        .warning(
+                            .lintTypeMismatch,
+                            "rule \(rule): '\(key)' is a string in XDM but '\(code)' compares it as a number", at: c.location))
                 }
             }
         }
@@ -152,14 +184,17 @@ public struct Linter: Sendable {
 
     func lintXDMData(_ c: Consequence, rule: String, into out: inout [Diagnostic]) {
         guard let validator = xdmValidator, case .object(let data)? = c.detail["eventdata"],
-              case .object(let xdm)? = data["xdm"] else { return }
+            case .object(let xdm)? = data["xdm"]
+        else { return }
         // A consequence attaches part of a payload: missing required fields are not its business, and in
         // `mod` a null deletes a field rather than setting it.
         let errors = validator.validate(Self.withoutNulls(.object(xdm))).filter { !$0.schemaPath.hasSuffix("/required") }
         for e in errors.prefix(5) {
-            out.append(.warning(.lintInvalidXDM,
-                "rule \(rule): consequence \(c.id) attaches XDM that does not fit Schemas/ at xdm\(e.instancePath): \(e.message)",
-                at: c.location))
+            out.append(
+                .warning(
+                    .lintInvalidXDM,
+                    "rule \(rule): consequence \(c.id) attaches XDM that does not fit Schemas/ at xdm\(e.instancePath): \(e.message)",
+                    at: c.location))
         }
     }
 
@@ -199,10 +234,12 @@ public struct Linter: Sendable {
 
     /// Whether a rules-consequence event (type rulesEngine, data {triggeredconsequence}) can satisfy it.
     static func canMatchConsequenceEvents(_ c: PlannedCondition) -> Bool {
-        var r = Resolver(event: EngineEvent(name: RulesEventNames.consequenceEventName, type: RulesEventNames.rulesEngineType,
-                                            source: RulesEventNames.responseContent,
-                                            data: ["triggeredconsequence": ["id": "x", "type": "url", "detail": [:]]]),
-                         runtime: StaticRulesRuntime())
+        var r = Resolver(
+            event: EngineEvent(
+                name: RulesEventNames.consequenceEventName, type: RulesEventNames.rulesEngineType,
+                source: RulesEventNames.responseContent,
+                data: ["triggeredconsequence": ["id": "x", "type": "url", "detail": [:]]]),
+            runtime: StaticRulesRuntime())
         return Evaluator.matches(c, &r)
     }
 }

@@ -1,17 +1,23 @@
 public import Foundation
-#if canImport(FoundationNetworking)
-public import FoundationNetworking
-#endif
 public import RuleKitCore
 internal import RuleKitRules
 
+#if canImport(FoundationNetworking)
+    public import FoundationNetworking
+#endif
+
 /// A message leaving the host: a request with a JSON body.
 public struct OutboundMessage: Sendable, Hashable {
+    /// Where the message goes.
     public var url: String
+    /// The HTTP method.
     public var method: String
+    /// Header names and values (non-string values are sent as JSON text).
     public var headers: ValueObject
+    /// The JSON body, if any.
     public var body: Value?
 
+    /// A message to `url`, a POST by default.
     public init(url: String, method: String = "POST", headers: ValueObject = [:], body: Value? = nil) {
         self.url = url
         self.method = method
@@ -22,6 +28,7 @@ public struct OutboundMessage: Sendable, Hashable {
     /// The event rules see: type `OutboundMessage.eventType`, source `eventSource`, data
     /// `{url, method, headers, body}`.
     public static let eventType = "com.rulekit.eventType.outbound"
+    /// The source of outbound-message events.
     public static let eventSource = "com.rulekit.eventSource.requestContent"
 
     var eventData: ValueObject {
@@ -48,8 +55,9 @@ extension RulesControl {
     /// for any event.
     public func outbound(_ message: OutboundMessage) -> OutboundMessage {
         guard let engine = extensionRef?.engine else { return message }
-        let event = EngineEvent(name: "Outbound message", type: OutboundMessage.eventType,
-                                source: OutboundMessage.eventSource, data: message.eventData)
+        let event = EngineEvent(
+            name: "Outbound message", type: OutboundMessage.eventType,
+            source: OutboundMessage.eventSource, data: message.eventData)
         let processed = engine.process(event)
         return processed.data.flatMap(OutboundMessage.init(eventData:)) ?? message
     }
@@ -63,8 +71,11 @@ public protocol Transport: Sendable {
 
 /// Why a transport gave up.
 public struct TransportError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong.
     public var message: String
+    /// The last HTTP status, when there was a response.
     public var status: Int?
+    /// The message.
     public var description: String { message }
 }
 
@@ -73,10 +84,12 @@ public final class JSONLinesTransport: Transport {
     private let handle: FileHandle
     private let lock = Locked(())
 
+    /// Writes to `handle` (standard output by default).
     public init(handle: FileHandle = .standardOutput) {
         self.handle = handle
     }
 
+    /// Appends to the file at `path`, creating it when missing.
     public convenience init(path: String) throws {
         if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
         guard let h = FileHandle(forWritingAtPath: path) else { throw TransportError(message: "cannot open '\(path)'") }
@@ -84,6 +97,7 @@ public final class JSONLinesTransport: Transport {
         self.init(handle: h)
     }
 
+    /// Writes the message as one JSON line; always answers 0.
     public func send(_ message: OutboundMessage) async throws -> Int {
         let line = JSONWriter.string(message.value) + "\n"
         lock.withLock { _ in handle.write(Data(line.utf8)) }
@@ -114,15 +128,19 @@ extension OutboundMessage {
 /// never on 4xx (the request itself is wrong).
 public final class HTTPTransport: Transport {
     let session: URLSession
+    /// Tries per message, the first included.
     public let maxAttempts: Int
+    /// Seconds before the first retry; each later retry waits twice as long.
     public let initialBackoff: Double
 
+    /// A transport over `session`, retrying up to `maxAttempts` tries in all.
     public init(session: URLSession = URLSession(configuration: .ephemeral), maxAttempts: Int = 4, initialBackoff: Double = 0.2) {
         self.session = session
         self.maxAttempts = maxAttempts
         self.initialBackoff = initialBackoff
     }
 
+    /// Sends the message, retrying 5xx answers and network errors; returns the final HTTP status.
     public func send(_ message: OutboundMessage) async throws -> Int {
         guard let request = message.urlRequest() else { throw TransportError(message: "invalid URL '\(message.url)'") }
         var delay = initialBackoff
@@ -151,7 +169,9 @@ public final class HTTPTransport: Transport {
     static func status(of request: URLRequest, session: URLSession) async throws -> Int {
         try await withCheckedThrowingContinuation { (c: CheckedContinuation<Int, any Error>) in
             session.dataTask(with: request) { _, response, error in
-                if let error { c.resume(throwing: error) } else {
+                if let error {
+                    c.resume(throwing: error)
+                } else {
                     c.resume(returning: (response as? HTTPURLResponse)?.statusCode ?? 0)
                 }
             }.resume()
@@ -161,9 +181,12 @@ public final class HTTPTransport: Transport {
 
 /// The outbound path of a host: every message through the rules' outbound stage, then the transport.
 public struct OutboundPipeline: Sendable {
+    /// The rules' outbound stage (nil: messages go out unchanged).
     public let rules: RulesControl?
+    /// Where messages go after the rules.
     public let transport: any Transport
 
+    /// A pipeline from the rules' outbound stage to `transport`.
     public init(rules: RulesControl?, transport: any Transport) {
         self.rules = rules
         self.transport = transport

@@ -10,15 +10,19 @@ internal import RuleKitYAML
 /// Reads rules from files and folders (YAML or JSON, Launch or RuleKit format), collecting every
 /// diagnostic with its location.
 public struct RuleFiles: Sendable {
+    /// Every rule set read, with its file, in the order read.
     public private(set) var sets: [(path: String, set: RuleSet)] = []
+    /// Every finding of every file, sorted per file.
     public private(set) var diagnostics: [Diagnostic] = []
     /// The text of every file read, for rendering diagnostics with their source lines.
     public private(set) var sources: [String: String] = [:]
     /// How many files were read, loaded or not.
     public private(set) var fileCount = 0
 
+    /// Nothing read yet.
     public init() {}
 
+    /// Whether any file had an error (its rules are then not in `sets`).
     public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
 
     /// The rule files under `path`: a folder's `*.yaml`, `*.yml` and `*.json` (not `*.test.*`), or the file.

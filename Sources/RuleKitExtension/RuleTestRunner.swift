@@ -4,11 +4,15 @@ internal import Foundation
 public import RuleKitCore
 public import RuleKitRules
 
+/// Runs rule tests: each case on a fresh engine, expectations checked per event and per case.
 public enum RuleTestRunner {
     /// One case's outcome: its name and what did not hold (empty: passed).
     public struct Result: Sendable {
+        /// The case's name.
         public var name: String
+        /// What did not hold, one line each.
         public var problems: [String]
+        /// Whether every expectation held.
         public var passed: Bool { problems.isEmpty }
     }
 
@@ -23,8 +27,10 @@ public enum RuleTestRunner {
         engine.setRules(compiled)
         let now = Date()
         for h in c.history ?? file.history {
-            _ = runtime.recordHistory(EngineEvent(name: h.name, type: h.type, source: h.source, data: h.data,
-                                                  timestamp: now.addingTimeInterval(-h.ageSeconds)))
+            _ = runtime.recordHistory(
+                EngineEvent(
+                    name: h.name, type: h.type, source: h.source, data: h.data,
+                    timestamp: now.addingTimeInterval(-h.ageSeconds)))
         }
         var problems: [String] = []
         var firedInCase: [String] = []

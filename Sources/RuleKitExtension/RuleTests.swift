@@ -11,6 +11,7 @@ public struct RuleTestExpectation: Sendable, Hashable {
     /// The rules that fire, in order (for a case: every rule that fired on any of its events, once, in
     /// the order they first fired).
     public var fired: [String]?
+    /// Rules that must not fire.
     public var notFired: [String] = []
     /// The event's data after the rules ran (for a case: the last event's).
     public var data: Value?
@@ -19,48 +20,73 @@ public struct RuleTestExpectation: Sendable, Hashable {
     /// The events the rules dispatched (for an event: those it caused; for a case: all).
     public var dispatched: [Dispatch]?
 
+    /// One expected dispatched event; a nil field matches anything.
     public struct Dispatch: Sendable, Hashable {
+        /// Its type.
         public var type: String?
+        /// Its source.
         public var source: String?
+        /// Data it must contain (objects by key, recursively).
         public var data: Value?
     }
 }
 
 /// One event of a case.
 public struct RuleTestEvent: Sendable {
+    /// The event sent to the rules.
     public var event: EngineEvent
+    /// What this event must do, if anything.
     public var expect: RuleTestExpectation?
+    /// Where the event is written.
     public var location: SourceLocation?
 }
 
 /// An earlier event in history, `ageSeconds` before the case.
 public struct RuleTestHistory: Sendable {
+    /// The event's name.
     public var name: String
+    /// The event's type.
     public var type: String
+    /// The event's source.
     public var source: String
+    /// The event's data.
     public var data: ValueObject?
+    /// How long before the case the event was recorded.
     public var ageSeconds: Double
 }
 
+/// One case: its events, sent in order to a fresh engine, and what they must do.
 public struct RuleTestCase: Sendable {
+    /// The case's name, for results.
     public var name: String
+    /// Shared states for this case (nil: the file's).
     public var states: [String: ValueObject]?
+    /// XDM shared states for this case (nil: the file's).
     public var xdmStates: [String: ValueObject]?
+    /// Earlier events in history for this case (nil: the file's).
     public var history: [RuleTestHistory]?
+    /// The events, in order.
     public var events: [RuleTestEvent]
+    /// What the case as a whole must do, if anything.
     public var expect: RuleTestExpectation?
+    /// Where the case is written.
     public var location: SourceLocation?
 }
 
 /// A `*.test.yaml` file.
 public struct RuleTestFile: Sendable {
+    /// The file's path.
     public var path: String
     /// The rules under test, relative to the file's folder (nil: the rules file of the same name, else
     /// every rules file in the folder).
     public var rules: [String]?
+    /// Shared states every case starts with, by extension name.
     public var states: [String: ValueObject] = [:]
+    /// XDM shared states every case starts with, by extension name.
     public var xdmStates: [String: ValueObject] = [:]
+    /// History every case starts with.
     public var history: [RuleTestHistory] = []
+    /// The cases, in file order.
     public var cases: [RuleTestCase] = []
 
     static let fileKeys: Set<String> = ["rules", "states", "xdmStates", "history", "cases"]
@@ -109,9 +135,11 @@ public struct RuleTestFile: Sendable {
             }
             for (k, v) in c.members where !known.contains(k) {
                 let hint = known.min { Self.distance(k, $0) < Self.distance(k, $1) }.flatMap { Self.distance(k, $0) <= 2 ? $0 : nil }
-                diagnostics.append(.error(.rulesUnknownKey,
-                    "unknown key '\(k)' in \(what)\(hint.map { " (did you mean '\($0)'?)" } ?? ""); known: \(known.sorted().joined(separator: ", "))",
-                    at: v.keyLocation, pointer: v.pointer))
+                diagnostics.append(
+                    .error(
+                        .rulesUnknownKey,
+                        "unknown key '\(k)' in \(what)\(hint.map { " (did you mean '\($0)'?)" } ?? ""); known: \(known.sorted().joined(separator: ", "))",
+                        at: v.keyLocation, pointer: v.pointer))
             }
             return true
         }
@@ -163,14 +191,16 @@ public struct RuleTestFile: Sendable {
             if expect == nil && events.allSatisfy({ $0.expect == nil }) {
                 error("case '\(name)' expects nothing: give 'expect' for the case or its events", c)
             }
-            return RuleTestCase(name: name, states: states(c["states"]), xdmStates: states(c["xdmStates"]),
-                                history: history(c["history"]), events: events, expect: expect, location: c.location)
+            return RuleTestCase(
+                name: name, states: states(c["states"]), xdmStates: states(c["xdmStates"]),
+                history: history(c["history"]), events: events, expect: expect, location: c.location)
         }
 
         mutating func event(_ e: ValueCursor) -> RuleTestEvent? {
             guard keys(e, RuleTestFile.eventKeys, "an event") else { return nil }
-            var event = EngineEvent(name: string(e["name"]) ?? "event", type: string(e["type"]) ?? "",
-                                    source: string(e["source"]) ?? "", data: object(e["data"]))
+            var event = EngineEvent(
+                name: string(e["name"]) ?? "event", type: string(e["type"]) ?? "",
+                source: string(e["source"]) ?? "", data: object(e["data"]))
             if let m = e["mask"] {
                 if case .array(let a) = m.value, a.allSatisfy({ $0.stringValue != nil }) {
                     event.mask = a.compactMap(\.stringValue)
@@ -178,8 +208,9 @@ public struct RuleTestFile: Sendable {
                     error("'mask' must be a list of keys", m)
                 }
             }
-            return RuleTestEvent(event: event, expect: e["expect"].flatMap { expectation($0, what: "the expectations of an event") },
-                                 location: e.location)
+            return RuleTestEvent(
+                event: event, expect: e["expect"].flatMap { expectation($0, what: "the expectations of an event") },
+                location: e.location)
         }
 
         mutating func expectation(_ c: ValueCursor, what: String) -> RuleTestExpectation? {
@@ -251,16 +282,22 @@ public struct RuleTestFile: Sendable {
                 guard keys(h, RuleTestFile.historyKeys, "a history event") else { return nil }
                 var age = 0.0
                 if let a = h["ageSeconds"] {
-                    if let n = a.value.numberValue, n >= 0, n.isFinite { age = n } else { error("'ageSeconds' must be a number of seconds, 0 or more", a) }
+                    if let n = a.value.numberValue, n >= 0, n.isFinite {
+                        age = n
+                    } else {
+                        error("'ageSeconds' must be a number of seconds, 0 or more", a)
+                    }
                 }
-                return RuleTestHistory(name: string(h["name"]) ?? "history", type: string(h["type"]) ?? "",
-                                       source: string(h["source"]) ?? "", data: object(h["data"]), ageSeconds: age)
+                return RuleTestHistory(
+                    name: string(h["name"]) ?? "history", type: string(h["type"]) ?? "",
+                    source: string(h["source"]) ?? "", data: object(h["data"]), ageSeconds: age)
             }
         }
 
         /// Edit distance, for "did you mean".
         static func distance(_ a: String, _ b: String) -> Int {
-            let x = Array(a.lowercased()), y = Array(b.lowercased())
+            let x = Array(a.lowercased())
+            let y = Array(b.lowercased())
             guard !x.isEmpty, !y.isEmpty else { return max(x.count, y.count) }
             var row = Array(0...y.count)
             for i in 1...x.count {

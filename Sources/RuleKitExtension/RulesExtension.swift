@@ -1,8 +1,8 @@
 internal import Foundation
 public import RuleKitCore
 public import RuleKitHub
-public import RuleKitShared
 internal import RuleKitRules
+public import RuleKitShared
 
 /// The rules extension: registered like any other, it loads its rules and then enriches every event
 /// before any listener sees it.
@@ -13,11 +13,13 @@ internal import RuleKitRules
 /// hub.dispatch(event)   // listeners receive the event after the rules ran
 /// ```
 public final class RulesExtension: Extension, @unchecked Sendable {
+    /// What to load and how.
     public struct Configuration: Sendable {
         /// Rules files or folders.
         public var sources: [String]
         /// Most rules-consequence events that may descend from one event (see `docs/rules-extension.md`).
         public var consequenceChainLimit: Int
+        /// The engine's name (in its reset and consequence events).
         public var engineName: String
         /// XDM alignment of rule-attached XDM data and published XDM shared states (nil: off).
         public var xdm: XDMAlignment?
@@ -28,9 +30,12 @@ public final class RulesExtension: Extension, @unchecked Sendable {
         /// first load uses them; reloads read `sources` again.
         public var preloaded: RuleFiles?
 
-        public init(sources: [String] = ["Rules"], consequenceChainLimit: Int = 8,
-                    engineName: String = RulesExtension.extensionName + ".engine", xdm: XDMAlignment? = nil,
-                    container: SharedContainer? = nil, preloaded: RuleFiles? = nil) {
+        /// A configuration; every value has the default the CLI uses.
+        public init(
+            sources: [String] = ["Rules"], consequenceChainLimit: Int = 8,
+            engineName: String = RulesExtension.extensionName + ".engine", xdm: XDMAlignment? = nil,
+            container: SharedContainer? = nil, preloaded: RuleFiles? = nil
+        ) {
             self.preloaded = preloaded
             self.sources = sources
             self.consequenceChainLimit = consequenceChainLimit
@@ -40,19 +45,26 @@ public final class RulesExtension: Extension, @unchecked Sendable {
         }
     }
 
+    /// The extension's name on the hub.
     public static let extensionName = "rulekit.rules"
     /// Published after each load attempt: data `{"loaded": Bool, "rules": N, "diagnostics": [...]}`.
     public static let diagnosticsEventType = "com.rulekit.eventType.rules"
+    /// The source of the load-diagnostics event.
     public static let diagnosticsEventSource = "com.rulekit.eventSource.diagnostics"
     /// A configuration event with data `{"rulekit.rules": [paths]}` makes the extension reload.
     public static let reloadKey = "rulekit.rules"
     /// The shared-container collection that keeps the last rules set that loaded.
     public static let lastGoodCollection = LastGoodRules.collection
 
+    /// The extension's name on the hub.
     public let name = RulesExtension.extensionName
+    /// The name for people.
     public let friendlyName = "RuleKit Rules"
+    /// RuleKit's version.
     public let version = RuleKitVersion.current
+    /// The hub's side of this extension.
     public let runtime: any ExtensionRuntime
+    /// The published API: a `RulesControl` to reload rules and read the last load's outcome.
     public var api: (any Sendable)? { control }
 
     let engine: RulesEngine
@@ -67,10 +79,12 @@ public final class RulesExtension: Extension, @unchecked Sendable {
         { runtime in RulesExtension(runtime: runtime, configuration: configuration) }
     }
 
+    /// An extension with the default configuration (rules from `Rules/`).
     public convenience init?(runtime: any ExtensionRuntime) {
         self.init(runtime: runtime, configuration: Configuration())
     }
 
+    /// An extension loading rules as `configuration` says.
     public init(runtime: any ExtensionRuntime, configuration: Configuration) {
         self.runtime = runtime
         hubRuntime = HubRulesRuntime(runtime: runtime)
@@ -79,6 +93,7 @@ public final class RulesExtension: Extension, @unchecked Sendable {
         control.extensionRef = self
     }
 
+    /// Registers the preprocessor and the reload listener, then loads the rules.
     public func onRegistered() {
         let chain = ConsequenceChain(limit: control.configuration.consequenceChainLimit)
         let engine = self.engine
@@ -107,7 +122,7 @@ public final class RulesExtension: Extension, @unchecked Sendable {
             // XDM shared states any extension publishes are checked as they are set.
             registerListener(type: EventType.hub, source: EventSource.sharedState) { [runtime] e in
                 guard e.name == EventHub.xdmSharedStateEventName, case .string(let owner)? = e.data?[EventHub.stateOwnerKey],
-                      let state = runtime.getXDMSharedState(extensionName: owner, event: nil, barrier: false, resolution: .any)?.value
+                    let state = runtime.getXDMSharedState(extensionName: owner, event: nil, barrier: false, resolution: .any)?.value
                 else { return }
                 let (_, findings) = XDMAlignment(copying: alignment, policy: .warn).align(.object(state))
                 if !findings.isEmpty {
@@ -122,6 +137,7 @@ public final class RulesExtension: Extension, @unchecked Sendable {
         _ = control.reload(sources: control.configuration.sources)
     }
 
+    /// Nothing to release: the hub drops the preprocessor with the extension.
     public func onUnregistered() {}
 
     private let everLoaded = Locked(false)
@@ -138,7 +154,11 @@ public final class RulesExtension: Extension, @unchecked Sendable {
     func load(_ sources: [String]) -> RulesLoadOutcome {
         var files = RuleFiles()
         if let pre = control.configuration.preloaded, sources == control.configuration.sources,
-           !preloadUsed.withLock({ used in defer { used = true }; return used }) {
+            !preloadUsed.withLock({ used in
+                defer { used = true }
+                return used
+            })
+        {
             files = pre
         } else {
             files.load(sources)
@@ -169,31 +189,41 @@ public final class RulesExtension: Extension, @unchecked Sendable {
         }
         if ok || restored != nil { everLoaded.withLock { $0 = true } }
         let count = ok ? compiled.rules.count : restored?.rules.count ?? engine.rules.rules.count
-        let outcome = RulesLoadOutcome(loaded: ok, ruleCount: count, diagnostics: diagnostics + notes,
-                                       rendered: files.render(diagnostics + notes))
-        dispatch(event: Event(name: "Rules loaded", type: Self.diagnosticsEventType, source: Self.diagnosticsEventSource,
-                              data: outcome.value))
+        let outcome = RulesLoadOutcome(
+            loaded: ok, ruleCount: count, diagnostics: diagnostics + notes,
+            rendered: files.render(diagnostics + notes))
+        dispatch(
+            event: Event(
+                name: "Rules loaded", type: Self.diagnosticsEventType, source: Self.diagnosticsEventSource,
+                data: outcome.value))
         return outcome
     }
 }
 
 /// What a load produced.
 public struct RulesLoadOutcome: Sendable {
+    /// Whether the new rules took effect.
     public var loaded: Bool
     /// Rules in force after the attempt.
     public var ruleCount: Int
+    /// The findings of the attempt, sorted.
     public var diagnostics: [Diagnostic]
     /// The diagnostics with source lines, for logs.
     public var rendered: String
 
     var value: ValueObject {
-        ["loaded": .bool(loaded), "rules": .int(Int64(ruleCount)),
-         "diagnostics": .array(diagnostics.map { d in
-             var o: ValueObject = ["severity": .string(d.severity.rawValue), "code": .string(d.code.rawValue),
-                                   "message": .string(d.message)]
-             if let l = d.location { o["location"] = .string(l.description) }
-             return .object(o)
-         })]
+        [
+            "loaded": .bool(loaded), "rules": .int(Int64(ruleCount)),
+            "diagnostics": .array(
+                diagnostics.map { d in
+                    var o: ValueObject = [
+                        "severity": .string(d.severity.rawValue), "code": .string(d.code.rawValue),
+                        "message": .string(d.message),
+                    ]
+                    if let l = d.location { o["location"] = .string(l.description) }
+                    return .object(o)
+                }),
+        ]
     }
 }
 
@@ -241,7 +271,8 @@ final class ConsequenceChain: Sendable {
     /// Whether `event` is too deep; consequence events record their depth as they pass.
     func exceeded(_ event: Event) -> Bool {
         guard event.type == RulesEventNames.rulesEngineType, event.source == RulesEventNames.responseContent,
-              let parent = event.parentID else { return false }
+            let parent = event.parentID
+        else { return false }
         return depths.withLock { d in
             let depth = (d.depth[parent] ?? 0) + 1
             d.depth[event.id] = depth
@@ -251,8 +282,9 @@ final class ConsequenceChain: Sendable {
                 d.depth[old] = nil
             }
             if depth > limit {
-                FileHandle.standardError.write(Data(
-                    "rulekit: consequence chain of \(depth) events cut at event \(event.id) (limit \(limit))\n".utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        "rulekit: consequence chain of \(depth) events cut at event \(event.id) (limit \(limit))\n".utf8))
                 return true
             }
             return false

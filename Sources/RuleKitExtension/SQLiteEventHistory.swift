@@ -22,21 +22,32 @@ public final class SQLiteEventHistory: EventHistoryStore {
         let path = PathText.join(directory, "history.sqlite")
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            // Not a file position: the folder itself cannot be made (a part of its path is a file, no
+            // permission), said in the system's words rather than Foundation's error dump.
+            return .failure(
+                DiagnosticError(.error("history.unreadable", "cannot use '\(directory)' as a data folder: \(reason(error))")))
+        }
+        do {
             var config = Configuration()
             config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
             let pool = try DatabasePool(path: path, configuration: config)
             try pool.write { db in
-                try db.execute(sql: """
-                    CREATE TABLE IF NOT EXISTS events (hash INTEGER NOT NULL, ts REAL NOT NULL);
-                    CREATE INDEX IF NOT EXISTS events_hash_ts ON events (hash, ts);
-                    """)
+                try db.execute(
+                    sql: """
+                        CREATE TABLE IF NOT EXISTS events (hash INTEGER NOT NULL, ts REAL NOT NULL);
+                        CREATE INDEX IF NOT EXISTS events_hash_ts ON events (hash, ts);
+                        """)
             }
             // A corrupt file can open; reading it is what fails.
             _ = try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM events") }
             return .success(SQLiteEventHistory(pool: pool, retention: retention))
         } catch {
-            return .failure(DiagnosticError(.error("history.unreadable",
-                "event history '\(path)' cannot be used: \(error)", at: SourceLocation(file: path, line: 1, column: 1))))
+            return .failure(
+                DiagnosticError(
+                    .error(
+                        "history.unreadable",
+                        "event history '\(path)' cannot be used: \(reason(error))", at: SourceLocation(file: path, line: 1, column: 1))))
         }
     }
 
@@ -45,13 +56,22 @@ public final class SQLiteEventHistory: EventHistoryStore {
         self.retention = retention
     }
 
+    /// Records one event's hash at `timestamp`; false when the write failed.
     public func record(hash: UInt32, timestamp: Date) -> Bool {
         do {
             try pool.write { db in
-                try db.execute(sql: "INSERT INTO events (hash, ts) VALUES (?, ?)",
-                               arguments: [Int64(hash), timestamp.timeIntervalSince1970 * 1000])
+                try db.execute(
+                    sql: "INSERT INTO events (hash, ts) VALUES (?, ?)",
+                    arguments: [Int64(hash), timestamp.timeIntervalSince1970 * 1000])
             }
-            if let retention, inserts.withLock({ $0 += 1; return $0 % 1000 == 0 }) { prune(keeping: retention) }
+            if let retention,
+                inserts.withLock({
+                    $0 += 1
+                    return $0 % 1000 == 0
+                })
+            {
+                prune(keeping: retention)
+            }
             return true
         } catch {
             return false
@@ -77,20 +97,31 @@ public final class SQLiteEventHistory: EventHistoryStore {
         }
     }
 
+    /// Counts the records of `hash` within the window; the error value when the read failed.
     public func query(hash: UInt32, from: Date?, to: Date?, after: Date?) -> EventHistoryResult {
         var sql = "SELECT count(*), min(ts), max(ts) FROM events WHERE hash = ?"
         var args: [any DatabaseValueConvertible] = [Int64(hash)]
-        if let from { sql += " AND ts >= ?"; args.append(from.timeIntervalSince1970 * 1000) }
-        if let to { sql += " AND ts <= ?"; args.append(to.timeIntervalSince1970 * 1000) }
-        if let after { sql += " AND ts >= ?"; args.append(after.timeIntervalSince1970 * 1000) }
+        if let from {
+            sql += " AND ts >= ?"
+            args.append(from.timeIntervalSince1970 * 1000)
+        }
+        if let to {
+            sql += " AND ts <= ?"
+            args.append(to.timeIntervalSince1970 * 1000)
+        }
+        if let after {
+            sql += " AND ts >= ?"
+            args.append(after.timeIntervalSince1970 * 1000)
+        }
         do {
             let row = try pool.read { db in try Row.fetchOne(db, sql: sql, arguments: StatementArguments(args)) }
             guard let row else { return EventHistoryResult(count: 0) }
             let count: Int = row[0]
             let oldest: Double? = row[1]
             let newest: Double? = row[2]
-            return EventHistoryResult(count: count, oldest: oldest.map { Date(timeIntervalSince1970: $0 / 1000) },
-                                      newest: newest.map { Date(timeIntervalSince1970: $0 / 1000) })
+            return EventHistoryResult(
+                count: count, oldest: oldest.map { Date(timeIntervalSince1970: $0 / 1000) },
+                newest: newest.map { Date(timeIntervalSince1970: $0 / 1000) })
         } catch {
             return .databaseError
         }
@@ -104,12 +135,27 @@ public final class SQLiteEventHistory: EventHistoryStore {
 /// and nothing is recorded, so rules with historical conditions evaluate as on a device whose database
 /// failed.
 public final class FailingEventHistory: EventHistoryStore {
+    /// Why the database could not be opened.
     public let reason: String
 
+    /// A history that fails for `reason`.
     public init(reason: String) {
         self.reason = reason
     }
 
+    /// Records nothing: always false.
     public func record(hash: UInt32, timestamp: Date) -> Bool { false }
+    /// Always the reference's error value.
     public func query(hash: UInt32, from: Date?, to: Date?, after: Date?) -> EventHistoryResult { .databaseError }
+}
+
+/// The shortest true account of a file-system error: the POSIX reason when Foundation wraps one.
+func reason(_ error: any Error) -> String {
+    let ns = error as NSError
+    if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? any Error {
+        let posix = underlying as NSError
+        if posix.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(posix.code))).lowercased() }
+    }
+    if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))).lowercased() }
+    return "\(error)"
 }

@@ -5,13 +5,18 @@ internal import RuleKitRules
 /// Publishes a shared state and/or an XDM shared state under a given name at registration: how a host
 /// (or `rulekit run --state`) stands in for an extension whose state the rules read.
 public final class StatePublisherExtension: Extension, @unchecked Sendable {
+    /// The extension name the state is published under.
     public let name: String
+    /// The same as `name`.
     public let friendlyName: String
+    /// RuleKit's version.
     public let version = RuleKitVersion.current
+    /// The hub's side of this extension.
     public let runtime: any ExtensionRuntime
     let state: ValueObject?
     let xdm: ValueObject?
 
+    /// Publishes `state` (and `xdm`) as `name` once registered.
     public init(runtime: any ExtensionRuntime, name: String, state: ValueObject?, xdm: ValueObject? = nil) {
         self.runtime = runtime
         self.name = name
@@ -20,16 +25,20 @@ public final class StatePublisherExtension: Extension, @unchecked Sendable {
         self.xdm = xdm
     }
 
+    /// Always nil: the extension needs a name and a state (use `factory`).
     public convenience init?(runtime: any ExtensionRuntime) { nil }
 
+    /// A factory for `EventHub.registerExtensions(factories:)`.
     public static func factory(name: String, state: ValueObject?, xdm: ValueObject? = nil) -> EventHub.ExtensionFactory {
         { StatePublisherExtension(runtime: $0, name: name, state: state, xdm: xdm) }
     }
 
+    /// Publishes the states.
     public func onRegistered() {
         if let state { createSharedState(data: state, event: nil) }
         if let xdm { createXDMSharedState(data: xdm, event: nil) }
     }
 
+    /// Nothing to release.
     public func onUnregistered() {}
 }

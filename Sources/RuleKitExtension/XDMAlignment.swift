@@ -10,13 +10,17 @@ public import RuleKitXDM
 /// line); `enforce` first coerces values a token rendered as strings to the schema's type, then drops
 /// the fields that still do not fit, and reports what it did. Never silent.
 public struct XDMAlignment: Sendable {
+    /// What to do with a misaligned path: report it (`warn`) or repair and report (`enforce`).
     public enum Policy: String, Sendable, CaseIterable {
         case warn, enforce
     }
 
+    /// The type of alignment-finding events.
     public static let diagnosticsEventType = "com.rulekit.eventType.xdm"
+    /// The source of alignment-finding events.
     public static let diagnosticsEventSource = "com.rulekit.eventSource.diagnostics"
 
+    /// What is done with misaligned paths.
     public var policy: Policy
     let validator: JSONSchemaValidator
     let catalog: XDMPathCatalog
@@ -40,9 +44,13 @@ public struct XDMAlignment: Sendable {
 
     /// One misaligned path and what was done about it.
     public struct Finding: Sendable, Hashable {
+        /// Whether the value stayed, was coerced to the schema's type, or was removed.
         public enum Action: String, Sendable { case kept, coerced, dropped }
+        /// The path, as a JSON pointer.
         public var path: String
+        /// What the schema says is wrong.
         public var message: String
+        /// What was done.
         public var action: Action
     }
 
@@ -60,7 +68,8 @@ public struct XDMAlignment: Sendable {
             let dotted = Self.dotted(e.instancePath)
             guard !dotted.isEmpty else { continue }
             if case .string? = fixed.value(atPath: dotted), let v = fixed.value(atPath: dotted),
-               case .success(let coerced) = XDMCoercion.coerce(v, at: dotted, in: catalog) {
+                case .success(let coerced) = XDMCoercion.coerce(v, at: dotted, in: catalog)
+            {
                 fixed.setValue(coerced, atPath: dotted)
                 if validator.validate(fixed).filter({ $0.instancePath == e.instancePath }).isEmpty {
                     findings.append(Finding(path: e.instancePath, message: e.message, action: .coerced))
@@ -79,12 +88,21 @@ public struct XDMAlignment: Sendable {
 
     /// The diagnostics event for findings about `subject` (an event id or an extension's state).
     static func report(_ findings: [Finding], subject: String, policy: Policy) -> Event {
-        let lines = findings.map { "rulekit: XDM \(policy.rawValue): \(subject) at \($0.path.isEmpty ? "/" : $0.path): \($0.message) (\($0.action.rawValue))" }
+        let lines = findings.map {
+            "rulekit: XDM \(policy.rawValue): \(subject) at \($0.path.isEmpty ? "/" : $0.path): \($0.message) (\($0.action.rawValue))"
+        }
         FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
-        return Event(name: "XDM alignment", type: diagnosticsEventType, source: diagnosticsEventSource, data: [
-            "subject": .string(subject), "policy": .string(policy.rawValue),
-            "findings": .array(findings.map { ["path": .string($0.path), "message": .string($0.message),
-                                               "action": .string($0.action.rawValue)] }),
-        ])
+        return Event(
+            name: "XDM alignment", type: diagnosticsEventType, source: diagnosticsEventSource,
+            data: [
+                "subject": .string(subject), "policy": .string(policy.rawValue),
+                "findings": .array(
+                    findings.map {
+                        [
+                            "path": .string($0.path), "message": .string($0.message),
+                            "action": .string($0.action.rawValue),
+                        ]
+                    }),
+            ])
     }
 }

@@ -1,7 +1,6 @@
 public import Foundation
 public import RuleKitCore
 
-
 /// Where the hub keeps event history: events recorded by the hash of their masked data.
 public protocol EventHistoryStore: Sendable {
     func record(hash: UInt32, timestamp: Date) -> Bool
@@ -12,6 +11,7 @@ public protocol EventHistoryStore: Sendable {
 /// The hashing the reference uses for history: FNV-1a (32 bit) over the flattened data, keys sorted,
 /// each pair written `key:value` with the value's description.
 public enum EventHistoryHash {
+    /// The history hash of `data` (restricted to the `mask` keys, when given); 0 for no data.
     public static func hash(_ data: ValueObject?, mask: [String]? = nil) -> UInt32 {
         guard let data else { return 0 }
         var flat: [(String, Value)] = []
@@ -49,13 +49,16 @@ public enum EventHistoryHash {
 public final class InMemoryEventHistory: EventHistoryStore {
     private let records = Locked<[(UInt32, Date)]>([])
 
+    /// An empty history.
     public init() {}
 
+    /// Records one event's hash at `timestamp`; always succeeds.
     public func record(hash: UInt32, timestamp: Date) -> Bool {
         records.withLock { $0.append((hash, timestamp)) }
         return true
     }
 
+    /// Counts the records of `hash` within the window.
     public func query(hash: UInt32, from: Date?, to: Date?, after: Date?) -> EventHistoryResult {
         records.withLock { all in
             let hits = all.filter { h, t in

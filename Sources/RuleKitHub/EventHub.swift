@@ -1,7 +1,6 @@
 internal import Foundation
 public import RuleKitCore
 
-
 /// Why the hub refused an extension.
 public enum HubError: Error, Sendable, Hashable, CustomStringConvertible {
     case initFailed(String)
@@ -10,6 +9,7 @@ public enum HubError: Error, Sendable, Hashable, CustomStringConvertible {
     case dependencyCycle([String])
     case notRegistered(String)
 
+    /// What went wrong, for a person.
     public var description: String {
         switch self {
         case .initFailed(let t): "extension \(t) returned nil from init(runtime:)"
@@ -33,20 +33,31 @@ public enum HubError: Error, Sendable, Hashable, CustomStringConvertible {
 /// hub.dispatch(Event(name: "Purchase", type: EventType.edge, source: EventSource.requestContent, data: data))
 /// ```
 public final class EventHub: Sendable {
+    /// The hub's own name, as the owner of its shared state.
     public static let name = "com.adobe.module.eventhub"
+    /// The name of the event announcing a shared-state change.
     public static let sharedStateEventName = "Shared state change"
+    /// The name of the event announcing an XDM shared-state change.
     public static let xdmSharedStateEventName = "Shared state change (XDM)"
+    /// The data key naming the extension whose state changed.
     public static let stateOwnerKey = "stateowner"
 
+    /// How the hub is set up.
     public struct Options: Sendable {
+        /// The wrapper type in the hub's shared state (`N`: none).
         public var wrapperType: String
+        /// The wrapper name in the hub's shared state.
         public var wrapperName: String
+        /// Where event history is kept.
         public var history: any EventHistoryStore
         /// How many event ids the hub remembers for versioning copies of events it did not hand out.
         public var rememberedEventIDs: Int
 
-        public init(wrapperType: String = "N", wrapperName: String = "None",
-                    history: any EventHistoryStore = InMemoryEventHistory(), rememberedEventIDs: Int = 65_536) {
+        /// Options with the defaults of a native app and an in-memory history.
+        public init(
+            wrapperType: String = "N", wrapperName: String = "None",
+            history: any EventHistoryStore = InMemoryEventHistory(), rememberedEventIDs: Int = 65_536
+        ) {
             self.wrapperType = wrapperType
             self.wrapperName = wrapperName
             self.history = history
@@ -83,6 +94,7 @@ public final class EventHub: Sendable {
     let callbackQueue = DispatchQueue(label: "rulekit.hub.callbacks", attributes: .concurrent)
     let placeholder: ExtensionContainer
 
+    /// A hub, not yet booted: it boots when extensions are registered.
     public init(options: Options = Options()) {
         self.options = options
         placeholder = ExtensionContainer(label: EventHub.name)
@@ -106,8 +118,10 @@ public final class EventHub: Sendable {
     public typealias ExtensionFactory = @Sendable (any ExtensionRuntime) -> (any Extension)?
 
     /// Registers the initial extensions (made by factories) concurrently, then boots the hub.
-    public func registerExtensions(factories: [ExtensionFactory],
-                                   completion: (@Sendable (Result<Void, HubError>) -> Void)? = nil) {
+    public func registerExtensions(
+        factories: [ExtensionFactory],
+        completion: (@Sendable (Result<Void, HubError>) -> Void)? = nil
+    ) {
         register(factories.map { f in (f, "extension factory") }) { [self] result in
             start()
             completion?(result)
@@ -116,8 +130,10 @@ public final class EventHub: Sendable {
 
     /// Registers the initial extensions concurrently, then boots the hub: events dispatched before are
     /// delivered in order after every `onRegistered` finished (in dependency order where declared).
-    public func registerExtensions(_ types: [any Extension.Type],
-                                   completion: (@Sendable (Result<Void, HubError>) -> Void)? = nil) {
+    public func registerExtensions(
+        _ types: [any Extension.Type],
+        completion: (@Sendable (Result<Void, HubError>) -> Void)? = nil
+    ) {
         let makers: [(ExtensionFactory, String)] = types.map { t in
             let make: ExtensionFactory = { t.init(runtime: $0) }
             return (make, String(describing: t))
@@ -129,8 +145,10 @@ public final class EventHub: Sendable {
     }
 
     /// Registers one more extension, made by a factory, after boot.
-    public func registerExtension(factory: @escaping ExtensionFactory,
-                                  completion: (@Sendable (Result<Void, HubError>) -> Void)? = nil) {
+    public func registerExtension(
+        factory: @escaping ExtensionFactory,
+        completion: (@Sendable (Result<Void, HubError>) -> Void)? = nil
+    ) {
         register([(factory, "extension factory")]) { [self] result in
             if case .success = result, state.withLock({ $0.started }) { shareHubState() }
             completion?(result)
@@ -138,8 +156,10 @@ public final class EventHub: Sendable {
     }
 
     /// Registers one more extension after boot.
-    public func registerExtension(_ type: any Extension.Type,
-                                  completion: (@Sendable (Result<Void, HubError>) -> Void)? = nil) {
+    public func registerExtension(
+        _ type: any Extension.Type,
+        completion: (@Sendable (Result<Void, HubError>) -> Void)? = nil
+    ) {
         let make: ExtensionFactory = { type.init(runtime: $0) }
         register([(make, String(describing: type))]) { [self] result in
             if case .success = result, state.withLock({ $0.started }) { shareHubState() }
@@ -414,7 +434,8 @@ public final class EventHub: Sendable {
             }
         }
         let added = c.state.withLock { s in
-            xdm ? s.xdm.add(version: version, status: pending ? .pending : .set, data: data)
+            xdm
+                ? s.xdm.add(version: version, status: pending ? .pending : .set, data: data)
                 : s.standard.add(version: version, status: pending ? .pending : .set, data: data)
         }
         guard added else { return nil }
@@ -431,13 +452,17 @@ public final class EventHub: Sendable {
 
     func dispatchSharedStateEvent(owner c: ExtensionContainer, xdm: Bool) {
         let name = c.ext?.name ?? c.label
-        dispatch(Event(name: xdm ? Self.xdmSharedStateEventName : Self.sharedStateEventName, type: EventType.hub,
-                       source: EventSource.sharedState, data: [Self.stateOwnerKey: .string(name)]))
+        dispatch(
+            Event(
+                name: xdm ? Self.xdmSharedStateEventName : Self.sharedStateEventName, type: EventType.hub,
+                source: EventSource.sharedState, data: [Self.stateOwnerKey: .string(name)]))
     }
 
     /// Reads `extensionName`'s shared state at `event` (nil: the latest); nil when no such extension.
-    public func getSharedState(extensionName: String, event: Event?, barrier: Bool = false,
-                               resolution: SharedStateResolution = .any, xdm: Bool = false) -> SharedStateResult? {
+    public func getSharedState(
+        extensionName: String, event: Event?, barrier: Bool = false,
+        resolution: SharedStateResolution = .any, xdm: Bool = false
+    ) -> SharedStateResult? {
         guard let c = container(named: extensionName) else { return nil }
         let version = number(of: event) ?? Int.max
         let (node, lastProcessed) = c.state.withLock { s in
@@ -507,6 +532,7 @@ public final class EventHub: Sendable {
 
 /// The hub's version: RuleKit's (`RuleKitVersion`), the one version of every module.
 public enum HubVersion {
+    /// The version the hub reports in its shared state.
     public static let current = RuleKitVersion.current
 }
 

@@ -45,40 +45,57 @@ public protocol Extension: AnyObject, Sendable {
 }
 
 extension Extension {
+    /// No metadata by default.
     public var metadata: [String: String]? { nil }
+    /// No dependencies by default.
     public var dependencies: [String] { [] }
+    /// No published API by default.
     public var api: (any Sendable)? { nil }
+    /// Ready for every event by default.
     public func readyForEvent(_ event: Event) -> Bool { true }
 
+    /// Registers a listener through the runtime.
     public func registerListener(type: String, source: String, listener: @escaping EventListener) {
         runtime.registerListener(type: type, source: source, listener: listener)
     }
 
+    /// Dispatches through the runtime.
     public func dispatch(event: Event) { runtime.dispatch(event: event) }
 
+    /// Creates a shared state through the runtime.
     public func createSharedState(data: ValueObject, event: Event?) {
         runtime.createSharedState(data: data, event: event)
     }
 
+    /// Creates a pending shared state through the runtime.
     public func createPendingSharedState(event: Event?) -> SharedStateResolver {
         runtime.createPendingSharedState(event: event)
     }
 
+    /// Creates an XDM shared state through the runtime.
     public func createXDMSharedState(data: ValueObject, event: Event?) {
         runtime.createXDMSharedState(data: data, event: event)
     }
 
-    public func getSharedState(extensionName: String, event: Event?, barrier: Bool = false,
-                               resolution: SharedStateResolution = .any) -> SharedStateResult? {
+    /// Reads another extension's shared state through the runtime.
+    public func getSharedState(
+        extensionName: String, event: Event?, barrier: Bool = false,
+        resolution: SharedStateResolution = .any
+    ) -> SharedStateResult? {
         runtime.getSharedState(extensionName: extensionName, event: event, barrier: barrier, resolution: resolution)
     }
 
-    public func getXDMSharedState(extensionName: String, event: Event?, barrier: Bool = false,
-                                  resolution: SharedStateResolution = .any) -> SharedStateResult? {
+    /// Reads another extension's XDM shared state through the runtime.
+    public func getXDMSharedState(
+        extensionName: String, event: Event?, barrier: Bool = false,
+        resolution: SharedStateResolution = .any
+    ) -> SharedStateResult? {
         runtime.getXDMSharedState(extensionName: extensionName, event: event, barrier: barrier, resolution: resolution)
     }
 
+    /// Resumes delivery to this extension.
     public func startEvents() { runtime.startEvents() }
+    /// Holds delivery to this extension.
     public func stopEvents() { runtime.stopEvents() }
 }
 

@@ -2,7 +2,6 @@ internal import Dispatch
 internal import Foundation
 internal import RuleKitCore
 
-
 /// One registered extension: its serial queue, its pending events, listeners and shared states.
 ///
 /// Events are delivered in hub order, one at a time, on the extension's own queue; a drain runs while

@@ -12,9 +12,12 @@ public enum SharedStateResolution: Sendable, Hashable {
 
 /// What a shared-state read returns.
 public struct SharedStateResult: Sendable, Hashable {
+    /// Whether the state is set, pending or absent.
     public let status: SharedStateStatus
+    /// The data, when set (a pending state reads as the last set one).
     public let value: ValueObject?
 
+    /// A result of `status` with `value`.
     public init(status: SharedStateStatus, value: ValueObject?) {
         self.status = status
         self.value = value
@@ -63,7 +66,8 @@ struct SharedStateHistory {
         let candidates = resolution == .any ? nodes[...] : ArraySlice(nodes.filter { $0.status == .set })
         guard let oldest = candidates.first else { return nil }
         // Binary search for the last node with version ≤ requested.
-        var lo = candidates.startIndex, hi = candidates.endIndex
+        var lo = candidates.startIndex
+        var hi = candidates.endIndex
         while lo < hi {
             let mid = (lo + hi) / 2
             if candidates[mid].version <= version { lo = mid + 1 } else { hi = mid }

@@ -1,6 +1,5 @@
 public import RuleKitCore
 
-
 /// A stand-in hub for unit-testing one extension: simulate incoming events and other extensions'
 /// shared states, and inspect what the extension dispatched, shared and registered.
 ///
@@ -34,6 +33,7 @@ public final class TestableExtensionRuntime: ExtensionRuntime {
 
     private let state = Locked(State())
 
+    /// A runtime with nothing registered, dispatched or shared.
     public init() {}
 
     // MARK: simulation
@@ -42,7 +42,8 @@ public final class TestableExtensionRuntime: ExtensionRuntime {
     public func simulateComingEvent(_ event: Event) {
         let listeners = state.withLock { $0.listeners }
         for l in listeners {
-            let matches = event.responseID != nil
+            let matches =
+                event.responseID != nil
                 ? l.type == EventType.wildcard && l.source == EventSource.wildcard
                 : (l.type == EventType.wildcard || l.type == event.type) && (l.source == EventSource.wildcard || l.source == event.source)
             if matches { l.call(event) }
@@ -57,74 +58,99 @@ public final class TestableExtensionRuntime: ExtensionRuntime {
         }
     }
 
+    /// Delivers each event as `simulateComingEvent` does, in order.
     public func simulateComingEvents(_ events: Event...) { for e in events { simulateComingEvent(e) } }
 
     /// Makes `extensionName`'s shared state read as `data` (for any event).
-    public func simulateSharedState(extensionName: String, event: Event?, data: ValueObject?,
-                                    status: SharedStateStatus = .set) {
+    public func simulateSharedState(
+        extensionName: String, event: Event?, data: ValueObject?,
+        status: SharedStateStatus = .set
+    ) {
         state.withLock { $0.states[extensionName.lowercased()] = (data, status) }
     }
 
-    public func simulateXDMSharedState(extensionName: String, event: Event?, data: ValueObject?,
-                                       status: SharedStateStatus = .set) {
+    /// Makes `extensionName`'s XDM shared state read as `data` (for any event).
+    public func simulateXDMSharedState(
+        extensionName: String, event: Event?, data: ValueObject?,
+        status: SharedStateStatus = .set
+    ) {
         state.withLock { $0.xdmStates[extensionName.lowercased()] = (data, status) }
     }
 
     // MARK: inspection
 
+    /// What the extension dispatched, in order.
     public var dispatchedEvents: [Event] { state.withLock { $0.dispatched } }
+    /// The first event the extension dispatched.
     public var firstEvent: Event? { dispatchedEvents.first }
+    /// The shared states the extension created, in order.
     public var createdSharedStates: [ValueObject?] { state.withLock { $0.created.map(\.0) } }
+    /// The XDM shared states the extension created, in order.
     public var createdXDMSharedStates: [ValueObject?] { state.withLock { $0.createdXDM.map(\.0) } }
+    /// How many listeners the extension registered.
     public var listenerCount: Int { state.withLock { $0.listeners.count } }
+    /// Whether the extension stopped its events.
     public var isStopped: Bool { state.withLock { $0.stopped } }
+    /// Forgets the dispatched events.
     public func resetDispatchedEvents() { state.withLock { $0.dispatched.removeAll() } }
 
     // MARK: ExtensionRuntime
 
+    /// Keeps the listener for `simulateComingEvent`.
     public func registerListener(type: String, source: String, listener: @escaping EventListener) {
         state.withLock { $0.listeners.append(Listener(type: type, source: source, call: listener)) }
     }
 
+    /// Keeps the response listener until a simulated response answers it (no time-out).
     public func registerResponseListener(triggerEvent: Event, timeout: Double, listener: @escaping ResponseListener) {
         state.withLock { $0.responseListeners.append((triggerEvent, listener)) }
     }
 
+    /// Records the event in `dispatchedEvents`.
     public func dispatch(event: Event) { state.withLock { $0.dispatched.append(event) } }
 
+    /// Records the state in `createdSharedStates`.
     public func createSharedState(data: ValueObject, event: Event?) {
         state.withLock { $0.created.append((data, event)) }
     }
 
+    /// Records a pending state; the resolver records the data when called.
     public func createPendingSharedState(event: Event?) -> SharedStateResolver {
         state.withLock { $0.created.append((nil, event)) }
         return { [weak self] data in self?.state.withLock { $0.created.append((data, event)) } }
     }
 
+    /// Records the state in `createdXDMSharedStates`.
     public func createXDMSharedState(data: ValueObject, event: Event?) {
         state.withLock { $0.createdXDM.append((data, event)) }
     }
 
+    /// Records a pending XDM state; the resolver records the data when called.
     public func createPendingXDMSharedState(event: Event?) -> SharedStateResolver {
         state.withLock { $0.createdXDM.append((nil, event)) }
         return { [weak self] data in self?.state.withLock { $0.createdXDM.append((data, event)) } }
     }
 
+    /// The simulated shared state of `extensionName` (names compare case-insensitively).
     public func getSharedState(extensionName: String, event: Event?, barrier: Bool, resolution: SharedStateResolution)
         -> SharedStateResult?
     {
         state.withLock { s in s.states[extensionName.lowercased()].map { SharedStateResult(status: $0.1, value: $0.0) } }
     }
 
+    /// The simulated XDM shared state of `extensionName` (names compare case-insensitively).
     public func getXDMSharedState(extensionName: String, event: Event?, barrier: Bool, resolution: SharedStateResolution)
         -> SharedStateResult?
     {
         state.withLock { s in s.xdmStates[extensionName.lowercased()].map { SharedStateResult(status: $0.1, value: $0.0) } }
     }
 
+    /// Marks the extension's events as started.
     public func startEvents() { state.withLock { $0.stopped = false } }
+    /// Marks the extension's events as stopped.
     public func stopEvents() { state.withLock { $0.stopped = true } }
 
+    /// Counts recorded hashes for each request (time windows are not simulated).
     public func getHistoricalEvents(_ requests: [EventHistoryRequest], enforceOrder: Bool) -> [EventHistoryResult] {
         let history = state.withLock { $0.history }
         return requests.map { r in
@@ -132,6 +158,7 @@ public final class TestableExtensionRuntime: ExtensionRuntime {
         }
     }
 
+    /// Keeps the preprocessor; `simulateComingEvent` does not run it.
     public func registerPreprocessor(_ preprocessor: @escaping EventPreprocessor) {
         state.withLock { $0.preprocessors.append(preprocessor) }
     }
@@ -142,6 +169,7 @@ public final class TestableExtensionRuntime: ExtensionRuntime {
         return ps.reduce(event) { e, p in p(e) }
     }
 
+    /// Records the event's history hash.
     public func recordHistoricalEvent(_ event: Event) -> Bool {
         let h = EventHistoryHash.hash(event.data, mask: event.mask)
         state.withLock { $0.history.append(h) }

@@ -2,9 +2,9 @@ public import Foundation
 public import RuleKitCore
 
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Darwin)
-internal import Darwin
+    internal import Darwin
 #endif
 
 /// Named collections of `Value`s in a directory that several processes open at once.
@@ -19,6 +19,7 @@ internal import Darwin
 /// body as JSON; a file whose body does not match its header (truncated, hand-edited, half-copied) is
 /// reported as corrupt and never taken for data.
 public final class SharedContainer: Sendable {
+    /// The container's folder.
     public let directory: URL
     private let cache = Locked<[String: (Stamp, Value)]>([:])
 
@@ -44,6 +45,7 @@ public final class SharedContainer: Sendable {
         }
     }
 
+    /// The file that holds `collection`.
     public func path(of collection: String) -> String { directory.appendingPathComponent(collection + ".json").path }
 
     /// The names of the collections in the container, sorted.
@@ -107,8 +109,9 @@ public final class SharedContainer: Sendable {
     static func stamp(_ path: String) -> Stamp? {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
-        return Stamp(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size),
-                     seconds: Int(st.st_mtim.tv_sec), nanoseconds: Int(st.st_mtim.tv_nsec))
+        return Stamp(
+            device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size),
+            seconds: Int(st.st_mtim.tv_sec), nanoseconds: Int(st.st_mtim.tv_nsec))
     }
 
     static let magic = "rulekit-shared 1 "
@@ -202,11 +205,13 @@ public final class SharedContainer: Sendable {
     }
 }
 
+/// Why a container operation failed.
 public enum SharedContainerError: Error, CustomStringConvertible, Equatable {
     case invalidName(String)
     case corrupt(path: String, reason: String)
     case io(operation: String, path: String, reason: String)
 
+    /// What failed, with the path.
     public var description: String {
         switch self {
         case .invalidName(let n):

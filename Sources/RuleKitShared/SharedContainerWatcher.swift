@@ -2,7 +2,7 @@ public import Foundation
 internal import RuleKitCore
 
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// Tells a process when a collection of a container changed — whoever changed it, this process or another.
@@ -12,30 +12,36 @@ internal import Glibc
 /// for) it compares the collections' change stamps every `interval`. Changes are reported by collection
 /// name on the watcher's own thread; `stop()` ends it.
 public final class SharedContainerWatcher: Sendable {
+    /// How changes are noticed.
     public enum Mode: Sendable { case inotify, polling }
 
+    /// How this watcher notices changes.
     public let mode: Mode
     private let stopped = Locked(false)
     private let finished = DispatchSemaphore(value: 0)
 
     /// Starts watching `container`; `onChange` gets each changed collection's name.
-    public init(container: SharedContainer, polling: Bool = false, interval: TimeInterval = 0.1,
-                onChange: @escaping @Sendable (String) -> Void) {
+    public init(
+        container: SharedContainer, polling: Bool = false, interval: TimeInterval = 0.1,
+        onChange: @escaping @Sendable (String) -> Void
+    ) {
         let dir = container.directory.path
         #if canImport(Glibc)
-        if !polling, let fd = Self.inotify(dir) {
-            mode = .inotify
-            let stopped = self.stopped, finished = self.finished
-            Thread.detachNewThread {
-                Self.readInotify(fd: fd, stopped: stopped, onChange: onChange)
-                close(fd)
-                finished.signal()
+            if !polling, let fd = Self.inotify(dir) {
+                mode = .inotify
+                let stopped = self.stopped
+                let finished = self.finished
+                Thread.detachNewThread {
+                    Self.readInotify(fd: fd, stopped: stopped, onChange: onChange)
+                    close(fd)
+                    finished.signal()
+                }
+                return
             }
-            return
-        }
         #endif
         mode = .polling
-        let stopped = self.stopped, finished = self.finished
+        let stopped = self.stopped
+        let finished = self.finished
         Thread.detachNewThread {
             var seen: [String: SharedContainer.Stamp] = [:]
             for c in container.collections() { seen[c] = SharedContainer.stamp(container.path(of: c)) }
@@ -63,43 +69,43 @@ public final class SharedContainerWatcher: Sendable {
     deinit { stop() }
 
     #if canImport(Glibc)
-    private static func inotify(_ dir: String) -> Int32? {
-        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else { return nil }
-        let mask = UInt32(IN_MOVED_TO) | UInt32(IN_CLOSE_WRITE) | UInt32(IN_DELETE) | UInt32(IN_MOVED_FROM)
-        guard inotify_add_watch(fd, dir, mask) >= 0 else {
-            close(fd)
-            return nil
-        }
-        return fd
-    }
-
-    private static func readInotify(fd: Int32, stopped: Locked<Bool>, onChange: @Sendable (String) -> Void) {
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        let headerSize = MemoryLayout<inotify_event>.size
-        while !stopped.withLock({ $0 }) {
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            // A short time-out, so `stop()` is noticed promptly.
-            guard poll(&p, 1, 50) > 0 else { continue }
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-            guard n > 0 else { continue }
-            var offset = 0
-            var changed: [String] = []
-            buffer.withUnsafeBytes { raw in
-                while offset + headerSize <= n {
-                    let len = Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
-                    let nameStart = offset + headerSize
-                    let nameBytes = raw[nameStart..<min(nameStart + len, n)].prefix { $0 != 0 }
-                    let name = String(decoding: nameBytes, as: UTF8.self)
-                    if !name.hasPrefix("."), name.hasSuffix(".json") {
-                        let c = String(name.dropLast(5))
-                        if !changed.contains(c) { changed.append(c) }
-                    }
-                    offset = nameStart + len
-                }
+        private static func inotify(_ dir: String) -> Int32? {
+            let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+            guard fd >= 0 else { return nil }
+            let mask = UInt32(IN_MOVED_TO) | UInt32(IN_CLOSE_WRITE) | UInt32(IN_DELETE) | UInt32(IN_MOVED_FROM)
+            guard inotify_add_watch(fd, dir, mask) >= 0 else {
+                close(fd)
+                return nil
             }
-            for c in changed { onChange(c) }
+            return fd
         }
-    }
+
+        private static func readInotify(fd: Int32, stopped: Locked<Bool>, onChange: @Sendable (String) -> Void) {
+            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            let headerSize = MemoryLayout<inotify_event>.size
+            while !stopped.withLock({ $0 }) {
+                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                // A short time-out, so `stop()` is noticed promptly.
+                guard poll(&p, 1, 50) > 0 else { continue }
+                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+                guard n > 0 else { continue }
+                var offset = 0
+                var changed: [String] = []
+                buffer.withUnsafeBytes { raw in
+                    while offset + headerSize <= n {
+                        let len = Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                        let nameStart = offset + headerSize
+                        let nameBytes = raw[nameStart..<min(nameStart + len, n)].prefix { $0 != 0 }
+                        let name = String(decoding: nameBytes, as: UTF8.self)
+                        if !name.hasPrefix("."), name.hasSuffix(".json") {
+                            let c = String(name.dropLast(5))
+                            if !changed.contains(c) { changed.append(c) }
+                        }
+                        offset = nameStart + len
+                    }
+                }
+                for c in changed { onChange(c) }
+            }
+        }
     #endif
 }

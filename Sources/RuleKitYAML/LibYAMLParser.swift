@@ -101,7 +101,8 @@ struct LibYAMLParser: ~Copyable {
         // At the end of a text without a final line break libyaml's mark stands on a line after the
         // last: point at the end of the text instead.
         let end = Self.endLocation(of: input, file: file)
-        let at = (Int(m.line) + 1, Int(m.column) + 1) > (end.line, end.column)
+        let at =
+            (Int(m.line) + 1, Int(m.column) + 1) > (end.line, end.column)
             ? end : SourceLocation(file: file, line: Int(m.line) + 1, column: Int(m.column) + 1)
         return DiagnosticError(.error(.yamlSyntax, msg, at: at))
     }
@@ -109,7 +110,9 @@ struct LibYAMLParser: ~Copyable {
     /// Where the text ends: after its last character, counting line breaks as YAML does (LF, CR, CRLF,
     /// NEL, LS, PS) and columns in characters.
     static func endLocation(of input: UnsafeBufferPointer<UInt8>, file: String) -> SourceLocation {
-        var line = 1, column = 1, i = 0
+        var line = 1
+        var column = 1
+        var i = 0
         while i < input.count {
             let b = input[i]
             var width = 0
@@ -164,8 +167,10 @@ struct LibYAMLParser: ~Copyable {
             nodes = 0
             aliasNodes = 0
         case YAML_DOCUMENT_END_EVENT:
-            documents.append(Document(value: root ?? .null, sourceMap: SourceMap(file: file, entries: entries),
-                                      warnings: warnings))
+            documents.append(
+                Document(
+                    value: root ?? .null, sourceMap: SourceMap(file: file, entries: entries),
+                    warnings: warnings))
             warnings = []
         case YAML_SCALAR_EVENT:
             try scalar(&event)
@@ -194,7 +199,8 @@ struct LibYAMLParser: ~Copyable {
     mutating func countNodes(_ n: Int, _ m: yaml_mark_t) throws(DiagnosticError) {
         nodes += n
         if nodes > limits.maxNodes {
-            throw fail(.limitExceeded,
+            throw fail(
+                .limitExceeded,
                 "document expands to more than \(limits.maxNodes) nodes (alias expansion limit)", m)
         }
     }
@@ -234,9 +240,11 @@ struct LibYAMLParser: ~Copyable {
             value = ScalarResolver.resolvePlain(bytes, interner: &interner)
             if case .string = value, ScalarResolver.isYAML11Boolean(bytes) {
                 let text = String(decoding: bytes, as: UTF8.self)
-                warnings.append(.warning(.yaml11Boolean,
-                    "'\(text)' is the string \"\(text)\" in YAML 1.2, not a boolean; write true or false, or quote it",
-                    at: location(m)))
+                warnings.append(
+                    .warning(
+                        .yaml11Boolean,
+                        "'\(text)' is the string \"\(text)\" in YAML 1.2, not a boolean; write true or false, or quote it",
+                        at: location(m)))
             }
         } else {
             value = .string(interner.string(bytes))
@@ -246,9 +254,10 @@ struct LibYAMLParser: ~Copyable {
         try deliver(value, entry: entry, mark: m)
     }
 
-    mutating func setKey(bytes: UnsafeBufferPointer<UInt8>, plain: Bool, tag: String?, mark m: yaml_mark_t,
-                         anchor: String?) throws(DiagnosticError)
-    {
+    mutating func setKey(
+        bytes: UnsafeBufferPointer<UInt8>, plain: Bool, tag: String?, mark m: yaml_mark_t,
+        anchor: String?
+    ) throws(DiagnosticError) {
         let text = interner.string(bytes)
         if let anchor { anchors[anchor] = Anchor(value: .string(text), nodes: 1) }
         let top = stack.count - 1
@@ -270,8 +279,10 @@ struct LibYAMLParser: ~Copyable {
         aliasNodes += a.nodes
         let (ratio, overflow) = (nodes - aliasNodes).multipliedReportingOverflow(by: limits.maxAliasExpansion)
         if !overflow, aliasNodes > max(limits.aliasNodeFloor, ratio) {
-            throw fail(.limitExceeded,
-                "aliases expand to \(aliasNodes) nodes, over \(limits.maxAliasExpansion)× the \(nodes - aliasNodes) nodes written in the document (alias expansion limit)", m)
+            throw fail(
+                .limitExceeded,
+                "aliases expand to \(aliasNodes) nodes, over \(limits.maxAliasExpansion)× the \(nodes - aliasNodes) nodes written in the document (alias expansion limit)",
+                m)
         }
         if expectingKey {
             let key: String
@@ -301,21 +312,26 @@ struct LibYAMLParser: ~Copyable {
             throw fail(.limitExceeded, "nesting deeper than \(limits.maxDepth) levels", m)
         }
         let entry = newEntry(m)
-        stack.append(Frame(isMapping: mapping, start: mapping ? scratchMembers.count : scratchValues.count,
-                           entry: entry, anchor: anchor, nodesAtStart: nodes - 1))
+        stack.append(
+            Frame(
+                isMapping: mapping, start: mapping ? scratchMembers.count : scratchValues.count,
+                entry: entry, anchor: anchor, nodesAtStart: nodes - 1))
     }
 
     mutating func close(_ m: yaml_mark_t) throws(DiagnosticError) {
         let frame = stack.removeLast()
         let value: Value
         if frame.isMapping {
-            var object = ValueObject(members: scratchMembers.popArray(from: frame.start),
-                                     anyKeyHasDot: frame.anyKeyHasDot, allKeysASCII: frame.allKeysASCII)
+            var object = ValueObject(
+                members: scratchMembers.popArray(from: frame.start),
+                anyKeyHasDot: frame.anyKeyHasDot, allKeysASCII: frame.allKeysASCII)
             for (source, mergeMark) in frame.merges {
                 for (k, v) in source where object.index(forKey: k) == nil {
                     object.appendNew(key: k, value: v)
-                    entries.append(SourceMap.Entry(line: mergeMark.0, column: mergeMark.1,
-                                                   keyLine: mergeMark.0, keyColumn: mergeMark.1))
+                    entries.append(
+                        SourceMap.Entry(
+                            line: mergeMark.0, column: mergeMark.1,
+                            keyLine: mergeMark.0, keyColumn: mergeMark.1))
                 }
             }
             value = .object(object)
@@ -359,8 +375,10 @@ struct LibYAMLParser: ~Copyable {
             return
         }
         if isDuplicate(key, in: top) {
-            throw DiagnosticError(.error(.yamlDuplicateKey, "duplicate key '\(key)' in a mapping",
-                at: SourceLocation(file: file, line: Int(keyMark.0), column: Int(keyMark.1))))
+            throw DiagnosticError(
+                .error(
+                    .yamlDuplicateKey, "duplicate key '\(key)' in a mapping",
+                    at: SourceLocation(file: file, line: Int(keyMark.0), column: Int(keyMark.1))))
         }
         scratchMembers.append(ValueObject.Member(key: key, value: value))
     }

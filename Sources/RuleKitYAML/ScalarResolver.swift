@@ -28,9 +28,13 @@ enum ScalarResolver {
         guard (1...5).contains(s.count) else { return false }
         switch s[0] {
         case UInt8(ascii: "y"), UInt8(ascii: "Y"), UInt8(ascii: "n"), UInt8(ascii: "N"),
-             UInt8(ascii: "o"), UInt8(ascii: "O"):
-            return equalsAny(s, ["y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
-                                 "on", "On", "ON", "off", "Off", "OFF"])
+            UInt8(ascii: "o"), UInt8(ascii: "O"):
+            return equalsAny(
+                s,
+                [
+                    "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
+                    "on", "On", "ON", "off", "Off", "OFF",
+                ])
         default:
             return false
         }
@@ -54,7 +58,10 @@ enum ScalarResolver {
         let n = s.count
         var i = 0
         var sign = false
-        if s[0] == UInt8(ascii: "-") || s[0] == UInt8(ascii: "+") { i = 1; sign = true }
+        if s[0] == UInt8(ascii: "-") || s[0] == UInt8(ascii: "+") {
+            i = 1
+            sign = true
+        }
         guard i < n else { return nil }
         // 0x / 0o (unsigned in the core schema)
         if !sign, n > 2, s[0] == UInt8(ascii: "0") {
@@ -69,13 +76,19 @@ enum ScalarResolver {
         }
         // [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
         var digits = 0
-        while i < n && isDigit(s[i]) { i += 1; digits += 1 }
+        while i < n && isDigit(s[i]) {
+            i += 1
+            digits += 1
+        }
         var isInt = true
         if i < n && s[i] == UInt8(ascii: ".") {
             isInt = false
             i += 1
             var frac = 0
-            while i < n && isDigit(s[i]) { i += 1; frac += 1 }
+            while i < n && isDigit(s[i]) {
+                i += 1
+                frac += 1
+            }
             if digits == 0 && frac == 0 { return nil }
         } else if digits == 0 {
             return nil
@@ -85,7 +98,10 @@ enum ScalarResolver {
             i += 1
             if i < n && (s[i] == UInt8(ascii: "-") || s[i] == UInt8(ascii: "+")) { i += 1 }
             var exp = 0
-            while i < n && isDigit(s[i]) { i += 1; exp += 1 }
+            while i < n && isDigit(s[i]) {
+                i += 1
+                exp += 1
+            }
             if exp == 0 { return nil }
         }
         guard i == n else { return nil }
@@ -97,7 +113,10 @@ enum ScalarResolver {
                 let d = Int64(s[j] &- 0x30)
                 let (m, o1) = acc.multipliedReportingOverflow(by: 10)
                 let (r, o2) = neg ? m.subtractingReportingOverflow(d) : m.addingReportingOverflow(d)
-                if o1 || o2 { overflow = true; break }
+                if o1 || o2 {
+                    overflow = true
+                    break
+                }
                 acc = r
             }
             if !overflow { return .int(acc) }

@@ -1,9 +1,9 @@
+internal import Foundation
 // RuleKitYAML turns YAML text into RuleKit's `Value` model. It is the one module that talks to libyaml
 // (through the CYAML system library), and it does so only in `LibYAMLParser.swift`: libyaml's events are
 // turned into values directly, with no intermediate node tree, while the position of every node is
 // recorded in a flat `SourceMap` so later layers can point diagnostics at the exact field.
 public import RuleKitCore
-internal import Foundation
 
 /// Reads YAML 1.2 (core schema) into `Value`s with source positions, safely on hostile input.
 ///
@@ -28,9 +28,11 @@ public enum YAMLReader {
         _ bytes: [UInt8], file: String = "<input>", limits: ReaderLimits = .default
     ) throws(DiagnosticError) -> [Document] {
         guard bytes.count <= limits.maxDocumentBytes else {
-            throw DiagnosticError(.error(.limitExceeded,
-                "input is \(bytes.count) bytes, over the limit of \(limits.maxDocumentBytes)",
-                at: SourceLocation(file: file, line: 1, column: 1)))
+            throw DiagnosticError(
+                .error(
+                    .limitExceeded,
+                    "input is \(bytes.count) bytes, over the limit of \(limits.maxDocumentBytes)",
+                    at: SourceLocation(file: file, line: 1, column: 1)))
         }
         return try LibYAMLParser.parse(bytes, file: file, limits: limits)
     }
@@ -43,9 +45,11 @@ public enum YAMLReader {
     ) throws(DiagnosticError) -> Document {
         let docs = try readAll(bytes, file: file, limits: limits)
         if docs.count > 1 {
-            throw DiagnosticError(.error(.yamlUnsupported,
-                "expected one YAML document, found \(docs.count)",
-                at: docs[1].root.location ?? SourceLocation(file: file, line: 1, column: 1)))
+            throw DiagnosticError(
+                .error(
+                    .yamlUnsupported,
+                    "expected one YAML document, found \(docs.count)",
+                    at: docs[1].root.location ?? SourceLocation(file: file, line: 1, column: 1)))
         }
         // An empty stream is a null at its start, so what is said about it names the file.
         return docs.first ?? Document(value: .null, sourceMap: SourceMap(file: file, entries: [.init(line: 1, column: 1)]))

@@ -20,7 +20,8 @@ struct ConvertCommand: ParsableCommand {
     )
 
     enum Target: String, ExpressibleByArgument, CaseIterable {
-        case yaml, launchJSON = "launch-json"
+        case yaml
+        case launchJSON = "launch-json"
     }
 
     @Argument(help: "The rules file or folder (YAML or JSON, either format); a folder's files become one set.")
@@ -50,11 +51,17 @@ struct ConvertCommand: ParsableCommand {
         }
         switch to {
         case .yaml:
-            print(RuleKitFormatWriter.yaml(set, header: "converted by rulekit from \(sources.sets.map { $0.path == "-" ? "<stdin>" : $0.path }.joined(separator: ", "))"), terminator: "")
+            print(
+                RuleKitFormatWriter.yaml(
+                    set,
+                    header: "converted by rulekit from \(sources.sets.map { $0.path == "-" ? "<stdin>" : $0.path }.joined(separator: ", "))"
+                ), terminator: "")
         case .launchJSON:
             let unwritable = LaunchRulesWriter.unwritableNumbers(set)
             if !unwritable.isEmpty {
-                Stderr.write("error: JSON has no NaN or infinity, and the rules hold one at \(unwritable.prefix(5).joined(separator: ", ")) (write a finite number)\n")
+                Stderr.write(
+                    "error: JSON has no NaN or infinity, and the rules hold one at \(unwritable.prefix(5).joined(separator: ", ")) (write a finite number)\n"
+                )
                 throw ExitCode(1)
             }
             if set.rules.contains(where: { !$0.enabled }) {
@@ -80,8 +87,10 @@ extension ConvertCommand {
             for e in set.dataElements {
                 if let (known, where_) = elements[e.name] {
                     if known.path != e.path || known.type != e.type {
-                        return .failure(MergeError(message:
-                            "data element '\(e.name)' is '\(known.path)' in \(where_) but '\(e.path)' in \(path)"))
+                        return .failure(
+                            MergeError(
+                                message:
+                                    "data element '\(e.name)' is '\(known.path)' in \(where_) but '\(e.path)' in \(path)"))
                     }
                     continue
                 }

@@ -29,7 +29,8 @@ struct ExplainCommand: ParsableCommand {
 
     func run() throws {
         var sources = RuleFiles()
-        let states: [String: ValueObject], xdm: [String: ValueObject]
+        let states: [String: ValueObject]
+        let xdm: [String: ValueObject]
         let input: Value
         do {
             try sources.loadOrExit(rules.isEmpty ? ["Rules"] : rules)
@@ -55,8 +56,9 @@ struct ExplainCommand: ParsableCommand {
             throw ExitCode(1)
         }
         let (compiled, _) = sources.compiled()
-        let e = EngineEvent(name: input["name"]?.stringValue ?? "event", type: input["type"]?.stringValue ?? "",
-                            source: input["source"]?.stringValue ?? "", data: input["data"]?.objectValue)
+        let e = EngineEvent(
+            name: input["name"]?.stringValue ?? "event", type: input["type"]?.stringValue ?? "",
+            source: input["source"]?.stringValue ?? "", data: input["data"]?.objectValue)
         var r = Resolver(event: e, runtime: StaticRulesRuntime(states: states, xdmStates: xdm), slotCount: compiled.slotCount)
         print(ExplainText.render(Evaluator.explain(compiled, &r)), terminator: "")
     }

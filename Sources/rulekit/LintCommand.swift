@@ -46,8 +46,11 @@ struct LintCommand: ParsableCommand {
         switch format {
         case .text:
             if !findings.isEmpty { print(sources.render(findings)) }
-            let e = findings.count { $0.severity == .error }, w = findings.count { $0.severity == .warning }
-            print("\(e) error\(e == 1 ? "" : "s"), \(w) warning\(w == 1 ? "" : "s") in \(sources.fileCount) rules file\(sources.fileCount == 1 ? "" : "s")")
+            let e = findings.count { $0.severity == .error }
+            let w = findings.count { $0.severity == .warning }
+            print(
+                "\(e) error\(e == 1 ? "" : "s"), \(w) warning\(w == 1 ? "" : "s") in \(sources.fileCount) rules file\(sources.fileCount == 1 ? "" : "s")"
+            )
         case .json:
             print(JSONWriter.string(.array(findings.map(Self.json)), options: .pretty))
         case .sarif:
@@ -64,8 +67,10 @@ struct LintCommand: ParsableCommand {
     }
 
     static func json(_ d: Diagnostic) -> Value {
-        var o: ValueObject = ["severity": .string(d.severity.rawValue), "code": .string(d.code.rawValue),
-                              "message": .string(d.message)]
+        var o: ValueObject = [
+            "severity": .string(d.severity.rawValue), "code": .string(d.code.rawValue),
+            "message": .string(d.message),
+        ]
         if let l = d.location {
             o["file"] = .string(l.file)
             o["line"] = .int(Int64(l.line))
@@ -78,25 +83,37 @@ struct LintCommand: ParsableCommand {
     static func sarif(_ findings: [Diagnostic]) -> Value {
         let codes = Array(Set(findings.map(\.code.rawValue))).sorted()
         let results: [Value] = findings.map { d in
-            var r: ValueObject = ["ruleId": .string(d.code.rawValue),
-                                  "level": .string(d.severity == .error ? "error" : d.severity == .warning ? "warning" : "note"),
-                                  "message": ["text": .string(d.message)]]
+            var r: ValueObject = [
+                "ruleId": .string(d.code.rawValue),
+                "level": .string(d.severity == .error ? "error" : d.severity == .warning ? "warning" : "note"),
+                "message": ["text": .string(d.message)],
+            ]
             if let l = d.location {
-                r["locations"] = [["physicalLocation": [
-                    "artifactLocation": ["uri": .string(l.file)],
-                    "region": ["startLine": .int(Int64(l.line)), "startColumn": .int(Int64(l.column))],
-                ]]]
+                r["locations"] = [
+                    [
+                        "physicalLocation": [
+                            "artifactLocation": ["uri": .string(l.file)],
+                            "region": ["startLine": .int(Int64(l.line)), "startColumn": .int(Int64(l.column))],
+                        ]
+                    ]
+                ]
             }
             return .object(r)
         }
         return [
             "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
             "version": "2.1.0",
-            "runs": [[
-                "tool": ["driver": ["name": "rulekit", "informationUri": "https://rulekit.dev",
-                                    "rules": .array(codes.map { ["id": .string($0)] })]],
-                "results": .array(results),
-            ]],
+            "runs": [
+                [
+                    "tool": [
+                        "driver": [
+                            "name": "rulekit", "informationUri": "https://rulekit.dev",
+                            "rules": .array(codes.map { ["id": .string($0)] }),
+                        ]
+                    ],
+                    "results": .array(results),
+                ]
+            ],
         ]
     }
 }
@@ -107,9 +124,10 @@ extension Linter {
     static func configured(schemas: String?, examples: String) throws -> Linter {
         var linter = Linter()
         if let folder = try SchemaFolder.resolve(schemas, skipping: "XDM key and type checks are"),
-           let xdm = try? XDMRegistry(folder: URL(fileURLWithPath: folder)),
-           let cls = xdm.documents.keys.first(where: { $0.hasSuffix("/experienceevent") }),
-           let composed = try? xdm.compose(class: cls, fieldGroups: xdm.fieldGroups(for: cls)) {
+            let xdm = try? XDMRegistry(folder: URL(fileURLWithPath: folder)),
+            let cls = xdm.documents.keys.first(where: { $0.hasSuffix("/experienceevent") }),
+            let composed = try? xdm.compose(class: cls, fieldGroups: xdm.fieldGroups(for: cls))
+        {
             linter.catalog = composed.catalog
             linter.xdmValidator = composed.validator
         }

@@ -51,8 +51,11 @@ struct MatchCommand: ParsableCommand {
         let runtime = StaticRulesRuntime(states: states, xdmStates: xdm)
 
         var counts = [Int](repeating: 0, count: compiled.rules.count)
-        var eventCount = 0, eventsMatched = 0, bad = 0
-        var block: [EngineEvent] = [], lines: [Int] = []
+        var eventCount = 0
+        var eventsMatched = 0
+        var bad = 0
+        var block: [EngineEvent] = []
+        var lines: [Int] = []
         var resolver: Resolver?
         var out = ""
         func flush() {
@@ -89,8 +92,10 @@ struct MatchCommand: ParsableCommand {
                     bad += 1
                     continue
                 }
-                block.append(EngineEvent(name: o["name"]?.stringValue ?? "event", type: o["type"]?.stringValue ?? "",
-                                         source: o["source"]?.stringValue ?? "", data: o["data"]?.objectValue))
+                block.append(
+                    EngineEvent(
+                        name: o["name"]?.stringValue ?? "event", type: o["type"]?.stringValue ?? "",
+                        source: o["source"]?.stringValue ?? "", data: o["data"]?.objectValue))
                 lines.append(line)
                 eventCount += 1
                 if block.count == Self.blockSize { flush() }
@@ -107,8 +112,9 @@ struct MatchCommand: ParsableCommand {
             print("rule".padding(toLength: width, withPad: " ", startingAt: 0) + "  matched")
             for (i, rule) in compiled.rules.enumerated() {
                 let n = String(counts[i])
-                print(rule.label.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
-                      + String(repeating: " ", count: max(0, 7 - n.count)) + n)
+                print(
+                    rule.label.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                        + String(repeating: " ", count: max(0, 7 - n.count)) + n)
             }
             print("\(eventCount) events, \(eventsMatched) with a match, \(counts.reduce(0, +)) matches")
         }

@@ -55,7 +55,8 @@ struct ReportCommand: ParsableCommand {
             var before = RuleFiles()
             try before.loadOrExit([baseline])
             if before.hasErrors {
-                Stderr.write("error: the baseline rules do not load:\n" + before.render(before.diagnostics.filter { $0.severity == .error }) + "\n")
+                Stderr.write(
+                    "error: the baseline rules do not load:\n" + before.render(before.diagnostics.filter { $0.severity == .error }) + "\n")
                 throw ExitCode(1)
             }
             builder.baseline = before
@@ -71,7 +72,9 @@ struct ReportCommand: ParsableCommand {
             throw ExitCode(2)
         }
         let errors = report.findings.count { $0.severity == .error }
-        Stderr.write("wrote \(out): \(report.rules.count) rules, \(errors) lint errors\(report.eventsFile != nil ? ", \(report.eventCount) events" : "")\n")
+        Stderr.write(
+            "wrote \(out): \(report.rules.count) rules, \(errors) lint errors\(report.eventsFile != nil ? ", \(report.eventCount) events" : "")\n"
+        )
     }
 
     /// The rule tests beside the rules: a folder's `*.test.yaml`, a file's `NAME.test.yaml`.
@@ -86,8 +89,10 @@ struct ReportCommand: ParsableCommand {
                     .map { PathText.join(p, $0) }
             } else {
                 let name = PathText.lastComponent(of: p)
-                let stem = PathText.join(PathText.directory(of: p), name.split(separator: ".").count > 1
-                    ? String(name[..<(name.lastIndex(of: ".") ?? name.endIndex)]) : name)
+                let stem = PathText.join(
+                    PathText.directory(of: p),
+                    name.split(separator: ".").count > 1
+                        ? String(name[..<(name.lastIndex(of: ".") ?? name.endIndex)]) : name)
                 if FileManager.default.fileExists(atPath: stem + ".test.yaml") { out.append(stem + ".test.yaml") }
             }
         }

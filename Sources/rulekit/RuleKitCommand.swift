@@ -37,7 +37,10 @@ struct RuleKitCommand: ParsableCommand {
               rulekit parse Rules/commerce.yaml
             """,
         version: RuleKitVersion.current,
-        subcommands: [RunCommand.self, MatchCommand.self, TestCommand.self, ParseCommand.self, LintCommand.self, ConvertCommand.self, ExplainCommand.self, ReportCommand.self, XDMCommand.self, SchemaCommand.self, SharedCommand.self]
+        subcommands: [
+            RunCommand.self, MatchCommand.self, TestCommand.self, ParseCommand.self, LintCommand.self, ConvertCommand.self,
+            ExplainCommand.self, ReportCommand.self, XDMCommand.self, SchemaCommand.self, SharedCommand.self,
+        ]
     )
 
     /// `rulekit` alone names no command: bad usage (exit 2), with the help on standard error.

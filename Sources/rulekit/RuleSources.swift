@@ -1,8 +1,8 @@
 public import ArgumentParser
 import Foundation
 import RuleKitCore
-import RuleKitRules
 import RuleKitExtension
+import RuleKitRules
 
 extension RuleFiles {
     /// Loads `paths` (files, folders, `-` for standard input) as every command does; a path that cannot
@@ -25,7 +25,8 @@ enum StateOptions {
             guard let eq = o.firstIndex(of: "="), eq != o.startIndex else {
                 throw .unreadable("expected NAME=FILE, got '\(o)'")
             }
-            let name = String(o[..<eq]), file = String(o[o.index(after: eq)...])
+            let name = String(o[..<eq])
+            let file = String(o[o.index(after: eq)...])
             let docs = try InputFiles.documents(file)
             guard case .object(let obj)? = docs.first?.value else { throw .unreadable("state file '\(file)' is not an object") }
             out[name] = obj
@@ -61,7 +62,6 @@ func openEvents(_ path: String) throws -> JSONLinesReader {
         throw ExitCode(2)
     }
 }
-
 
 /// The `--schemas` folder of the commands that check XDM: a folder the user named must exist (exit 2);
 /// the default `Schemas/` may be absent (outside the repository), and then the checks it enables are

@@ -38,10 +38,12 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("data-dir"), help: "Keep event history in DIR/history.sqlite (default: in memory).")
     var dataDir: String?
 
-    @Option(name: .customLong("shared"), help: """
-        A shared data container (directory): its changes arrive as events, and the last good rules are kept \
-        there, so a run whose rules are broken runs them instead.
-        """)
+    @Option(
+        name: .customLong("shared"),
+        help: """
+            A shared data container (directory): its changes arrive as events, and the last good rules are kept \
+            there, so a run whose rules are broken runs them instead.
+            """)
     var shared: String?
 
     @Option(help: "The folder of XDM schemas rule-attached XDM is aligned with, if it holds an ExperienceEvent class (default: Schemas).")
@@ -108,7 +110,7 @@ struct RunCommand: ParsableCommand {
             }
         }
         var factories: [EventHub.ExtensionFactory] = [
-            RulesExtension.factory(.init(sources: sources, xdm: alignment, container: container, preloaded: files)),
+            RulesExtension.factory(.init(sources: sources, xdm: alignment, container: container, preloaded: files))
         ]
         if let container { factories.append(SharedDataExtension.factory(container)) }
         for name in Set(states.keys).union(xdm.keys).sorted() {
@@ -157,9 +159,14 @@ struct RunCommand: ParsableCommand {
         for record in reader {
             switch record {
             case .success(let v):
-                guard case .object(let o) = v else { bad += 1; continue }
-                block.append(Event(name: o["name"]?.stringValue ?? "event", type: o["type"]?.stringValue ?? "",
-                                   source: o["source"]?.stringValue ?? "", data: o["data"]?.objectValue))
+                guard case .object(let o) = v else {
+                    bad += 1
+                    continue
+                }
+                block.append(
+                    Event(
+                        name: o["name"]?.stringValue ?? "event", type: o["type"]?.stringValue ?? "",
+                        source: o["source"]?.stringValue ?? "", data: o["data"]?.objectValue))
                 count += 1
                 if block.count == Self.blockSize { send() }
                 if progress && count % 10_000 == 0 { Stderr.write("\r\(count) events") }

@@ -73,7 +73,8 @@ struct SharedCommand: ParsableCommand {
     }
 
     struct Increment: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add 1 to an integer member of a collection, atomically across processes.")
+        static let configuration = CommandConfiguration(
+            abstract: "Add 1 to an integer member of a collection, atomically across processes.")
         @Argument(help: "The container directory.") var container: String
         @Argument(help: "The collection (an object).") var collection: String
         @Option(help: "The member to increment.") var key = "count"

@@ -57,7 +57,7 @@ struct TestCommand: ParsableCommand {
             }
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: p, isDirectory: &isDir) else {
-                Stderr.write("error: no such file or folder '\(p)'\n")
+                Stderr.write("error: no such test file or folder '\(p)'\n")
                 throw ExitCode(2)
             }
             if isDir.boolValue {
@@ -71,7 +71,8 @@ struct TestCommand: ParsableCommand {
                 throw ExitCode(2)
             }
         }
-        var passed = 0, failed = 0
+        var passed = 0
+        var failed = 0
         var out = StdoutBuffer()
         for f in files {
             let (file, found) = RuleTestFile.load(path: f)

@@ -150,8 +150,10 @@ struct XDMValidateCommand: ParsableCommand {
                 if !errors.isEmpty { invalid += 1 }
                 switch format {
                 case .json:
-                    let obj: Value = ["line": .int(Int64(line)), "valid": .bool(errors.isEmpty),
-                                      "errors": .array(errors.map { ["path": .string($0.0), "message": .string($0.1)] })]
+                    let obj: Value = [
+                        "line": .int(Int64(line)), "valid": .bool(errors.isEmpty),
+                        "errors": .array(errors.map { ["path": .string($0.0), "message": .string($0.1)] }),
+                    ]
                     out.write(JSONWriter.string(obj) + "\n")
                 case .text:
                     for (path, message) in errors { out.write("\(file):\(line): \(path.isEmpty ? "/" : path): \(message)\n") }

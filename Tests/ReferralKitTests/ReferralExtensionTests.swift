@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import ReferralKit
 import RuleKitCore
 import RuleKitExtension
@@ -9,6 +6,10 @@ import RuleKitHub
 import RuleKitShared
 import RuleKitTestSupport
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The referral SDK extension against a local stand-in for its service on 127.0.0.1
 /// (`Examples/Referral/fake_service.py`): session transitions, the token in the shared container, retries,
@@ -21,8 +22,9 @@ import Testing
         var base: URL { server.base }
 
         init() throws {
-            server = try LocalServer(script: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-                .appendingPathComponent("../../Examples/Referral/fake_service.py").standardized)
+            server = try LocalServer(
+                script: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                    .appendingPathComponent("../../Examples/Referral/fake_service.py").standardized)
         }
 
         func request(_ method: String, _ path: String) throws -> Value {
@@ -57,9 +59,11 @@ import Testing
         let booted = DispatchSemaphore(value: 0)
         hub.registerExtensions(factories: [
             RulesExtension.factory(.init(sources: [rulesPath])),
-            ReferralExtension.factory(.init(baseURL: service.base, container: container,
-                                            rules: { hub.api(named: RulesExtension.extensionName, as: RulesControl.self) },
-                                            initialBackoff: 0.01)),
+            ReferralExtension.factory(
+                .init(
+                    baseURL: service.base, container: container,
+                    rules: { hub.api(named: RulesExtension.extensionName, as: RulesControl.self) },
+                    initialBackoff: 0.01)),
         ]) { _ in booted.signal() }
         booted.wait()
         let client = ReferralClient(hub: hub, timeout: 30)
@@ -81,11 +85,13 @@ import Testing
 
         #expect(client.wait { client.identify(email: "ada@example.com", $0) } == .success(.init(ok: true, state: .identified, error: nil)))
         #expect(try container.read("referral.session")?["email"] == "ada@example.com")
-        #expect(client.wait { client.signalShare(channel: "email", data: ["phone": "+44 20 0000", "note": "hi"], $0) }
-            == .success(.init(ok: true, state: .identified, error: nil)))
+        #expect(
+            client.wait { client.signalShare(channel: "email", data: ["phone": "+44 20 0000", "note": "hi"], $0) }
+                == .success(.init(ok: true, state: .identified, error: nil)))
         let share = try #require(try service.log().last { $0["path"] == "/v1/share" })
-        #expect(try JSONReader.read(Array((share["body"]?.stringValue ?? "").utf8)).value
-            == ["channel": "email", "email": "ada@example.com", "note": "hi", "campaign": "spring-referral"])
+        #expect(
+            try JSONReader.read(Array((share["body"]?.stringValue ?? "").utf8)).value
+                == ["channel": "email", "email": "ada@example.com", "note": "hi", "campaign": "spring-referral"])
         #expect(share["headers"]?["Authorization"] == .string("Bearer \(token)"))
 
         #expect(client.wait { client.logout($0) } == .success(.init(ok: true, state: .loggedOut, error: nil)))
@@ -106,7 +112,8 @@ import Testing
         let container = try Self.container()
         do {
             let (_, client) = try Self.host(service, container)
-            #expect(client.wait { client.identify(email: "ada@example.com", $0) } == .success(.init(ok: true, state: .identified, error: nil)))
+            #expect(
+                client.wait { client.identify(email: "ada@example.com", $0) } == .success(.init(ok: true, state: .identified, error: nil)))
         }
         // A restart (or a companion process on the same container): the saved token is checked, not replaced.
         let (_, again) = try Self.host(service, container)

@@ -6,13 +6,15 @@ import Testing
     @Test func renderedDiagnosticMatchesGolden() {
         var r = DiagnosticRenderer()
         r.addSource("rules:\n  - { key: ~type, eqals: x }\n", for: "Rules/a.yaml")
-        let d = Diagnostic.error("rules.unknown-matcher", "unknown matcher 'eqals' (did you mean 'eq'?)",
-                                 at: SourceLocation(file: "Rules/a.yaml", line: 2, column: 19))
-        #expect(r.render(d) == """
-            Rules/a.yaml:2:19: error: unknown matcher 'eqals' (did you mean 'eq'?)
-                  - { key: ~type, eqals: x }
-                                  ^
-            """)
+        let d = Diagnostic.error(
+            "rules.unknown-matcher", "unknown matcher 'eqals' (did you mean 'eq'?)",
+            at: SourceLocation(file: "Rules/a.yaml", line: 2, column: 19))
+        #expect(
+            r.render(d) == """
+                Rules/a.yaml:2:19: error: unknown matcher 'eqals' (did you mean 'eq'?)
+                      - { key: ~type, eqals: x }
+                                      ^
+                """)
     }
 
     @Test func renderWithoutSourceIsOneLine() {
@@ -65,7 +67,8 @@ import Testing
         let lines = out.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count == 3)
         // The caret stands under the 'Y' (column 100,002).
-        let excerpt = Array(lines[1]), caretLine = Array(lines[2])
+        let excerpt = Array(lines[1])
+        let caretLine = Array(lines[2])
         #expect(excerpt[caretLine.count - 1] == "Y")
     }
 

@@ -46,9 +46,9 @@ import Testing
 
     @Test func givesUpInsteadOfReporting() {
         for text in [
-            #"{"name": "a", "name": "b"}"#,            // the caller refuses a repeated key
-            #"{"name": "a", "other": 1}"#,             // or an unknown one
-            #"{"n\u0061me": "a"}"#,                    // escaped keys are not plain
+            #"{"name": "a", "name": "b"}"#,  // the caller refuses a repeated key
+            #"{"name": "a", "other": 1}"#,  // or an unknown one
+            #"{"n\u0061me": "a"}"#,  // escaped keys are not plain
             #"{"name": "a",}"#, #"{"name": "a"} x"#, #"{"tags": [1,], "name": "a"}"#, #"{"name": "a""#,
             "{\"name\": \"bad \u{1}\"}", "",
         ] {

@@ -6,7 +6,7 @@ import Testing
 @Suite struct JSONReaderTests {
     static let valid: [(String, Value)] = [
         ("null", .null), ("true", true), ("false", false), ("0", 0), ("-0", 0), ("123", 123),
-        ("-9223372036854775808", .int(Int64.min)), ("9223372036854775808", .double(9223372036854775808)),
+        ("-9223372036854775808", .int(Int64.min)), ("9223372036854775808", .double(9_223_372_036_854_775_808)),
         ("1.5", 1.5), ("22.0", .double(22)), ("1e2", .double(100)), ("1E+2", .double(100)), ("-1.25e-2", -0.0125),
         (#""""#, ""), (#""a\"b\\c\/d""#, "a\"b\\c/d"), (#""\b\f\n\r\t""#, "\u{8}\u{c}\n\r\t"),
         (#""\u00e9\u4e2d""#, "é中"), (#""\ud83d\ude00""#, "😀"), (#""é""#, "é"),
@@ -31,7 +31,8 @@ import Testing
         (#""\ud800\u0041""#, "not followed by a low surrogate"), ("\"a\u{1}b\"", "control character"),
         ("\"a\nb\"", "control character"), ("'a'", "expected a value"), ("[1", "end of input"), ("{\"a\" 1}", "expected ':'"),
         ("{a:1}", "expected a string key"), ("tru", "invalid literal"), ("nul", "invalid literal"), ("1 2", "after the JSON value"),
-        ("", "end of input"), ("\u{FEFF}1", "byte order mark"), ("[1,,2]", "expected a value"), ("{\"a\":1 \"b\":2}", "expected ',' or '}'"),
+        ("", "end of input"), ("\u{FEFF}1", "byte order mark"), ("[1,,2]", "expected a value"),
+        ("{\"a\":1 \"b\":2}", "expected ',' or '}'"),
     ]
 
     @Test(arguments: invalid)
@@ -115,8 +116,9 @@ import Testing
     }
 
     @Test func sourceMapPointsAtNodesAndKeys() throws {
-        let doc = try JSONReader.read("{\n  \"rules\": [\n    {\"id\": \"r1\", \"x\": [true]}\n  ]\n}", file: "r.json",
-                                      keepSourceMap: true)
+        let doc = try JSONReader.read(
+            "{\n  \"rules\": [\n    {\"id\": \"r1\", \"x\": [true]}\n  ]\n}", file: "r.json",
+            keepSourceMap: true)
         let rule = try #require(doc.root["rules"]?[0])
         #expect(rule.location == SourceLocation(file: "r.json", line: 3, column: 5))
         #expect(rule["x"]?[0]?.location == SourceLocation(file: "r.json", line: 3, column: 24))
@@ -183,7 +185,10 @@ import Testing
 
 /// Found by fuzz-json (Foundation refuses these; RuleKit read them as infinity and wrote `null` back).
 @Suite struct JSONNumberRangeTests {
-    @Test(arguments: ["4e904", "-1e400", "[1, 2e308]", "{\"a\": 179769313486231580793728971405303415079934132710037826936173778980444968292764750946649017977587207096330286416692887910946555547851940402630657488671505820681908902000708383676273854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704342711559699508093042880177904174497792}"])
+    @Test(arguments: [
+        "4e904", "-1e400", "[1, 2e308]",
+        "{\"a\": 179769313486231580793728971405303415079934132710037826936173778980444968292764750946649017977587207096330286416692887910946555547851940402630657488671505820681908902000708383676273854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704342711559699508093042880177904174497792}",
+    ])
     func numbersPastDoubleRangeAreRefused(_ text: String) {
         #expect {
             try JSONReader.value(text)

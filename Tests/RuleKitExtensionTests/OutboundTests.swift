@@ -1,13 +1,14 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import RuleKitCore
 import RuleKitHub
 import RuleKitTestSupport
 import Testing
 
 @testable import RuleKitExtension
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Outbound messages through the rules' outbound stage and real transports; HTTP against a local server
 /// on 127.0.0.1.
@@ -36,8 +37,9 @@ import Testing
         return (hub, control)
     }
 
-    static let message = OutboundMessage(url: "http://127.0.0.1/collect", headers: ["X-Trace": "1"],
-                                         body: ["event": "purchase", "email": "ada@example.com", "total": 12.5])
+    static let message = OutboundMessage(
+        url: "http://127.0.0.1/collect", headers: ["X-Trace": "1"],
+        body: ["event": "purchase", "email": "ada@example.com", "total": 12.5])
 
     @Test func rulesStripFieldsAndAddHeadersBeforeAMessageLeaves() throws {
         let (hub, control) = try Self.control()
@@ -62,8 +64,9 @@ import Testing
         var port: Int { server.port }
 
         init() throws {
-            server = try LocalServer(script: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-                .appendingPathComponent("Fixtures/http_server.py"))
+            server = try LocalServer(
+                script: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                    .appendingPathComponent("Fixtures/http_server.py"))
         }
 
         func log() async throws -> [Value] {

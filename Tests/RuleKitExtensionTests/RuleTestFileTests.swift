@@ -19,7 +19,8 @@ import Testing
     }
 
     @Test func aMisspelledExpectationIsALocatedError() throws {
-        let path = try Self.write("""
+        let path = try Self.write(
+            """
             rules: r.yaml
             cases:
               - name: typo
@@ -51,24 +52,24 @@ import Testing
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rk-tests-\(UUID())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         try """
-            rules:
-              - {id: a, when: {key: n, eq: 1}, then: []}
-              - {id: b, when: {key: n, eq: 2}, then: []}
-            """.write(to: dir.appendingPathComponent("r.yaml"), atomically: true, encoding: .utf8)
+        rules:
+          - {id: a, when: {key: n, eq: 1}, then: []}
+          - {id: b, when: {key: n, eq: 2}, then: []}
+        """.write(to: dir.appendingPathComponent("r.yaml"), atomically: true, encoding: .utf8)
         let path = dir.appendingPathComponent("r.test.yaml").path
         try """
-            cases:
-              - name: both events count
-                events:
-                  - {type: t, source: s, data: {n: 1}, expect: {fired: [a]}}
-                  - {type: t, source: s, data: {n: 2}, expect: {fired: [b], notFired: [a]}}
-                expect: {fired: [a, b]}
-              - name: a wrong per-event expectation fails
-                events:
-                  - {type: t, source: s, data: {n: 1}, expect: {fired: [b]}}
-                  - {type: t, source: s, data: {n: 2}}
-                expect: {fired: [a, b]}
-            """.write(toFile: path, atomically: true, encoding: .utf8)
+        cases:
+          - name: both events count
+            events:
+              - {type: t, source: s, data: {n: 1}, expect: {fired: [a]}}
+              - {type: t, source: s, data: {n: 2}, expect: {fired: [b], notFired: [a]}}
+            expect: {fired: [a, b]}
+          - name: a wrong per-event expectation fails
+            events:
+              - {type: t, source: s, data: {n: 1}, expect: {fired: [b]}}
+              - {type: t, source: s, data: {n: 2}}
+            expect: {fired: [a, b]}
+        """.write(toFile: path, atomically: true, encoding: .utf8)
         let (loaded, found) = RuleTestFile.load(path: path)
         let file = try #require(loaded, "\(found)")
         var rules = RuleFiles()

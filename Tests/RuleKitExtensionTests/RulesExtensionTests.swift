@@ -33,18 +33,22 @@ import Testing
     }
 
     /// A hub with the rules extension (and states published by a helper extension), plus a sink.
-    static func hub(rules: String, states: [String: ValueObject] = [:], xdm: [String: ValueObject] = [:],
-                    limit: Int = 8, early: [Event] = [], alignment: XDMAlignment? = nil,
-                    container: SharedContainer? = nil) -> (EventHub, Sink, RulesControl) {
+    static func hub(
+        rules: String, states: [String: ValueObject] = [:], xdm: [String: ValueObject] = [:],
+        limit: Int = 8, early: [Event] = [], alignment: XDMAlignment? = nil,
+        container: SharedContainer? = nil
+    ) -> (EventHub, Sink, RulesControl) {
         let hub = EventHub()
         let sink = Sink()
         hub.registerEventListener(type: EventType.wildcard, source: EventSource.wildcard) { e in sink.events.withLock { $0.append(e) } }
         for e in early { hub.dispatch(e) }
         var factories: [EventHub.ExtensionFactory] = [
-            RulesExtension.factory(.init(sources: [rules], consequenceChainLimit: limit, xdm: alignment, container: container)),
+            RulesExtension.factory(.init(sources: [rules], consequenceChainLimit: limit, xdm: alignment, container: container))
         ]
         for (name, data) in states { factories.append(StatePublisherExtension.factory(name: name, state: data, xdm: xdm[name])) }
-        for (name, data) in xdm where states[name] == nil { factories.append(StatePublisherExtension.factory(name: name, state: nil, xdm: data)) }
+        for (name, data) in xdm where states[name] == nil {
+            factories.append(StatePublisherExtension.factory(name: name, state: nil, xdm: data))
+        }
         let done = Locked(false)
         hub.registerExtensions(factories: factories) { _ in done.withLock { $0 = true } }
         _ = eventually { done.withLock { $0 } }
@@ -52,12 +56,14 @@ import Testing
     }
 
     @Test func eventsAreEnrichedBeforeListenersSeeThem() throws {
-        let dir = try Self.folder(["r.yaml": """
+        let dir = try Self.folder([
+            "r.yaml": """
             rules:
               - id: tag
                 when: {key: ~type, eq: purchase}
                 then: [{add: {tier: gold}}, {dispatch: {type: followup, source: rules, action: copy}}]
-            """])
+            """
+        ])
         let (hub, sink, control) = Self.hub(rules: dir)
         #expect(control.lastOutcome?.loaded == true)
         hub.dispatch(Event(name: "buy", type: "purchase", source: "app", data: ["total": 10]))
@@ -70,12 +76,14 @@ import Testing
     }
 
     @Test func eventsBeforeTheFirstLoadAreReplayedOnce() throws {
-        let dir = try Self.folder(["r.yaml": """
+        let dir = try Self.folder([
+            "r.yaml": """
             rules:
               - id: hello
                 when: {key: ~type, eq: early}
                 then: [{type: url, detail: {u: "{%n%}"}}]
-            """])
+            """
+        ])
         let early = (0..<3).map { Event(name: "e\($0)", type: "early", source: "app", data: ["n": .int(Int64($0))]) }
         let (hub, sink, _) = Self.hub(rules: dir, early: early)
         withExtendedLifetime(hub) {
@@ -100,20 +108,24 @@ import Testing
         #expect(sink.all.contains { $0.type == RulesExtension.diagnosticsEventType && $0.data?["loaded"] == false })
         // A configuration event naming new sources reloads too.
         let other = try Self.folder(["r.yaml": "rules:\n  - {id: c, when: {key: ~type, eq: t}, then: [{add: {c: 3}}]}\n"])
-        hub.dispatch(Event(name: "cfg", type: EventType.configuration, source: EventSource.requestContent,
-                           data: [RulesExtension.reloadKey: [.string(other)]]))
+        hub.dispatch(
+            Event(
+                name: "cfg", type: EventType.configuration, source: EventSource.requestContent,
+                data: [RulesExtension.reloadKey: [.string(other)]]))
         #expect(Self.eventually { control.lastOutcome?.loaded == true && control.lastOutcome?.diagnostics.isEmpty == true })
         hub.dispatch(Event(name: "y", type: "t", source: "s", data: [:]))
         #expect(Self.eventually { sink.named("y").first?.data == ["c": 3] })
     }
 
     @Test func aRuleMatchingItsOwnConsequenceEventsIsCutAtTheBound() throws {
-        let dir = try Self.folder(["r.yaml": """
+        let dir = try Self.folder([
+            "r.yaml": """
             rules:
               - id: loop
                 when: {key: tier, ne: gold}
                 then: [{type: url, detail: {u: x}}]
-            """])
+            """
+        ])
         let (hub, sink, _) = Self.hub(rules: dir, limit: 5)
         let start = Event(name: "start", type: "t", source: "s", data: ["tier": "silver"])
         hub.dispatch(start)
@@ -131,7 +143,8 @@ import Testing
     }
 
     @Test func conditionsReadStandardAndXDMStatesAtTheEventsVersion() throws {
-        let dir = try Self.folder(["r.yaml": """
+        let dir = try Self.folder([
+            "r.yaml": """
             rules:
               - id: s
                 when:
@@ -139,7 +152,8 @@ import Testing
                     - {key: ~state.cfg/privacy, eq: optedin}
                     - {key: ~xdm.edge/device.type, eq: mobile}
                 then: [{add: {ok: true}}]
-            """])
+            """
+        ])
         let (hub, sink, _) = Self.hub(rules: dir, states: ["cfg": ["privacy": "optedin"]], xdm: ["edge": ["device": ["type": "mobile"]]])
         hub.dispatch(Event(name: "x", type: "t", source: "s", data: [:]))
         #expect(Self.eventually { sink.named("x").first?.data == ["ok": true] })
@@ -185,20 +199,23 @@ extension RulesExtensionTests {
         #expect(e.data?["xdm"]?["commerce"]?["order"]?["priceTotal"] == 959.45)
         #expect(e.data?["xdm"]?["device"]?["type"] == nil)
         let report = try #require(sink.all.first { $0.type == XDMAlignment.diagnosticsEventType })
-        let actions = Dictionary(uniqueKeysWithValues: (report.data?["findings"]?.arrayValue ?? []).compactMap { f in
-            f["path"]?.stringValue.map { ($0, f["action"]?.stringValue ?? "") }
-        })
+        let actions = Dictionary(
+            uniqueKeysWithValues: (report.data?["findings"]?.arrayValue ?? []).compactMap { f in
+                f["path"]?.stringValue.map { ($0, f["action"]?.stringValue ?? "") }
+            })
         #expect(actions == ["/commerce/order/priceTotal": "coerced", "/device/type": "dropped"])
     }
 
     @Test func misalignedXDMSharedStatesAreReported() throws {
         // The hub must stay alive: extensions reach it weakly, and a released hub delivers nothing more.
-        let (hub, sink, _) = Self.hub(rules: try Self.folder(["r.yaml": "rules: []\n"]),
-                                      xdm: ["edge": ["device": ["screenHeight": "tall"]]], alignment: try Self.alignment(.warn))
+        let (hub, sink, _) = Self.hub(
+            rules: try Self.folder(["r.yaml": "rules: []\n"]),
+            xdm: ["edge": ["device": ["screenHeight": "tall"]]], alignment: try Self.alignment(.warn))
         withExtendedLifetime(hub) {
-            #expect(Self.eventually {
-                sink.all.contains { $0.type == XDMAlignment.diagnosticsEventType && $0.data?["subject"] == "XDM shared state of edge" }
-            })
+            #expect(
+                Self.eventually {
+                    sink.all.contains { $0.type == XDMAlignment.diagnosticsEventType && $0.data?["subject"] == "XDM shared state of edge" }
+                })
         }
     }
 }

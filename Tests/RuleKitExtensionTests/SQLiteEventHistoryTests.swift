@@ -51,14 +51,14 @@ import Testing
         let store = try SQLiteEventHistory.open(directory: Self.directory()).get()
         let rules = FileManager.default.temporaryDirectory.appendingPathComponent("rk-hrules-\(UUID()).yaml")
         try """
-            rules:
-              - id: second-visit
-                when:
-                  all:
-                    - {key: ~type, eq: visit}
-                    - {history: {events: [{page: home}], matcher: ge, value: 2}}
-                then: [{add: {returning: true}}]
-            """.write(to: rules, atomically: true, encoding: .utf8)
+        rules:
+          - id: second-visit
+            when:
+              all:
+                - {key: ~type, eq: visit}
+                - {history: {events: [{page: home}], matcher: ge, value: 2}}
+            then: [{add: {returning: true}}]
+        """.write(to: rules, atomically: true, encoding: .utf8)
         let hub = EventHub(options: .init(history: store))
         let seen = Locked<[Event]>([])
         hub.registerEventListener(type: "visit", source: "app") { e in seen.withLock { $0.append(e) } }
@@ -66,7 +66,10 @@ import Testing
         hub.registerExtensions(factories: [RulesExtension.factory(.init(sources: [rules.path]))]) { _ in done.withLock { $0 = true } }
         func wait(_ c: () -> Bool) -> Bool {
             let end = Date().addingTimeInterval(30)
-            while Date() < end { if c() { return true }; Thread.sleep(forTimeInterval: 0.005) }
+            while Date() < end {
+                if c() { return true }
+                Thread.sleep(forTimeInterval: 0.005)
+            }
             return c()
         }
         #expect(wait { done.withLock { $0 } })

@@ -33,12 +33,14 @@ import Testing
 
     @Test func aRestartWithBrokenRulesRunsTheLastGoodRules() throws {
         let container = try Self.container()
-        let good = try RulesExtensionTests.folder(["r.yaml": """
+        let good = try RulesExtensionTests.folder([
+            "r.yaml": """
             rules:
               - id: tag
                 when: {key: ~type, eq: purchase}
                 then: [{add: {tier: gold}}]
-            """])
+            """
+        ])
         // First run: the rules load and are kept.
         do {
             let hub = EventHub()

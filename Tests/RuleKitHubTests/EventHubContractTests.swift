@@ -1,6 +1,5 @@
 import Foundation
 import RuleKitCore
-
 import Testing
 
 @testable import RuleKitHub
@@ -84,7 +83,8 @@ import Testing
     @Test func initRunsBeforeOnRegistered() {
         final class Order: RecordingExtension, @unchecked Sendable { override class var extensionName: String { "order.x" } }
         _ = bootedHub([Order.self])
-        let i = Timeline.index(of: "init order.x"), r = Timeline.index(of: "register-start order.x")
+        let i = Timeline.index(of: "init order.x")
+        let r = Timeline.index(of: "register-start order.x")
         #expect(i != nil && r != nil && i! < r!)
     }
 

@@ -1,6 +1,5 @@
 import Foundation
 import RuleKitCore
-
 import Testing
 
 @testable import RuleKitHub
@@ -72,9 +71,10 @@ import Testing
         resolve(["v": 3])
         #expect(hub.getSharedState(extensionName: "test.a", event: nil) == SharedStateResult(status: .set, value: ["v": 2]))
         let b = recorder(hub, "test.b")
-        #expect(eventually {
-            b.received.filter { $0.type == EventType.hub && $0.data?["stateowner"] == "test.a" }.count == 2
-        })
+        #expect(
+            eventually {
+                b.received.filter { $0.type == EventType.hub && $0.data?["stateowner"] == "test.a" }.count == 2
+            })
     }
 
     @Test func lastSetSkipsPendingAndIsNoneWhenNothingIsSet() {
@@ -227,9 +227,10 @@ import Testing
     @Test func maskedEventsAreRecordedInHistory() {
         let hub = bootedHub([ExtA.self])
         hub.dispatch(Event(name: "m", type: "t", source: "s", data: ["k": "v", "other": 1], mask: ["k"]))
-        #expect(eventually {
-            hub.historicalEvents([EventHistoryRequest(mask: ["k": "v"])], enforceOrder: false).first?.count == 1
-        })
+        #expect(
+            eventually {
+                hub.historicalEvents([EventHistoryRequest(mask: ["k": "v"])], enforceOrder: false).first?.count == 1
+            })
     }
 
     // MARK: dependencies and APIs (plugin-supervisor seed)
@@ -244,7 +245,8 @@ import Testing
             override class var extensionDependencies: [String] { ["dep.base"] }
         }
         _ = bootedHub([Top.self, Base.self])
-        let baseEnd = Timeline.index(of: "register-end dep.base"), topStart = Timeline.index(of: "register-start dep.top")
+        let baseEnd = Timeline.index(of: "register-end dep.base")
+        let topStart = Timeline.index(of: "register-start dep.top")
         #expect(baseEnd != nil && topStart != nil && baseEnd! < topStart!)
 
         final class Lonely: RecordingExtension, @unchecked Sendable {

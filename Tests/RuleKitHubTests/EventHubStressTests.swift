@@ -1,6 +1,5 @@
 import Foundation
 import RuleKitCore
-
 import Testing
 
 @testable import RuleKitHub
@@ -10,15 +9,18 @@ import Testing
 @Suite struct EventHubStressTests {
     @Test func concurrentProducersKeepPerExtensionOrderAndExactlyOnceDelivery() async {
         let hub = bootedHub([ExtA.self, ExtB.self, ExtC.self, ExtD.self])
-        let producers = 4, perProducer = 500
+        let producers = 4
+        let perProducer = 500
         let a = recorder(hub, "test.a")
         // test.a publishes a state at every event it sees; others read it at their events.
         await withTaskGroup(of: Void.self) { group in
             for p in 0..<producers {
                 group.addTask {
                     for i in 0..<perProducer {
-                        hub.dispatch(Event(name: "p\(p)-\(i)", type: "stress", source: "p\(p)",
-                                           data: ["p": .int(Int64(p)), "i": .int(Int64(i))]))
+                        hub.dispatch(
+                            Event(
+                                name: "p\(p)-\(i)", type: "stress", source: "p\(p)",
+                                data: ["p": .int(Int64(p)), "i": .int(Int64(i))]))
                         if i % 50 == 0 { a.runtime.createSharedState(data: ["at": .int(Int64(i))], event: nil) }
                         _ = hub.getSharedState(extensionName: "test.a", event: nil, barrier: true)
                     }

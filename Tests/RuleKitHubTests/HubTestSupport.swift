@@ -1,7 +1,6 @@
 import Foundation
 import RuleKitCore
 
-
 @testable import RuleKitHub
 
 /// What a test extension saw: its API object, so tests reach it through `hub.api(named:)`.
@@ -18,7 +17,10 @@ final class Recorder: Sendable {
     var runtime: any ExtensionRuntime { runtimeBox.withLock { $0! } }
 
     func record(_ e: Event) {
-        let now = inListener.withLock { $0 += 1; return $0 }
+        let now = inListener.withLock {
+            $0 += 1
+            return $0
+        }
         maxConcurrent.withLock { $0 = max($0, now) }
         let d = delay.withLock { $0 }
         if d > 0 { Thread.sleep(forTimeInterval: d) }

@@ -1,7 +1,6 @@
 import Foundation
 import RuleKitCore
 
-
 @testable import RuleKitRules
 
 /// A mock reevaluation interceptor: completes at once with a fixed answer, or keeps the completion.
@@ -21,8 +20,10 @@ final class MockInterceptor: RuleReevaluationInterceptor {
         self.success = success
     }
 
-    func onReevaluationTriggered(event: EngineEvent, reevaluableRules: [PlannedRule],
-                                 completion: @escaping @Sendable (Bool) -> Void) {
+    func onReevaluationTriggered(
+        event: EngineEvent, reevaluableRules: [PlannedRule],
+        completion: @escaping @Sendable (Bool) -> Void
+    ) {
         seen.withLock {
             $0.called = true
             $0.ruleCount = reevaluableRules.count
@@ -62,8 +63,9 @@ struct EngineCase {
 
     mutating func run() -> [String] {
         for (id, spec) in c["interceptors"]?.objectValue ?? [:] {
-            interceptors[id] = MockInterceptor(completeImmediately: spec["completeImmediately"]?.boolValue ?? false,
-                                               success: spec["success"]?.boolValue ?? false)
+            interceptors[id] = MockInterceptor(
+                completeImmediately: spec["completeImmediately"]?.boolValue ?? false,
+                success: spec["success"]?.boolValue ?? false)
         }
         for id in c["interceptorSetup"]?.arrayValue ?? [] {
             engine.setReevaluationInterceptor(id.stringValue.flatMap { interceptors[$0] })
@@ -128,7 +130,10 @@ struct EngineCase {
             }
             for item in spec["items"]?.arrayValue ?? [] {
                 let i = Int(item["index"]?.intValue ?? 0)
-                guard let got, i < got.count else { failures.append("step \(number): no consequence \(i)"); continue }
+                guard let got, i < got.count else {
+                    failures.append("step \(number): no consequence \(i)")
+                    continue
+                }
                 if let t = item["type"]?.stringValue, t != got[i].type { failures.append("consequence \(i) type \(got[i].type)") }
                 for chk in item["checks"]?.arrayValue ?? [] {
                     failures += CorpusChecks.failures(chk.objectValue ?? [:], root: got[i].value).map { "step \(number): \($0)" }
@@ -143,11 +148,17 @@ struct EngineCase {
         }
         for d in expect["dispatched"]?.arrayValue ?? [] {
             let i = Int(d["index"]?.intValue ?? 0)
-            guard i < dispatched.count else { failures.append("\(prefix)no dispatched event \(i)"); continue }
+            guard i < dispatched.count else {
+                failures.append("\(prefix)no dispatched event \(i)")
+                continue
+            }
             failures += eventFailures(d.objectValue ?? [:], dispatched[i]).map { "\(prefix)dispatched[\(i)] \($0)" }
         }
         if let p = expect["processedEvent"]?.objectValue {
-            guard let (input, output) = last else { failures.append("\(prefix)no processed event"); return }
+            guard let (input, output) = last else {
+                failures.append("\(prefix)no processed event")
+                return
+            }
             if p["sameAsInput"]?.boolValue == true && !(input.id == output.id && input.data == output.data) {
                 failures.append("\(prefix)processed event differs from the input")
             }
@@ -161,7 +172,9 @@ struct EngineCase {
             let s = runtime.state.withLock { $0 }
             if let b = h["recordCalled"]?.boolValue, b != !s.recorded.isEmpty { failures.append("record called \(!s.recorded.isEmpty)") }
             if let r = h["recorded"]?.objectValue {
-                if let e = s.recorded.last { failures += eventFailures(r, e).map { "recorded \($0)" } } else {
+                if let e = s.recorded.last {
+                    failures += eventFailures(r, e).map { "recorded \($0)" }
+                } else {
                     failures.append("nothing recorded")
                 }
             }
@@ -173,7 +186,10 @@ struct EngineCase {
             }
         }
         for (id, spec) in expect["interceptors"]?.objectValue ?? [:] {
-            guard let m = interceptors[id] else { failures.append("no interceptor \(id)"); continue }
+            guard let m = interceptors[id] else {
+                failures.append("no interceptor \(id)")
+                continue
+            }
             let seen = m.seen.withLock { $0 }
             if let b = spec["called"]?.boolValue, b != seen.called { failures.append("interceptor \(id) called \(seen.called)") }
             if let n = spec["reevaluableRuleCount"]?.intValue, Int(n) != seen.ruleCount {
@@ -183,7 +199,10 @@ struct EngineCase {
                 failures.append("interceptor \(id) first rule has \(seen.firstRuleConsequenceCount) consequences")
             }
             if let r = spec["receivedEvent"]?.objectValue {
-                guard let e = seen.event else { failures.append("interceptor \(id) got no event"); continue }
+                guard let e = seen.event else {
+                    failures.append("interceptor \(id) got no event")
+                    continue
+                }
                 failures += eventFailures(r, e).map { "interceptor \(id) event \($0)" }
             }
         }

@@ -44,8 +44,8 @@ struct AEPHubCase {
         let booted = Locked(false)
         hub.registerExtensions(factories: factories) { _ in booted.withLock { $0 = true } }
         guard Self.waitFor(seconds: 20, { booted.withLock { $0 } }),
-              let control = hub.api(named: RulesExtension.extensionName, as: RulesControl.self),
-              Self.waitFor(seconds: 20, { control.lastOutcome != nil })
+            let control = hub.api(named: RulesExtension.extensionName, as: RulesControl.self),
+            Self.waitFor(seconds: 20, { control.lastOutcome != nil })
         else { return ["the hub did not boot"] }
 
         var engineCase = EngineCase(c: c)
@@ -54,8 +54,10 @@ struct AEPHubCase {
             let input = AEPRulesCorpus.event(e)
             if let l = e["label"]?.stringValue { engineCase.labels[l] = input }
             inputs.append(input)
-            hub.dispatch(Event(id: input.id, name: input.name, type: input.type, source: input.source, data: input.data,
-                               timestamp: input.timestamp, responseID: nil, parentID: nil, mask: input.mask))
+            hub.dispatch(
+                Event(
+                    id: input.id, name: input.name, type: input.type, source: input.source, data: input.data,
+                    timestamp: input.timestamp, responseID: nil, parentID: nil, mask: input.mask))
         }
         // Quiet when a round trip of a marker event through the hub brings nothing new: everything the
         // rules dispatched (and what that dispatched in turn) is in hub order before the marker.
@@ -95,7 +97,8 @@ struct AEPHubCase {
     }
 
     static func engineEvent(_ e: Event) -> EngineEvent {
-        EngineEvent(id: e.id, name: e.name, type: e.type, source: e.source, data: e.data, timestamp: e.timestamp,
-                    responseID: e.responseID, parentID: e.parentID, mask: e.mask)
+        EngineEvent(
+            id: e.id, name: e.name, type: e.type, source: e.source, data: e.data, timestamp: e.timestamp,
+            responseID: e.responseID, parentID: e.parentID, mask: e.mask)
     }
 }

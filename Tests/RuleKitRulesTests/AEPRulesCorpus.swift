@@ -18,8 +18,9 @@ struct AEPRulesCorpus {
 
     static func event(_ v: Value) -> EngineEvent {
         let o = v.objectValue ?? [:]
-        var e = EngineEvent(name: o["name"]?.stringValue ?? "", type: o["type"]?.stringValue ?? "",
-                            source: o["source"]?.stringValue ?? "", data: o["data"]?.objectValue)
+        var e = EngineEvent(
+            name: o["name"]?.stringValue ?? "", type: o["type"]?.stringValue ?? "",
+            source: o["source"]?.stringValue ?? "", data: o["data"]?.objectValue)
         if let m = o["mask"]?.arrayValue { e.mask = m.compactMap(\.stringValue) }
         return e
     }
@@ -32,8 +33,9 @@ struct AEPRulesCorpus {
 
     static func historyResults(_ v: Value?, now: Date) -> [HistoryResult] {
         (v?.arrayValue ?? []).map { r in
-            HistoryResult(count: Int(r["count"]?.intValue ?? 0), oldest: nil,
-                          newest: r["newestOffsetSeconds"]?.numberValue.map { now.addingTimeInterval($0) })
+            HistoryResult(
+                count: Int(r["count"]?.intValue ?? 0), oldest: nil,
+                newest: r["newestOffsetSeconds"]?.numberValue.map { now.addingTimeInterval($0) })
         }
     }
 
@@ -71,7 +73,10 @@ struct AEPRulesCorpus {
         if let n = expect["ruleCount"]?.intValue, n != set.rules.count { out.append("ruleCount \(set.rules.count), expected \(n)") }
         for r in expect["rules"]?.arrayValue ?? [] {
             let i = Int(r["index"]?.intValue ?? 0)
-            guard i < set.rules.count else { out.append("no rule \(i)"); continue }
+            guard i < set.rules.count else {
+                out.append("no rule \(i)")
+                continue
+            }
             let rule = set.rules[i]
             if let b = r["reevaluable"]?.boolValue, b != rule.reEvaluate { out.append("rule \(i) reevaluable \(rule.reEvaluate)") }
             if let b = r["hasReevaluableSupportedConsequence"]?.boolValue, b != rule.hasSchemaConsequence {
@@ -83,25 +88,36 @@ struct AEPRulesCorpus {
         }
         for chk in expect["conditionChecks"]?.arrayValue ?? [] {
             let i = Int(chk["rule"]?.intValue ?? 0)
-            guard i < set.rules.count else { out.append("no rule \(i)"); continue }
+            guard i < set.rules.count else {
+                out.append("no rule \(i)")
+                continue
+            }
             var node = set.rules[i].condition
             var okPath = true
             for p in chk["path"]?.arrayValue ?? [] {
-                let children: [PlannedCondition] = switch node {
-                case .and(let cs), .or(let cs), .unknownLogic(_, let cs): cs
-                default: []
+                let children: [PlannedCondition] =
+                    switch node {
+                    case .and(let cs), .or(let cs), .unknownLogic(_, let cs): cs
+                    default: []
+                    }
+                guard let j = p.intValue.map(Int.init), j < children.count else {
+                    okPath = false
+                    break
                 }
-                guard let j = p.intValue.map(Int.init), j < children.count else { okPath = false; break }
                 node = children[j]
             }
-            guard okPath else { out.append("no condition at \(chk["path"]!)"); continue }
+            guard okPath else {
+                out.append("no condition at \(chk["path"]!)")
+                continue
+            }
             if let logic = chk["logic"]?.stringValue {
-                let got: String? = switch node {
-                case .and: "and"
-                case .or: "or"
-                case .unknownLogic(let l, _): l
-                default: nil
-                }
+                let got: String? =
+                    switch node {
+                    case .and: "and"
+                    case .or: "or"
+                    case .unknownLogic(let l, _): l
+                    default: nil
+                    }
                 if got != logic { out.append("logic \(got ?? "none") at \(chk["path"]!), expected \(logic)") }
             }
             if let comparison = chk["comparison"]?.stringValue {
@@ -135,11 +151,16 @@ struct AEPRulesCorpus {
     }
 
     func replaceToken() -> [String] {
-        let loaded = LaunchRulesLoader.load(Document(value: [
-            "version": 1,
-            "rules": [["condition": ["type": "matcher", "definition": ["key": "~type", "matcher": "ex"]],
-                       "consequences": [c["consequence"] ?? .null]]],
-        ]))
+        let loaded = LaunchRulesLoader.load(
+            Document(value: [
+                "version": 1,
+                "rules": [
+                    [
+                        "condition": ["type": "matcher", "definition": ["key": "~type", "matcher": "ex"]],
+                        "consequences": [c["consequence"] ?? .null],
+                    ]
+                ],
+            ]))
         guard let set = loaded.ruleSet.map({ Planner().plan($0) }), let q = set.rules.first?.consequences.first else {
             return ["consequence did not load: \(loaded.diagnostics)"]
         }
@@ -152,8 +173,10 @@ struct AEPRulesCorpus {
     }
 
     func merge() -> [String] {
-        let result = Value.object(EventDataMerge.merge(to: c["to"]?.objectValue ?? [:], from: c["from"]?.objectValue ?? [:],
-                                                       overwrite: c["overwrite"]?.boolValue ?? false))
+        let result = Value.object(
+            EventDataMerge.merge(
+                to: c["to"]?.objectValue ?? [:], from: c["from"]?.objectValue ?? [:],
+                overwrite: c["overwrite"]?.boolValue ?? false))
         var out = (c["expect"]?["checks"]?.arrayValue ?? []).flatMap {
             CorpusChecks.failures($0.objectValue ?? [:], root: result)
         }
@@ -165,11 +188,12 @@ struct AEPRulesCorpus {
 
     func flatten() -> [String] {
         let arrays = c["flattenArrays"]?.boolValue ?? true
-        let flat: ValueObject = switch c["input"] {
-        case .array(let a)?: Flatten.array(a, arrays: arrays)
-        case .object(let o)?: Flatten.object(o, arrays: arrays)
-        default: [:]
-        }
+        let flat: ValueObject =
+            switch c["input"] {
+            case .array(let a)?: Flatten.array(a, arrays: arrays)
+            case .object(let o)?: Flatten.object(o, arrays: arrays)
+            default: [:]
+            }
         var out: [String] = []
         if let exact = c["expect"]?["result"], !CorpusChecks.deepEquals(exact, .object(flat)) {
             out.append("result \(Value.object(flat)), expected \(exact)")
@@ -228,7 +252,11 @@ struct AEPRulesCorpus {
                     let f = DateFormatter()
                     f.locale = Locale(identifier: "en_US_POSIX")
                     f.dateFormat = s.hasSuffix("Z") && s.contains(".") ? "yyyy-MM-dd'T'HH:mm:ss.SSSX" : "yyyy-MM-dd'T'HH:mm:ssXX"
-                    if let d = f.date(from: s) { seconds.append(Int(d.timeIntervalSince1970)) } else { out.append("\(k): unparseable \(s)") }
+                    if let d = f.date(from: s) {
+                        seconds.append(Int(d.timeIntervalSince1970))
+                    } else {
+                        out.append("\(k): unparseable \(s)")
+                    }
                 default: break
                 }
             }
@@ -248,7 +276,8 @@ struct AEPRulesCorpus {
     func historyOperand() -> [String] {
         let results = Self.historyResults(c["results"], now: Date())
         let search = SearchType(rawValue: c["searchType"]?.stringValue ?? "any") ?? .any
-        let got = c["function"]?.stringValue == "mostRecent"
+        let got =
+            c["function"]?.stringValue == "mostRecent"
             ? HistoryOperand.mostRecent(results) : HistoryOperand.count(results, searchType: search)
         if let e = c["expect"]?["value"]?.intValue, Int(e) != got { return ["operand \(got), expected \(e)"] }
         return []

@@ -51,7 +51,9 @@ import Testing
             let problems = try AEPHubCase(c: c).run()
             if problems.isEmpty { passed += 1 } else { failed[f.replacingOccurrences(of: ".json", with: "")] = problems }
         }
-        print("aep-rules through the hub: \(passed) passed, \(failed.count) failed (expected failures: \(expected.count)) of \(passed + failed.count)")
+        print(
+            "aep-rules through the hub: \(passed) passed, \(failed.count) failed (expected failures: \(expected.count)) of \(passed + failed.count)"
+        )
         for (name, problems) in failed.sorted(by: { $0.key < $1.key }) where expected[name] == nil {
             Issue.record("\(name): \(problems.joined(separator: "; "))")
         }

@@ -39,13 +39,16 @@ import Testing
     /// The walk of several keys of one event at once answers as each key's own walk: found, missing, or
     /// left to the general path (dotted keys), for paths of different lengths through objects and arrays.
     @Test func multiWalksAgreeWithSingleWalks() throws {
-        let data = try JSONReader.value(#"""
+        let data = try JSONReader.value(
+            #"""
             {"a": {"b": {"c": "hit", "d": [1, {"e": "deep value longer than fifteen"}]}, "x.y": 1},
              "list": [{"sku": "P1"}, {"sku": "P2"}], "top": true, "dotted": {"k.l": 2}}
             """#)
         let root = try #require(data.objectValue)
-        let texts = ["a.b.c", "a.b.d.1.e", "list.1.sku", "list.5.sku", "top", "top.no", "a.x.y", "dotted.k.l",
-                     "nothing", "a.b", "a.b.d.0"]
+        let texts = [
+            "a.b.c", "a.b.d.1.e", "list.1.sku", "list.5.sku", "top", "top.no", "a.x.y", "dotted.k.l",
+            "nothing", "a.b", "a.b.d.0",
+        ]
         let paths = texts.map { FlatPath($0) }
         withExtendedLifetime((root, paths)) {
             let view = root.unsafeView
@@ -71,7 +74,8 @@ import Testing
     }
 
     @Test func batchesAgreeWithEventByEventMatching() throws {
-        let set = try Rules.compile("""
+        let set = try Rules.compile(
+            """
             rules:
               - {id: plain, when: {key: a.b.c, eq: hit}, then: []}
               - {id: array, when: {key: list.1.sku, sw: P1}, then: []}
@@ -127,7 +131,8 @@ import Testing
     /// Without state keys every anchor is probed for the whole group at once (no resolver): events whose
     /// probe needs the general path (dotted keys, non-ASCII text) must still come out right.
     @Test func groupProbesAgreeWithEventByEventMatching() throws {
-        let set = try Rules.compile("""
+        let set = try Rules.compile(
+            """
             rules:
               - {id: type, when: {all: [{key: ~type, eq: T1}, {key: n, ge: 3}]}, then: []}
               - {id: source, when: {key: ~source, sw: S}, then: []}
@@ -142,12 +147,16 @@ import Testing
         #expect(set.index.probesWithoutResolver(set.program.slots))
         var events: [EngineEvent] = []
         for i in 0..<70 {
-            var data: ValueObject = ["n": .int(Int64(i % 6)), "url": .string("https://x/p\(i).html"),
-                                     "name": .string(["été", "cab", "x", "ÉTÉ", "\u{212A}AB"][i % 5])]
+            var data: ValueObject = [
+                "n": .int(Int64(i % 6)), "url": .string("https://x/p\(i).html"),
+                "name": .string(["été", "cab", "x", "ÉTÉ", "\u{212A}AB"][i % 5]),
+            ]
             if i % 5 == 0 { data["d.e"] = ["f": 7] } else if i % 5 == 1 { data["d"] = ["e": ["f": 7]] }
             if i % 5 == 2 { data["d"] = "leaf" }
-            events.append(EngineEvent(name: "", type: i % 3 == 0 ? "t1" : "t2", source: i % 2 == 0 ? "src" : "x",
-                                      data: i % 9 == 8 ? nil : data))
+            events.append(
+                EngineEvent(
+                    name: "", type: i % 3 == 0 ? "t1" : "t2", source: i % 2 == 0 ? "src" : "x",
+                    data: i % 9 == 8 ? nil : data))
         }
         let runtime = StaticRulesRuntime()
         let expected = Self.perEvent(set, events, runtime)
@@ -173,8 +182,9 @@ import Testing
             .split(separator: 0x0A).prefix(3000)
         let events = try lines.map { line -> EngineEvent in
             let v = try JSONReader.read(Array(line)).value
-            return EngineEvent(name: "", type: v["type"]?.stringValue ?? "", source: v["source"]?.stringValue ?? "",
-                               data: v["data"]?.objectValue)
+            return EngineEvent(
+                name: "", type: v["type"]?.stringValue ?? "", source: v["source"]?.stringValue ?? "",
+                data: v["data"]?.objectValue)
         }
         let stateValue = try JSONReader.read(try #require(SharedCorpus.bytes(dir.appendingPathComponent("state.json")))).value
         var states: [String: ValueObject] = [:]
@@ -193,7 +203,8 @@ import Testing
 /// The rule index only ever skips rules that cannot match: with and without it, the same rules match.
 @Suite struct RuleIndexTests {
     @Test func theIndexSkipsOnlyRulesThatCannotMatch() throws {
-        let set = try Rules.compile("""
+        let set = try Rules.compile(
+            """
             rules:
               - {id: eq, when: {key: ~type, eq: T1}, then: []}
               - {id: eqMany, when: {key: k, eq: [a, B, "\\u00e9t\\u00e9"]}, then: []}

@@ -53,11 +53,12 @@ enum CorpusChecks {
             case "present": if v == nil { fail("expected present") }
             case "isNull": if v != nil && v != .null { fail("expected no value") }
             case "count":
-                let n: Int? = switch v {
-                case .object(let o)?: o.count
-                case .array(let a)?: a.count
-                default: nil
-                }
+                let n: Int? =
+                    switch v {
+                    case .object(let o)?: o.count
+                    case .array(let a)?: a.count
+                    default: nil
+                    }
                 if n != x.intValue.map(Int.init) { fail("expected count \(x)") }
             case "startsWith": if v?.stringValue?.hasPrefix(x.stringValue ?? "\u{0}") != true { fail("expected prefix \(x)") }
             case "contains": if v?.stringValue?.contains(x.stringValue ?? "\u{0}") != true { fail("expected to contain \(x)") }
@@ -67,13 +68,15 @@ enum CorpusChecks {
                 let tol = check["tolerance"]?.numberValue ?? 1e-9
                 if let a = v?.numberValue, let b = x.numberValue, abs(a - b) <= tol {} else { fail("expected ≈ \(x)") }
             case "jsonEquals":
-                if let s = v?.stringValue, let parsed = try? JSONReader.value(s), deepEquals(parsed, x) {} else {
+                if let s = v?.stringValue, let parsed = try? JSONReader.value(s), deepEquals(parsed, x) {
+                } else {
                     fail("expected JSON equal to \(x)")
                 }
             case "intStringLessThan":
                 if let s = v?.stringValue, let i = Int(s), i >= 0, i < Int(x.intValue ?? 0) {} else { fail("expected int string < \(x)") }
             case "matches":
-                if let s = v?.stringValue, s.range(of: x.stringValue ?? "", options: .regularExpression) != nil {} else {
+                if let s = v?.stringValue, s.range(of: x.stringValue ?? "", options: .regularExpression) != nil {
+                } else {
                     fail("expected to match \(x)")
                 }
             case "percentDecodedPairs":

@@ -13,7 +13,8 @@ import Testing
     }
 
     @Test func conditionsSeeTheOriginalEventAndConsequencesStack() throws {
-        let (engine, runtime) = try engine("""
+        let (engine, runtime) = try engine(
+            """
             rules:
               - id: first
                 when: {key: tier, eq: silver}
@@ -40,11 +41,15 @@ import Testing
     @Test func anEngineReadsEachEventAfresh() throws {
         let runtime = MockRuntime(sharedStates: ["conf": ["env": "prod"]])
         let engine = RulesEngine(runtime: runtime)
-        engine.setRules(try Rules.compile("""
-            rules:
-              - {id: prod, when: {key: ~state.conf/env, eq: prod}, then: [{add: {env: "{%~state.conf/env%}", n: "{%n%}"}}]}
-            """))
-        func run(_ n: Int) -> Value? { engine.process(EngineEvent(name: "e", type: "t", source: "s", data: ["n": .int(Int64(n))])).data.map(Value.object) }
+        engine.setRules(
+            try Rules.compile(
+                """
+                rules:
+                  - {id: prod, when: {key: ~state.conf/env, eq: prod}, then: [{add: {env: "{%~state.conf/env%}", n: "{%n%}"}}]}
+                """))
+        func run(_ n: Int) -> Value? {
+            engine.process(EngineEvent(name: "e", type: "t", source: "s", data: ["n": .int(Int64(n))])).data.map(Value.object)
+        }
         #expect(run(1) == ["n": 1, "env": "prod"])
         runtime.state.withLock { $0.sharedStates["conf"] = ["env": "test"] }
         #expect(run(2) == ["n": 2])
@@ -53,11 +58,13 @@ import Testing
         runtime.state.withLock { $0.sharedStates["conf"] = nil }
         #expect(run(4) == ["n": 4])
         // Another rule set, with more keys: the resolver's caches grow, its answers stay exact.
-        engine.setRules(try Rules.compile("""
-            rules:
-              - {id: a, when: {key: x.y, eq: 1}, then: [{add: {hit: a}}]}
-              - {id: b, when: {all: [{key: ~type, eq: t}, {key: x.z, ex: true}]}, then: [{add: {hit2: b}}]}
-            """))
+        engine.setRules(
+            try Rules.compile(
+                """
+                rules:
+                  - {id: a, when: {key: x.y, eq: 1}, then: [{add: {hit: a}}]}
+                  - {id: b, when: {all: [{key: ~type, eq: t}, {key: x.z, ex: true}]}, then: [{add: {hit2: b}}]}
+                """))
         #expect(engine.process(EngineEvent(name: "e", type: "t", source: "s", data: ["x": ["y": 1]])).data == ["x": ["y": 1], "hit": "a"])
         #expect(engine.process(EngineEvent(name: "e", type: "t", source: "s", data: ["x": ["z": 0]])).data == ["x": ["z": 0], "hit2": "b"])
     }
@@ -69,7 +76,8 @@ import Testing
     }
 
     @Test func theChainLimitAppliesToDispatchOnly() throws {
-        let (engine, runtime) = try engine("""
+        let (engine, runtime) = try engine(
+            """
             rules:
               - id: d
                 when: {key: ~source, eq: s}
@@ -104,7 +112,8 @@ import Testing
     }
 
     @Test func historyInsertRecordsThenDispatches() throws {
-        let (engine, runtime) = try engine("""
+        let (engine, runtime) = try engine(
+            """
             rules:
               - id: h
                 when: {key: ~type, eq: t}
@@ -132,8 +141,10 @@ import Testing
                 then: [{add: {bucket: "big-{%%total%%}"}}]
             """
         let (engine, _) = try engine(yaml)
-        let out = engine.process(EngineEvent(name: "e", type: "t", source: "s",
-                                             data: ["xdm": ["commerce": ["order": ["priceTotal": 250.75]]]]))
+        let out = engine.process(
+            EngineEvent(
+                name: "e", type: "t", source: "s",
+                data: ["xdm": ["commerce": ["order": ["priceTotal": 250.75]]]]))
         #expect(out.data?["bucket"] == "big-250")
         let launch = LaunchRulesWriter.value(try Rules.load(yaml).get())
         let rule = launch["rules"]?[0]
@@ -142,7 +153,8 @@ import Testing
     }
 
     @Test func indexAndProgramAgreeWithTheTreeEvaluator() throws {
-        let set = try Rules.compile("""
+        let set = try Rules.compile(
+            """
             rules:
               - {id: a, when: {all: [{key: ~type, eq: T1}, {key: x, co: ab}]}, then: []}
               - {id: b, when: {all: [{key: ~type, eq: t2}, {key: ~source, eq: S}]}, then: []}
@@ -169,7 +181,8 @@ import Testing
     /// One resolver reused across events and across rule sets of different sizes (its candidate bit set
     /// and slot caches are kept between passes) must give what a fresh resolver gives.
     @Test func aReusedResolverAgreesWithFreshOnes() throws {
-        let small = try Rules.compile("""
+        let small = try Rules.compile(
+            """
             rules:
               - {id: a, when: {all: [{key: ~type, eq: t1}, {key: x, co: ab}]}, then: []}
               - {id: b, when: {key: y, eq: 1}, then: []}
@@ -211,8 +224,9 @@ import Testing
         #expect(original.mask == ["a"])
         #expect(copy != original)
         #expect(copy.id == original.id)
-        let rebuilt = EngineEvent(id: original.id, name: "e", type: "t", source: "s", data: ["a": 1],
-                                  timestamp: original.timestamp, mask: ["a"])
+        let rebuilt = EngineEvent(
+            id: original.id, name: "e", type: "t", source: "s", data: ["a": 1],
+            timestamp: original.timestamp, mask: ["a"])
         #expect(rebuilt == original)
         #expect(rebuilt.hashValue == original.hashValue)
     }

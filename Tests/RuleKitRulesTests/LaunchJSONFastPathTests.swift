@@ -29,10 +29,12 @@ import Testing
     /// Both entry points agree on `text`; returns whether the fast path took it.
     @discardableResult
     static func agree(_ text: String, limits: ReaderLimits = .default, sourceLocation: Testing.SourceLocation = #_sourceLocation)
-        -> Bool {
+        -> Bool
+    {
         let bytes = Array(text.utf8)
         let fast = LaunchJSONFastPath.load(bytes, file: "r.json", limits: limits)
-        let a = viaDocument(bytes, limits: limits), b = viaBytes(bytes, limits: limits)
+        let a = viaDocument(bytes, limits: limits)
+        let b = viaBytes(bytes, limits: limits)
         #expect(a.ruleSet == b.ruleSet, "rule sets differ for:\n\(text)", sourceLocation: sourceLocation)
         #expect(a.diagnostics == b.diagnostics, "findings differ for:\n\(text)", sourceLocation: sourceLocation)
         if let fast {
@@ -57,7 +59,8 @@ import Testing
         #expect(set.rules[1].location == RuleKitCore.SourceLocation(file: "r.json", line: 6, column: 5))
         #expect(set.rules[0].condition.definition.conditions?[1].location == RuleKitCore.SourceLocation(file: "r.json", line: 4, column: 3))
         // Columns count characters, not bytes: the condition sits after two 2-byte letters on its line.
-        let oneLine = #"{"version": 1, "rules": [{"meta": {"é": "ü"}, "condition": {"type": "matcher", "definition": {}}, "consequences": []}]}"#
+        let oneLine =
+            #"{"version": 1, "rules": [{"meta": {"é": "ü"}, "condition": {"type": "matcher", "definition": {}}, "consequences": []}]}"#
         #expect(Self.agree(oneLine))
         let one = try #require(LaunchJSONFastPath.load(Array(oneLine.utf8), file: "r.json", limits: .default))
         #expect(one.rules[0].condition.location?.column == 60)
@@ -89,7 +92,8 @@ import Testing
             #"{"id": null,"#,
             "{",
         ]
-        let tail = #""condition": {"type": "historical", "definition": {"events": [{"a": 1}], "matcher": "ge", "value": 1, "from": 0, "to": 5.0, "searchType": "ordered", "key": null}}, "consequences": []}"#
+        let tail =
+            #""condition": {"type": "historical", "definition": {"events": [{"a": 1}], "matcher": "ge", "value": 1, "from": 0, "to": 5.0, "searchType": "ordered", "key": null}}, "consequences": []}"#
         for s in shapes {
             #expect(Self.agree(#"{"version": 1, "rules": [\#(s) \#(tail)]}"#), "\(s)")
         }
@@ -97,13 +101,13 @@ import Testing
 
     @Test func filesWithFindingsOrOddSpellingsAgreeThroughTheDocument() {
         let bad = [
-            #"{"version": 1, "rules": [], "extra": 1}"#,                                   // unknown key
-            #"{"version": 1, "version": 2, "rules": []}"#,                                 // repeated key
-            #"{"version": 1.5, "rules": []}"#,                                              // not an integer
+            #"{"version": 1, "rules": [], "extra": 1}"#,  // unknown key
+            #"{"version": 1, "version": 2, "rules": []}"#,  // repeated key
+            #"{"version": 1.5, "rules": []}"#,  // not an integer
             #"{"version": 1, "rules": {}}"#,
             #"{"version": 1}"#,
-            #"{"vers\u0069on": 1, "rules": []}"#,                                           // escaped key
-            #"{"version": 1, "rules": [],}"#,                                               // trailing comma
+            #"{"vers\u0069on": 1, "rules": []}"#,  // escaped key
+            #"{"version": 1, "rules": [],}"#,  // trailing comma
             #"{"version": 1, "rules": []} x"#,
             #"{"version": 1, "rules": [{"condition": {"type": "group", "definition": {"logic": "and", "conditions": [], "x": null}}, "consequences": []}]}"#,
             #"{"version": 1, "rules": [{"condition": {"type": "grop", "definition": {}}, "consequences": []}]}"#,
@@ -144,7 +148,8 @@ import Testing
     @Test(.enabled(if: SharedCorpus.isPresent, "../shared is absent: the corpus rule sets are not compared"))
     func everyCorpusRuleSetLoadsTheSameBothWays() throws {
         let dir = try #require(SharedCorpus.folder("corpora/aep-rules"))
-        var fast = 0, total = 0
+        var fast = 0
+        var total = 0
         for f in try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() where f.hasSuffix(".json") {
             let c = try JSONReader.read(try #require(SharedCorpus.bytes(dir.appendingPathComponent(f)))).value
             guard let rules = c["rules"], rules != .null else { continue }

@@ -134,26 +134,43 @@ import Testing
     @Test func unknownLogicIsAlwaysFalseAndInvalidMembersWidenAGroup() throws {
         #expect(try !Rules.matches("{group: {logic: AND, conditions: [{key: v, eq: 1}]}}", data: ["v": 1]))
         // A Launch 'and' with an unknown matcher loses that member: the rest decides alone.
-        let launch: Value = ["version": 1, "rules": [[
-            "condition": ["type": "group", "definition": ["logic": "and", "conditions": [
-                ["type": "matcher", "definition": ["key": "v", "matcher": "eq", "values": [1]]],
-                ["type": "matcher", "definition": ["key": "w", "matcher": "equals", "values": [2]]],
-            ]]],
-            "consequences": [],
-        ]]]
+        let launch: Value = [
+            "version": 1,
+            "rules": [
+                [
+                    "condition": [
+                        "type": "group",
+                        "definition": [
+                            "logic": "and",
+                            "conditions": [
+                                ["type": "matcher", "definition": ["key": "v", "matcher": "eq", "values": [1]]],
+                                ["type": "matcher", "definition": ["key": "w", "matcher": "equals", "values": [2]]],
+                            ],
+                        ],
+                    ],
+                    "consequences": [],
+                ]
+            ],
+        ]
         let result = LaunchRulesLoader.load(Document(value: launch))
         let set = Planner().plan(try result.get())
         #expect(set.diagnostics.contains { $0.code == .rulesUnknownMatcher && $0.message.contains("did you mean 'eq'") })
-        var r = Resolver(event: EngineEvent(name: "e", type: "t", source: "s", data: ["v": 1, "w": 5]),
-                         runtime: StaticRulesRuntime())
+        var r = Resolver(
+            event: EngineEvent(name: "e", type: "t", source: "s", data: ["v": 1, "w": 5]),
+            runtime: StaticRulesRuntime())
         #expect(Evaluator.matchCount(set, &r) == 1)
     }
 
     @Test func aRuleWithNothingValidLeftIsDropped() throws {
-        let launch: Value = ["version": 1, "rules": [[
-            "condition": ["type": "matcher", "definition": ["key": "v", "matcher": "eq", "values": [nil, [1]]]],
-            "consequences": [],
-        ]]]
+        let launch: Value = [
+            "version": 1,
+            "rules": [
+                [
+                    "condition": ["type": "matcher", "definition": ["key": "v", "matcher": "eq", "values": [nil, [1]]]],
+                    "consequences": [],
+                ]
+            ],
+        ]
         let set = Planner().plan(try LaunchRulesLoader.load(Document(value: launch)).get())
         #expect(set.rules.isEmpty)
         #expect(set.diagnostics.contains { $0.code == .rulesDroppedRule })
@@ -164,15 +181,18 @@ import Testing
         #expect(try Rules.matches("{key: ~xdm.com.example.edge/xdm.eventType, eq: commerce.purchases}", data: [:], xdm: xdm))
         #expect(try !Rules.matches("{key: ~state.com.example.edge/xdm.eventType, eq: commerce.purchases}", data: [:], xdm: xdm))
         let states: [String: ValueObject] = ["com.adobe.module.configuration": ["global.privacy": "optedin"]]
-        #expect(try Rules.matches("{key: ~state.com.adobe.module.configuration/global.privacy, eq: optedin}", data: [:],
-                                  states: states))
+        #expect(
+            try Rules.matches(
+                "{key: ~state.com.adobe.module.configuration/global.privacy, eq: optedin}", data: [:],
+                states: states))
         #expect(try !Rules.matches("{key: ~state.nope, ex: true}", data: [:], states: states))
     }
 
     @Test func templatesRenderAsTheReferenceDoes() throws {
         let runtime = StaticRulesRuntime()
-        var r = Resolver(event: EngineEvent(name: "e", type: "T", source: "S", data: ["n": 2, "d": 22.0, "s": "x y"]),
-                         runtime: runtime)
+        var r = Resolver(
+            event: EngineEvent(name: "e", type: "T", source: "S", data: ["n": 2, "d": 22.0, "s": "x y"]),
+            runtime: runtime)
         func render(_ s: String) -> String { Evaluator.render(Template.parse(s), &r) }
         #expect(render("n={%n%}") == "n=2")
         #expect(render("{%d%}") == "22.0")
@@ -188,19 +208,28 @@ import Testing
     }
 
     @Test func explainKeepsNoMatchApartFromError() throws {
-        let set = try Rules.compile("""
+        let set = try Rules.compile(
+            """
             rules:
               - id: r
                 when: {all: [{key: v, gt: 5}, {key: w, gt: 1}, {key: x, eq: a}]}
                 then: []
             """)
-        var r = Resolver(event: EngineEvent(name: "e", type: "t", source: "s", data: ["v": "abc", "w": 0, "x": "A"]),
-                         runtime: StaticRulesRuntime())
+        var r = Resolver(
+            event: EngineEvent(name: "e", type: "t", source: "s", data: ["v": "abc", "w": 0, "x": "A"]),
+            runtime: StaticRulesRuntime())
         let traces = Evaluator.explain(set, &r)
-        guard case .group(_, let result, let children) = traces[0].condition else { Issue.record("not a group"); return }
+        guard case .group(_, let result, let children) = traces[0].condition else {
+            Issue.record("not a group")
+            return
+        }
         #expect(!result)
         guard case .comparison(let a) = children[0], case .comparison(let b) = children[1],
-              case .comparison(let c) = children[2] else { Issue.record("not comparisons"); return }
+            case .comparison(let c) = children[2]
+        else {
+            Issue.record("not comparisons")
+            return
+        }
         #expect(a.outcome == .conversionFailed("\"abc\" is not an integer"))
         #expect(b.outcome == .noMatch)
         #expect(c.outcome == .match)

@@ -1,7 +1,6 @@
 import Foundation
 import RuleKitCore
 
-
 @testable import RuleKitRules
 
 /// A test runtime: serves shared states and canned history answers, records everything the engine does.

@@ -11,12 +11,13 @@ import Testing
 @Suite struct RoundTripTests {
     static func normalized(_ v: Value) -> Value {
         guard case .object(var root) = v, case .array(let rules)? = root["rules"] else { return v }
-        root["rules"] = .array(rules.map { r in
-            guard case .object(var o) = r, case .object(var m)? = o["meta"] else { return r }
-            for k in m.keys where m[k] == .null { m[k] = nil }
-            o["meta"] = .object(m)
-            return .object(o)
-        })
+        root["rules"] = .array(
+            rules.map { r in
+                guard case .object(var o) = r, case .object(var m)? = o["meta"] else { return r }
+                for k in m.keys where m[k] == .null { m[k] = nil }
+                o["meta"] = .object(m)
+                return .object(o)
+            })
         return .object(root)
     }
 
@@ -61,25 +62,47 @@ import Testing
     }
 
     @Test func oddShapesUseTheLaunchFormAndSurvive() throws {
-        let rules: Value = ["version": 2, "rules": [[
-            "condition": ["type": "group", "definition": ["logic": "xor", "conditions": [
-                ["type": "matcher", "definition": ["key": "a", "matcher": "eqq", "values": [1]]],
-                ["type": "matcher", "definition": ["key": "b", "matcher": "ex", "values": [true]]],
-                ["type": "matcher", "definition": ["key": "c", "matcher": "eq"]],
-                ["type": "matcher", "definition": ["key": "d", "matcher": "eq", "values": [nil, [1], "yes", 22.0, "0x10"]]],
-                ["type": "matcher", "definition": ["matcher": "eq", "values": ["x"]]],
-                ["type": "historical", "definition": ["events": [["k": "v"]], "matcher": "ge", "value": 1, "searchType": "sideways"]],
-                ["type": "group", "definition": ["logic": "and", "conditions": [], "key": "stray"]],
-            ]]],
-            "consequences": [
-                ["id": "c1", "type": "add", "detail": ["eventdata": ["n": 1], "extra": true]],
-                ["id": "c2", "type": "dispatch", "detail": ["type": "t", "source": "s", "eventdataaction": "move"]],
-                ["id": "c3", "type": "schema", "detail": ["id": "other", "schema": .string(RulesEventNames.historySchema),
-                                                          "data": ["operation": "insert", "content": ["a": 1]]]],
-                ["id": "c4", "type": "url", "detail": [:]],
+        let rules: Value = [
+            "version": 2,
+            "rules": [
+                [
+                    "condition": [
+                        "type": "group",
+                        "definition": [
+                            "logic": "xor",
+                            "conditions": [
+                                ["type": "matcher", "definition": ["key": "a", "matcher": "eqq", "values": [1]]],
+                                ["type": "matcher", "definition": ["key": "b", "matcher": "ex", "values": [true]]],
+                                ["type": "matcher", "definition": ["key": "c", "matcher": "eq"]],
+                                [
+                                    "type": "matcher",
+                                    "definition": ["key": "d", "matcher": "eq", "values": [nil, [1], "yes", 22.0, "0x10"]],
+                                ],
+                                ["type": "matcher", "definition": ["matcher": "eq", "values": ["x"]]],
+                                [
+                                    "type": "historical",
+                                    "definition": ["events": [["k": "v"]], "matcher": "ge", "value": 1, "searchType": "sideways"],
+                                ],
+                                ["type": "group", "definition": ["logic": "and", "conditions": [], "key": "stray"]],
+                            ],
+                        ],
+                    ],
+                    "consequences": [
+                        ["id": "c1", "type": "add", "detail": ["eventdata": ["n": 1], "extra": true]],
+                        ["id": "c2", "type": "dispatch", "detail": ["type": "t", "source": "s", "eventdataaction": "move"]],
+                        [
+                            "id": "c3", "type": "schema",
+                            "detail": [
+                                "id": "other", "schema": .string(RulesEventNames.historySchema),
+                                "data": ["operation": "insert", "content": ["a": 1]],
+                            ],
+                        ],
+                        ["id": "c4", "type": "url", "detail": [:]],
+                    ],
+                    "meta": ["reEvaluate": true],
+                ]
             ],
-            "meta": ["reEvaluate": true],
-        ]]]
+        ]
         let (yaml, back) = try Self.roundTrip(rules)
         let same = back == rules
         #expect(same, "\(yaml)\n\(back)")

@@ -8,14 +8,17 @@ import Testing
 
 /// Golden diagnostics for broken rules files: what a rule author reads, located to the field.
 @Suite struct RulesDiagnosticsTests {
-    static let fixtures = ["unknown-matcher.yaml", "bad-values.yaml", "bad-structure.yaml", "launch-warnings.json",
-                           "launch-broken.json"]
+    static let fixtures = [
+        "unknown-matcher.yaml", "bad-values.yaml", "bad-structure.yaml", "launch-warnings.json",
+        "launch-broken.json",
+    ]
 
     static func diagnose(_ name: String) throws -> String {
         let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
         let bytes = try #require(SharedCorpus.bytes(dir.appendingPathComponent(name)))
         let path = "Fixtures/\(name)"
-        let doc = name.hasSuffix(".json")
+        let doc =
+            name.hasSuffix(".json")
             ? try JSONReader.read(bytes, file: path, keepSourceMap: true)
             : try YAMLReader.read(bytes, file: path)
         let result = RuleSetLoader.load(doc)
@@ -35,12 +38,14 @@ import Testing
 
     /// Token strings are parsed once per rule set, but every rule that holds a bad one is told.
     @Test func aRepeatedBadTokenIsReportedForEachRule() throws {
-        let set = try Rules.load("""
+        let set = try Rules.load(
+            """
             dataElements: {total: {path: a.b, type: int}}
             rules:
               - {id: r1, when: {key: x, eq: 1}, then: [{add: {a: "{%unclosed", b: "{%%nope%%}"}}]}
               - {id: r2, when: {key: x, eq: 1}, then: [{add: {a: "{%unclosed", b: "{%%nope%%}"}}]}
-            """).get()
+            """
+        ).get()
         let messages = Planner().plan(set).diagnostics.map(\.message)
         for rule in ["r1", "r2"] {
             #expect(messages.contains { $0.hasPrefix("rule \(rule): unclosed") }, "\(messages)")
@@ -50,8 +55,9 @@ import Testing
 
     @Test func launchStructuralErrorsRefuseTheWholeFile() throws {
         let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
-        let doc = try JSONReader.read(try #require(SharedCorpus.bytes(dir.appendingPathComponent("launch-broken.json"))),
-                                      keepSourceMap: true)
+        let doc = try JSONReader.read(
+            try #require(SharedCorpus.bytes(dir.appendingPathComponent("launch-broken.json"))),
+            keepSourceMap: true)
         let result = LaunchRulesLoader.load(doc)
         #expect(result.ruleSet == nil)
         #expect(result.errors.count >= 5)

@@ -15,8 +15,10 @@ enum Rules {
     }
 
     /// Whether rule 0's condition holds for an event (checked through both evaluators, which must agree).
-    static func matches(_ condition: String, data: Value?, type: String = "t", source: String = "s",
-                        states: [String: ValueObject] = [:], xdm: [String: ValueObject] = [:]) throws -> Bool {
+    static func matches(
+        _ condition: String, data: Value?, type: String = "t", source: String = "s",
+        states: [String: ValueObject] = [:], xdm: [String: ValueObject] = [:]
+    ) throws -> Bool {
         let set = try compile("rules:\n  - id: r\n    when: \(condition)\n    then: []\n")
         guard !set.rules.isEmpty else { return false }
         let runtime = StaticRulesRuntime(states: states, xdmStates: xdm)

@@ -20,14 +20,16 @@ import Testing
         let url = SharedCorpus.repositoryRoot.appendingPathComponent("Examples/events.jsonl")
         return try JSONLinesReader(path: url.path).map { r in
             let v = try r.get()
-            return EngineEvent(name: v["name"]?.stringValue ?? "", type: v["type"]?.stringValue ?? "",
-                               source: v["source"]?.stringValue ?? "", data: v["data"]?.objectValue)
+            return EngineEvent(
+                name: v["name"]?.stringValue ?? "", type: v["type"]?.stringValue ?? "",
+                source: v["source"]?.stringValue ?? "", data: v["data"]?.objectValue)
         }
     }
 
     @Test func everyShippedRulesFileLoadsCleanlyAndPlansWithoutWarnings() throws {
         let files = try FileManager.default.contentsOfDirectory(
-            atPath: SharedCorpus.repositoryRoot.appendingPathComponent("Rules").path).filter { $0.hasSuffix(".yaml") && !$0.contains(".test.") }
+            atPath: SharedCorpus.repositoryRoot.appendingPathComponent("Rules").path
+        ).filter { $0.hasSuffix(".yaml") && !$0.contains(".test.") }
         #expect(files.count >= 2)
         for f in files {
             let set = try Self.load(f)

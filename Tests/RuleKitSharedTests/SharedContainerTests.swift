@@ -75,7 +75,7 @@ import Testing
         for bad in ["", ".hidden", "../escape", "a/b", "sp ace"] {
             #expect(throws: SharedContainerError.invalidName(bad)) { try c.read(bad) }
         }
-        guard getuid() != 0 else { return } // root writes through permissions; nothing to observe
+        guard getuid() != 0 else { return }  // root writes through permissions; nothing to observe
         let ro = Self.directory()
         let r = try SharedContainer(directory: ro)
         chmod(ro.path, 0o555)

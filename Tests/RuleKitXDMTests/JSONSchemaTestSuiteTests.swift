@@ -36,7 +36,9 @@ import Testing
                 validator = try JSONSchemaValidator(registry: r, uri: uri)
             } catch {
                 for t in g["tests"]?.arrayValue ?? [] {
-                    tally.failed.append("\(file.lastPathComponent) — \(g["description"]?.stringValue ?? "") — \(t["description"]?.stringValue ?? ""): compile error \(error)")
+                    tally.failed.append(
+                        "\(file.lastPathComponent) — \(g["description"]?.stringValue ?? "") — \(t["description"]?.stringValue ?? ""): compile error \(error)"
+                    )
                 }
                 continue
             }
@@ -48,7 +50,9 @@ import Testing
                 if fast == expected && full == expected {
                     tally.passed += 1
                 } else {
-                    tally.failed.append("\(file.lastPathComponent) — \(g["description"]?.stringValue ?? "") — \(t["description"]?.stringValue ?? ""): got \(fast)/\(full), expected \(expected)")
+                    tally.failed.append(
+                        "\(file.lastPathComponent) — \(g["description"]?.stringValue ?? "") — \(t["description"]?.stringValue ?? ""): got \(fast)/\(full), expected \(expected)"
+                    )
                 }
             }
         }
@@ -75,9 +79,11 @@ import Testing
 
     /// The format files RuleKit asserts; the others (idn-*, iri*, uri-template, relative-json-pointer,
     /// ecmascript-regex) are formats RuleKit does not check, so they are only counted.
-    static let assertedFormats: Set<String> = ["date-time.json", "date.json", "time.json", "email.json", "hostname.json",
-                                               "ipv4.json", "ipv6.json", "uri.json", "uri-reference.json", "regex.json",
-                                               "json-pointer.json", "unknown.json"]
+    static let assertedFormats: Set<String> = [
+        "date-time.json", "date.json", "time.json", "email.json", "hostname.json",
+        "ipv4.json", "ipv6.json", "uri.json", "uri-reference.json", "regex.json",
+        "json-pointer.json", "unknown.json",
+    ]
 
     @Test(.enabled(if: SharedCorpus.isPresent, "../shared is absent"))
     func draft7FormatTestsPassForTheAssertedFormats() throws {
@@ -86,7 +92,9 @@ import Testing
         let folder = root.appendingPathComponent("tests/draft7/optional/format")
         let asserted = try Self.runFolder(folder, registry: registry, only: Self.assertedFormats)
         let all = try Self.runFolder(folder, registry: registry)
-        print("json-schema-test-suite draft7 optional/format: asserted formats \(asserted.passed) passed, \(asserted.failed.count) failed; all files \(all.passed) passed, \(all.failed.count) failed")
+        print(
+            "json-schema-test-suite draft7 optional/format: asserted formats \(asserted.passed) passed, \(asserted.failed.count) failed; all files \(all.passed) passed, \(all.failed.count) failed"
+        )
         for f in asserted.failed { Issue.record("\(f)") }
     }
 

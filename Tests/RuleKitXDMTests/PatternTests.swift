@@ -6,8 +6,10 @@ import Testing
     @Test func characterClassRunsAreMatchedWithoutARegex() throws {
         let p = try #require(Pattern("^[A-Z]{3}$"))
         #expect(p.regex == nil && p.classRun != nil)
-        for (s, ok) in [("EUR", true), ("EU", false), ("EURO", false), ("EuR", false), ("ÀBC", false), ("", false),
-                        ("US\n", false)] {
+        for (s, ok) in [
+            ("EUR", true), ("EU", false), ("EURO", false), ("EuR", false), ("ÀBC", false), ("", false),
+            ("US\n", false),
+        ] {
             #expect(p.matches(s) == ok, "\(s)")
         }
         let q = try #require(Pattern("^[a-f0-9]{2,4}$"))

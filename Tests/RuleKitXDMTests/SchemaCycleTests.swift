@@ -42,7 +42,8 @@ import Testing
     }
 
     @Test func recursionThroughTheInstanceIsFine() throws {
-        let tree = ##"{"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#"}}, "name": {"type": "string"}}}"##
+        let tree =
+            ##"{"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#"}}, "name": {"type": "string"}}}"##
         let v = try Self.compile(tree)
         #expect(v.isValid(try JSONReader.read(##"{"name": "a", "children": [{"name": "b", "children": []}]}"##).value))
         #expect(!v.isValid(try JSONReader.read(##"{"children": [{"name": 3}]}"##).value))

@@ -24,8 +24,10 @@ import Testing
         #expect(xdm.fieldGroups(for: Self.ee).count == 8)
     }
 
-    @Test(arguments: ["identitymap", "environment-details", "web-details", "commerce-details", "application-details",
-                      "implementation-details", "marketing", "consent"])
+    @Test(arguments: [
+        "identitymap", "environment-details", "web-details", "commerce-details", "application-details",
+        "implementation-details", "marketing", "consent",
+    ])
     func eachFieldGroupExampleValidates(_ group: String) throws {
         let xdm = try Self.registry()
         let schema = try xdm.compose(class: Self.ee, fieldGroups: ["https://rulekit.dev/xdm/sdk/\(group)"])
@@ -40,11 +42,23 @@ import Testing
 
     static let invalid: [(String, String, @Sendable (inout Value) -> Void, String)] = [
         ("commerce-details", "negative price", { $0.setValue(-5, atPath: "commerce.order.priceTotal") }, "/commerce/order/priceTotal"),
-        ("commerce-details", "quantity as text", { $0.setValue("2", atPath: "productListItems.0.quantity") }, "/productListItems/0/quantity"),
-        ("commerce-details", "lowercase currency", { $0.setValue("gbp", atPath: "commerce.order.currencyCode") }, "/commerce/order/currencyCode"),
+        (
+            "commerce-details", "quantity as text", { $0.setValue("2", atPath: "productListItems.0.quantity") },
+            "/productListItems/0/quantity"
+        ),
+        (
+            "commerce-details", "lowercase currency", { $0.setValue("gbp", atPath: "commerce.order.currencyCode") },
+            "/commerce/order/currencyCode"
+        ),
         ("environment-details", "unknown device type", { $0.setValue("phone", atPath: "device.type") }, "/device/type"),
-        ("environment-details", "latitude out of range", { $0.setValue(91.5, atPath: "placeContext.geo.latitude") }, "/placeContext/geo/latitude"),
-        ("web-details", "relative page URL", { $0.setValue("/products/p1.html", atPath: "web.webPageDetails.URL") }, "/web/webPageDetails/URL"),
+        (
+            "environment-details", "latitude out of range", { $0.setValue(91.5, atPath: "placeContext.geo.latitude") },
+            "/placeContext/geo/latitude"
+        ),
+        (
+            "web-details", "relative page URL", { $0.setValue("/products/p1.html", atPath: "web.webPageDetails.URL") },
+            "/web/webPageDetails/URL"
+        ),
         ("identitymap", "identity without id", { $0.setValue(nil, atPath: "identityMap.ECID.0.id") }, "/identityMap/ECID/0"),
         ("consent", "unknown consent value", { $0.setValue("yes", atPath: "consents.collect.val") }, "/consents/collect/val"),
         ("application-details", "bad timestamp", { $0.setValue("22/11/2026", atPath: "timestamp") }, "/timestamp"),

@@ -12,13 +12,18 @@ import Testing
     @Test(.enabled(if: SharedCorpus.isPresent, "../shared is absent: the XDM benchmark workload is not checked"))
     func verdictsAndErrorPathsMatchTheWorkload() throws {
         let bench = try #require(SharedCorpus.folder("bench"))
-        let schema = try JSONReader.read(try #require(SharedCorpus.bytes(bench.appendingPathComponent("xdm-experienceevent.bundled.json")))).value
+        let schema = try JSONReader.read(try #require(SharedCorpus.bytes(bench.appendingPathComponent("xdm-experienceevent.bundled.json"))))
+            .value
         let validator = try JSONSchemaValidator(schema: schema)
-        var checked = 0, invalid = 0
+        var checked = 0
+        var invalid = 0
         for record in try JSONLinesReader(path: bench.appendingPathComponent("xdm-events-10k.jsonl").path) {
             let r = try record.get()
             let payload = try #require(r["xdm"])
-            guard case .bool(let expected)? = r["expectValid"] else { Issue.record("record without expectValid"); continue }
+            guard case .bool(let expected)? = r["expectValid"] else {
+                Issue.record("record without expectValid")
+                continue
+            }
             let seq = r["seq"]?.intValue ?? 0
             if expected && seq % 10 != 0 { continue }
             let errors = validator.validate(payload)

@@ -86,7 +86,8 @@ import Testing
     @Test(.enabled(if: SharedCorpus.isPresent, "../shared is absent"))
     func mutatedExamplesFailAtTheMutatedPath() throws {
         let (xdm, root) = try #require(try Self.registry())
-        var wrongType = 0, badEnum = 0
+        var wrongType = 0
+        var badEnum = 0
         for (file, id) in try Self.examples(root) {
             let example = try JSONReader.read(try #require(SharedCorpus.bytes(root.appendingPathComponent(file)))).value
             let schema = try xdm.schema(id)
@@ -107,8 +108,12 @@ import Testing
             }
         }
         // A required field removed is reported at its parent object.
-        let event = try JSONReader.read(try #require(SharedCorpus.bytes(root.appendingPathComponent(
-            "components/classes/experienceevent.example.1.json")))).value
+        let event = try JSONReader.read(
+            try #require(
+                SharedCorpus.bytes(
+                    root.appendingPathComponent(
+                        "components/classes/experienceevent.example.1.json")))
+        ).value
         let schema = try xdm.schema("https://ns.adobe.com/xdm/context/experienceevent")
         let missing = schema.validator.validate(Self.setting(event, [.key("xdm:timestamp")][...], nil))
         #expect(missing.contains { $0.instancePath == "" && $0.message.contains("xdm:timestamp") })

@@ -11,7 +11,7 @@ import Testing
         ("0", .int(0)), ("42", .int(42)), ("-17", .int(-17)), ("+5", .int(5)), ("007", .int(7)),
         ("0x1F", .int(31)), ("0xff", .int(255)), ("0o17", .int(15)),
         ("9223372036854775807", .int(Int64.max)), ("-9223372036854775808", .int(Int64.min)),
-        ("9223372036854775808", .double(9223372036854775808)),
+        ("9223372036854775808", .double(9_223_372_036_854_775_808)),
         ("22.0", .double(22)), ("1.5", .double(1.5)), ("-0.5", .double(-0.5)), (".5", .double(0.5)),
         ("1.", .double(1)), ("1e3", .double(1000)), ("2.5E-2", .double(0.025)), ("+12e03", .double(12000)),
         (".inf", .double(.infinity)), ("-.Inf", .double(-.infinity)), ("+.INF", .double(.infinity)),
@@ -66,9 +66,10 @@ import Testing
     @Test func yaml11BooleansStayStringsAndAreReportedWhereTheyOccur() throws {
         let doc = try YAMLReader.read("a: yes\nb:\n  - on\n  - 'no'\n", file: "f.yaml")
         #expect(doc.value["a"] == "yes")
-        #expect(doc.warnings.map(\.location) == [
-            SourceLocation(file: "f.yaml", line: 1, column: 4), SourceLocation(file: "f.yaml", line: 3, column: 5),
-        ])
+        #expect(
+            doc.warnings.map(\.location) == [
+                SourceLocation(file: "f.yaml", line: 1, column: 4), SourceLocation(file: "f.yaml", line: 3, column: 5),
+            ])
         #expect(doc.warnings.allSatisfy { $0.code == .yaml11Boolean && $0.severity == .warning })
     }
 

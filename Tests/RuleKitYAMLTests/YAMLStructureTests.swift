@@ -11,7 +11,9 @@ import Testing
 
     /// The reader tells each mapping whether a key has a dot (rules look dotted keys up only then).
     @Test func mappingsKnowWhetherAKeyHasADot() throws {
-        let v = try YAMLReader.read("plain: {a: 1, b: 2}\ndotted: {a: 1, x.y: 2}\nk: &k p.q\nviaAlias: {*k : 3}\nmerged: {<<: {m.n: 1}, c: 2}\n").value
+        let v = try YAMLReader.read(
+            "plain: {a: 1, b: 2}\ndotted: {a: 1, x.y: 2}\nk: &k p.q\nviaAlias: {*k : 3}\nmerged: {<<: {m.n: 1}, c: 2}\n"
+        ).value
         #expect(v["plain"]?.objectValue?.mayHaveDottedKeys == false)
         #expect(v["dotted"]?.objectValue?.mayHaveDottedKeys == true)
         #expect(v["viaAlias"]?.objectValue?.mayHaveDottedKeys == true)

@@ -57,7 +57,8 @@ import Testing
         for line in index.split(separator: "\n").dropFirst() {
             let cols = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard cols.count >= 2 else { continue }
-            let id = cols[0], kind = cols[1]
+            let id = cols[0]
+            let kind = cols[1]
             if let why = Self.run(root.appendingPathComponent("data").appendingPathComponent(id), kind: kind) {
                 outcome.failed.append((id, why))
             } else {
@@ -68,7 +69,9 @@ import Testing
         let unexpected = outcome.failed.filter { expected[$0.0] == nil }
         let nowPassing = expected.keys.filter { !failedIDs.contains($0) }.sorted()
         let total = outcome.passed.count + outcome.failed.count
-        print("yaml-test-suite: \(outcome.passed.count) passed, \(outcome.failed.count) failed (expected failures: \(expected.count)) of \(total)")
+        print(
+            "yaml-test-suite: \(outcome.passed.count) passed, \(outcome.failed.count) failed (expected failures: \(expected.count)) of \(total)"
+        )
         for (id, why) in unexpected { Issue.record("unexpected failure \(id): \(why)") }
         for id in nowPassing { Issue.record("listed as an expected failure but passes now: \(id) — remove it from the list") }
         #expect(total == 373)

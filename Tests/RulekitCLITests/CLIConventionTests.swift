@@ -94,7 +94,8 @@ import Testing
         // A test file from standard input names its rules relative to the working folder (`-` used to
         // crash Foundation's path code).
         let tests = try String(contentsOf: SharedCorpus.repositoryRoot.appendingPathComponent("Rules/commerce.test.yaml"), encoding: .utf8)
-        let test = try CLIRunner.run(["test", "-"], stdin: tests.replacingOccurrences(of: "rules: commerce.yaml", with: "rules: Rules/commerce.yaml"))
+        let test = try CLIRunner.run(
+            ["test", "-"], stdin: tests.replacingOccurrences(of: "rules: commerce.yaml", with: "rules: Rules/commerce.yaml"))
         #expect(test.status == 0, "\(test.stdout)")
         #expect(test.stdout.hasSuffix("4 passed, 0 failed\n"))
         let broken = try CLIRunner.run(["lint", "-"], stdin: "rules: [\n")

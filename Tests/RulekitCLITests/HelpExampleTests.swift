@@ -17,11 +17,20 @@ import Testing
         var current = ""
         for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
             let t = line.trimmingCharacters(in: .whitespaces)
-            if t == "Example:" || t == "Examples:" { inExample = true; continue }
+            if t == "Example:" || t == "Examples:" {
+                inExample = true
+                continue
+            }
             guard inExample else { continue }
-            if t.isEmpty || t.hasPrefix("USAGE") { inExample = false; continue }
+            if t.isEmpty || t.hasPrefix("USAGE") {
+                inExample = false
+                continue
+            }
             current += " " + t
-            if current.hasSuffix("\\") { current.removeLast(); continue }
+            if current.hasSuffix("\\") {
+                current.removeLast()
+                continue
+            }
             // Shell redirections and pipes are the shell's, not the tool's.
             let shellWords: Set<String> = [">", "|", "2>"]
             let all: [String] = current.split(separator: " ").map { String($0) }

@@ -36,8 +36,10 @@ import Testing
         #expect(negative.status == 2)
         #expect(negative.stderr.contains("--times must be from 1 to 1000000"))
 
-        for (json, why) in [(#"{"count":9223372036854775807}"#, "would overflow"), (#"{"count":1.5}"#, "not an integer"),
-                            (#"{"count":"x"}"#, "not an integer"), (#"{"count":[1]}"#, "not an integer"), ("[1]", "not an object")] {
+        for (json, why) in [
+            (#"{"count":9223372036854775807}"#, "would overflow"), (#"{"count":1.5}"#, "not an integer"),
+            (#"{"count":"x"}"#, "not an integer"), (#"{"count":[1]}"#, "not an integer"), ("[1]", "not an object"),
+        ] {
             #expect(try CLIRunner.run(["shared", "set", c, "x", json]).status == 0)
             let out = try CLIRunner.run(["shared", "increment", c, "x"])
             #expect(out.status == 1, "\(json)")
@@ -78,7 +80,8 @@ import Testing
         p.executableURL = exe
         p.arguments = ["match", "--rules", "Rules", "-"]
         p.currentDirectoryURL = SharedCorpus.repositoryRoot
-        let input = Pipe(), err = Pipe()
+        let input = Pipe()
+        let err = Pipe()
         p.standardInput = input
         p.standardOutput = FileHandle.nullDevice
         p.standardError = err

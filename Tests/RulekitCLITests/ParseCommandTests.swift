@@ -27,24 +27,49 @@ import Testing
         ("lint-traps-json", ["lint", "--format", "json", "\(fixtures)/lint-traps.yaml"], nil),
         ("lint-syntax-error", ["lint", "\(fixtures)/broken.yaml"], nil),
         ("lint-missing-path", ["lint", "\(fixtures)/missing-rules/"], nil),
-        ("explain-purchase", ["explain", "--event", "\(fixtures)/purchase-event.json",
-                              "--state", "com.adobe.module.configuration=\(fixtures)/configuration-state.json"], nil),
+        (
+            "explain-purchase",
+            [
+                "explain", "--event", "\(fixtures)/purchase-event.json",
+                "--state", "com.adobe.module.configuration=\(fixtures)/configuration-state.json",
+            ], nil
+        ),
         ("explain-missing-event", ["explain", "--event", "\(fixtures)/nope.json"], nil),
         ("match-shipped-rules", ["match", "--state", "com.adobe.module.configuration=\(fixtures)/configuration-state.json"], nil),
         ("match-each", ["match", "--each", "--state", "com.adobe.module.configuration=\(fixtures)/configuration-state.json"], nil),
         ("match-bad-line", ["match", "-"], "{\"type\": \"t\", \"source\": \"s\"}\n[1]\n{\"type\": \n"),
         ("convert-yaml-to-launch", ["convert", "Rules/lifecycle.yaml", "--to", "launch-json"], nil),
         ("convert-unknown-matcher", ["convert", "\(fixtures)/unknown-matcher.yaml", "--to", "launch-json"], nil),
-        ("xdm-validate-jsonl", ["xdm", "validate", "--class", "https://rulekit.dev/xdm/sdk/experienceevent",
-                                "--mixin", "https://rulekit.dev/xdm/sdk/commerce-details", "--format", "json",
-                                "\(fixtures)/payloads.jsonl"], nil),
-        ("xdm-validate-text", ["xdm", "validate", "--class", "https://rulekit.dev/xdm/sdk/experienceevent",
-                               "--mixin", "https://rulekit.dev/xdm/sdk/commerce-details", "\(fixtures)/payloads.jsonl"], nil),
-        ("xdm-validate-valid", ["xdm", "validate", "--class", "https://rulekit.dev/xdm/sdk/experienceevent",
-                                "--mixin", "https://rulekit.dev/xdm/sdk/web-details", "Schemas/examples/web-details.example.json"], nil),
+        (
+            "xdm-validate-jsonl",
+            [
+                "xdm", "validate", "--class", "https://rulekit.dev/xdm/sdk/experienceevent",
+                "--mixin", "https://rulekit.dev/xdm/sdk/commerce-details", "--format", "json",
+                "\(fixtures)/payloads.jsonl",
+            ], nil
+        ),
+        (
+            "xdm-validate-text",
+            [
+                "xdm", "validate", "--class", "https://rulekit.dev/xdm/sdk/experienceevent",
+                "--mixin", "https://rulekit.dev/xdm/sdk/commerce-details", "\(fixtures)/payloads.jsonl",
+            ], nil
+        ),
+        (
+            "xdm-validate-valid",
+            [
+                "xdm", "validate", "--class", "https://rulekit.dev/xdm/sdk/experienceevent",
+                "--mixin", "https://rulekit.dev/xdm/sdk/web-details", "Schemas/examples/web-details.example.json",
+            ], nil
+        ),
         ("xdm-unknown-class", ["xdm", "validate", "--class", "https://rulekit.dev/xdm/sdk/experienceevnt", "x.json"], nil),
-        ("xdm-paths-marketing", ["xdm", "paths", "--class", "https://rulekit.dev/xdm/sdk/experienceevent",
-                                 "--mixin", "https://rulekit.dev/xdm/sdk/marketing"], nil),
+        (
+            "xdm-paths-marketing",
+            [
+                "xdm", "paths", "--class", "https://rulekit.dev/xdm/sdk/experienceevent",
+                "--mixin", "https://rulekit.dev/xdm/sdk/marketing",
+            ], nil
+        ),
     ]
 
     @Test(arguments: cases.map(\.golden))
@@ -54,7 +79,9 @@ import Testing
         if let diff = CLIRunner.compare(out, golden: golden) { Issue.record("\(diff)") }
     }
 
-    @Test(arguments: [["parse"], ["lint"], ["test"], ["run"], ["match"], ["convert"], ["explain"], ["xdm", "validate"], ["xdm", "paths"], ["schema"]])
+    @Test(arguments: [
+        ["parse"], ["lint"], ["test"], ["run"], ["match"], ["convert"], ["explain"], ["xdm", "validate"], ["xdm", "paths"], ["schema"],
+    ])
     func helpShowsAnExampleAndExitsZero(_ command: [String]) throws {
         let out = try CLIRunner.run(command + ["--help"])
         #expect(out.status == 0)
@@ -130,8 +157,11 @@ import Testing
         let samples = expected["sample_matches_rules1000"]?.objectValue ?? [:]
         // Input events come out in input order; those a rule matched carry its ruleIndex.
         let inputs = out.stdout.split(separator: "\n").compactMap { try? JSONReader.value(String($0)) }
-            .filter { $0["parentID"] == nil && $0["type"]?.stringValue?.hasPrefix("com.adobe.eventType.") == true
-                && $0["source"]?.stringValue != "com.adobe.eventSource.sharedState" && $0["source"]?.stringValue != "com.adobe.eventSource.requestReset" }
+            .filter {
+                $0["parentID"] == nil && $0["type"]?.stringValue?.hasPrefix("com.adobe.eventType.") == true
+                    && $0["source"]?.stringValue != "com.adobe.eventSource.sharedState"
+                    && $0["source"]?.stringValue != "com.adobe.eventSource.requestReset"
+            }
         #expect(inputs.count == 10_000)
         var matched = 0
         for (i, e) in inputs.enumerated() {
@@ -158,15 +188,17 @@ import Testing
         }
         let expected = try JSONReader.read(try #require(SharedCorpus.bytes(bench.appendingPathComponent("expected.json")))).value
         for n in ["10", "100", "1000"] {
-            let out = try CLIRunner.run(["match", "--rules", bench.appendingPathComponent("rules-\(n).json").path] + stateArgs
-                                        + [bench.appendingPathComponent("events-10k.jsonl").path])
+            let out = try CLIRunner.run(
+                ["match", "--rules", bench.appendingPathComponent("rules-\(n).json").path] + stateArgs
+                    + [bench.appendingPathComponent("events-10k.jsonl").path])
             #expect(out.status == 0, "\(out.stderr)")
             let want = expected["rule_sets"]?[n]?["sample"]?["events_matched"]?.intValue ?? -1
             #expect(out.stdout.hasSuffix("10000 events, \(want) with a match, \(want) matches\n"), "rules-\(n)")
         }
         // Per event: the sampled events match the rules the reference says.
-        let out = try CLIRunner.run(["match", "--each", "--rules", bench.appendingPathComponent("rules-1000.json").path]
-                                    + stateArgs + [bench.appendingPathComponent("events-10k.jsonl").path])
+        let out = try CLIRunner.run(
+            ["match", "--each", "--rules", bench.appendingPathComponent("rules-1000.json").path]
+                + stateArgs + [bench.appendingPathComponent("events-10k.jsonl").path])
         let samples = expected["sample_matches_rules1000"]?.objectValue ?? [:]
         var seen = 0
         for line in out.stdout.split(separator: "\n") {

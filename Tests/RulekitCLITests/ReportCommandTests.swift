@@ -34,8 +34,10 @@ import Testing
     @Test func theShippedRulesOverTheExampleEvents() throws {
         let out = Self.temp("r.html")
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let run = try CLIRunner.run(["report", "--events", "Examples/events.jsonl",
-                                     "--state", "com.adobe.module.configuration=Examples/state.json", "--out", out])
+        let run = try CLIRunner.run([
+            "report", "--events", "Examples/events.jsonl",
+            "--state", "com.adobe.module.configuration=Examples/state.json", "--out", out,
+        ])
         #expect(run.status == 0, "\(run.stderr)")
         let html = try String(contentsOfFile: out, encoding: .utf8)
         // Self-contained: nothing is fetched.
@@ -58,8 +60,10 @@ import Testing
     @Test func aBaselineShowsWhatTheChangeDoes() throws {
         let out = Self.temp("b.html")
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let run = try CLIRunner.run(["report", "--events", "Examples/events.jsonl", "--baseline", "Rules/commerce.yaml",
-                                     "--state", "com.adobe.module.configuration=Examples/state.json", "--out", out])
+        let run = try CLIRunner.run([
+            "report", "--events", "Examples/events.jsonl", "--baseline", "Rules/commerce.yaml",
+            "--state", "com.adobe.module.configuration=Examples/state.json", "--out", out,
+        ])
         #expect(run.status == 0, "\(run.stderr)")
         let dom = try Self.dom(out)
         #expect(dom.contains(#"<span id="rules-added">3</span>"#))

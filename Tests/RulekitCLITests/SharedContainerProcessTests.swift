@@ -56,7 +56,7 @@ import Testing
             last = n
         }
         let listed = try CLIRunner.run(["shared", "list", dir])
-        #expect(listed.stdout == "busy\n") // leftover temporary files are not collections
+        #expect(listed.stdout == "busy\n")  // leftover temporary files are not collections
     }
 
     @Test func errorsAreClear() throws {
@@ -88,17 +88,17 @@ import Testing
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let rules = dir + "/rules.yaml"
         try """
-            rules:
-              - id: rec
-                when: {key: ~type, eq: tap}
-                then: [{id: rec-h, history: {operation: insert, content: {tapped: x}}}]
-              - id: seen
-                when:
-                  all:
-                    - {key: ~type, eq: check}
-                    - history: {events: [{tapped: x}], matcher: ge, value: 1, searchType: any}
-                then: [{add: {seenBefore: true}}]
-            """.write(toFile: rules, atomically: true, encoding: .utf8)
+        rules:
+          - id: rec
+            when: {key: ~type, eq: tap}
+            then: [{id: rec-h, history: {operation: insert, content: {tapped: x}}}]
+          - id: seen
+            when:
+              all:
+                - {key: ~type, eq: check}
+                - history: {events: [{tapped: x}], matcher: ge, value: 1, searchType: any}
+            then: [{add: {seenBefore: true}}]
+        """.write(toFile: rules, atomically: true, encoding: .utf8)
         let p = Process()
         p.executableURL = try CLIRunner.requireExecutable()
         p.arguments = ["run", "--rules", rules, "--data-dir", dir + "/data", "-"]
@@ -133,8 +133,9 @@ import Testing
         kill(p.processIdentifier, SIGKILL)
         p.waitUntilExit()
         try? writer.close()
-        let check = try CLIRunner.run(["run", "--rules", rules, "--data-dir", dir + "/data", "-"],
-                                      stdin: "{\"name\":\"c\",\"type\":\"check\",\"source\":\"app\",\"data\":{\"k\":1}}\n")
+        let check = try CLIRunner.run(
+            ["run", "--rules", rules, "--data-dir", dir + "/data", "-"],
+            stdin: "{\"name\":\"c\",\"type\":\"check\",\"source\":\"app\",\"data\":{\"k\":1}}\n")
         #expect(check.status == 0, "\(check.stderr)")
         #expect(!check.stderr.contains("corrupt"))
         #expect(check.stdout.contains("\"seenBefore\":true"))

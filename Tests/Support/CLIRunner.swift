@@ -2,10 +2,14 @@ public import Foundation
 
 /// Runs the built `rulekit` executable and pins its output against golden files.
 public enum CLIRunner {
+    /// What one run of the tool produced.
     public struct Output: Sendable {
         // Tests may normalize the streams (run ids) before comparing.
+        /// The exit code.
         public var status: Int32
+        /// Everything written to standard output.
         public var stdout: String
+        /// Everything written to standard error.
         public var stderr: String
 
         /// The golden-file form: exit code, then both streams.
@@ -35,8 +39,10 @@ public enum CLIRunner {
     }
 
     /// Runs `rulekit args...` (or another executable) in `directory` (the repository root by default).
-    public static func run(_ args: [String], stdin: String? = nil, in directory: URL? = nil,
-                           executable name: String = "rulekit") throws -> Output {
+    public static func run(
+        _ args: [String], stdin: String? = nil, in directory: URL? = nil,
+        executable name: String = "rulekit"
+    ) throws -> Output {
         guard let exe = executable(name) else {
             throw NSError(domain: "CLIRunner", code: 1, userInfo: [NSLocalizedDescriptionKey: "rulekit binary not found"])
         }
@@ -44,7 +50,9 @@ public enum CLIRunner {
         p.executableURL = exe
         p.arguments = args
         p.currentDirectoryURL = directory ?? SharedCorpus.repositoryRoot
-        let out = Pipe(), err = Pipe(), input = Pipe()
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
         p.standardOutput = out
         p.standardError = err
         p.standardInput = input
@@ -62,8 +70,9 @@ public enum CLIRunner {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         p.waitUntilExit()
-        return Output(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
+        return Output(
+            status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
     }
 
     /// Compares `output` with `Golden/<name>.txt` beside `testFile`; with `RULEKIT_UPDATE_GOLDEN=1`

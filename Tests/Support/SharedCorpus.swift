@@ -13,6 +13,7 @@ public enum SharedCorpus {
             .deletingLastPathComponent()
     }()
 
+    /// The `../shared` folder (or `$RULEKIT_SHARED`), nil when absent.
     public static let root: URL? = {
         if let env = ProcessInfo.processInfo.environment["RULEKIT_SHARED"], !env.isEmpty {
             return URL(fileURLWithPath: env)
@@ -38,6 +39,7 @@ public enum SharedCorpus {
     /// Whether the corpora are present (for `.enabled(if:)` traits).
     public static var isPresent: Bool { root != nil }
 
+    /// The file's bytes, nil when unreadable.
     public static func bytes(_ url: URL) -> [UInt8]? {
         FileManager.default.contents(atPath: url.path).map { [UInt8]($0) }
     }

@@ -1,7 +1,9 @@
 // Locates the shared benchmark workloads (../shared/bench, or $RULEKIT_SHARED/bench).
 public import Foundation
 
+/// Locates the shared benchmark inputs (`../shared/bench`) for every benchmark target.
 public enum BenchData {
+    /// The `../shared/bench` folder, found from the package directory.
     public static let shared: URL = {
         if let env = ProcessInfo.processInfo.environment["RULEKIT_SHARED"] { return URL(fileURLWithPath: env) }
         return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -15,12 +15,14 @@ func compile(_ relative: String) -> CompiledRuleSet {
 }
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(metrics: [.wallClock], maxDuration: .seconds(5),
-                                           maxIterations: 30)
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock], maxDuration: .seconds(5),
+        maxIterations: 30)
     let events: [EngineEvent] = load("bench/events-10k.jsonl").split(separator: 0x0A).map { line in
         let v = try! JSONReader.read(Array(line)).value
-        return EngineEvent(name: v["name"]?.stringValue ?? "", type: v["type"]?.stringValue ?? "",
-                           source: v["source"]?.stringValue ?? "", data: v["data"]?.objectValue)
+        return EngineEvent(
+            name: v["name"]?.stringValue ?? "", type: v["type"]?.stringValue ?? "",
+            source: v["source"]?.stringValue ?? "", data: v["data"]?.objectValue)
     }
     let stateValue = try! JSONReader.read(load("bench/state.json")).value
     var states: [String: ValueObject] = [:]

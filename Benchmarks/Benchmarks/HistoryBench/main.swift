@@ -54,6 +54,8 @@ let s3 = seconds {
         if r.allSatisfy({ $0.count > 0 }) { found += 1 }
     }
 }
-print(String(format: "ordered 3-mask condition:     %8.0f conditions/s on %d rows (%d/%d satisfied)", Double(runs) / s3,
-             store.count, found, runs))
+print(
+    String(
+        format: "ordered 3-mask condition:     %8.0f conditions/s on %d rows (%d/%d satisfied)", Double(runs) / s3,
+        store.count, found, runs))
 try? FileManager.default.removeItem(atPath: dir)

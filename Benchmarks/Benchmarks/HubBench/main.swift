@@ -36,8 +36,10 @@ func percentile(_ sorted: [UInt64], _ p: Double) -> Double {
 func report(_ label: String, seconds: Double, sinks: [Sink]) -> Double {
     let all = sinks.flatMap { $0.latencies.prefix($0.count) }.sorted()
     let rate = Double(n) / seconds
-    print(String(format: "%-10@ %12.0f events/s   p50 %9.1f µs   p99 %9.1f µs   (%d deliveries)", label as NSString, rate,
-                 percentile(all, 0.5), percentile(all, 0.99), all.count))
+    print(
+        String(
+            format: "%-10@ %12.0f events/s   p50 %9.1f µs   p99 %9.1f µs   (%d deliveries)", label as NSString, rate,
+            percentile(all, 0.5), percentile(all, 0.99), all.count))
     return rate
 }
 
@@ -55,7 +57,12 @@ func baseline() -> Double {
     for i in 0..<n {
         let e = makeEvent(i)
         let t = UInt64(e.data!["t"]!.intValue!)
-        for (q, s) in zip(queues, sinks) { q.async { _ = e.name; s.record(since: t) } }
+        for (q, s) in zip(queues, sinks) {
+            q.async {
+                _ = e.name
+                s.record(since: t)
+            }
+        }
     }
     for s in sinks { s.done.wait() }
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9

@@ -17,7 +17,11 @@ func rssKiB() -> Int {
 func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e6 }
 func time(_ label: String, rounds: Int, _ body: () throws -> Void) rethrows {
     var all: [Double] = []
-    for _ in 0..<rounds { let t = now(); try body(); all.append(now() - t) }
+    for _ in 0..<rounds {
+        let t = now()
+        try body()
+        all.append(now() - t)
+    }
     all.sort()
     print("\(label): best \(String(format: "%.2f", all[0])) ms, median \(String(format: "%.2f", all[all.count / 2])) over \(rounds)")
 }
@@ -29,15 +33,21 @@ func on(_ p: String) -> Bool { phase == "all" || phase == p }
 let r1000 = BenchData.load("bench/rules-1000.json")
 if on("json-map") { try time("json+map rules-1000", rounds: rounds) { _ = try JSONReader.read(r1000, keepSourceMap: true) } }
 if on("json") { try time("json rules-1000", rounds: rounds) { _ = try JSONReader.read(r1000) } }
-if on("fast") { try time("load(json:) rules-1000", rounds: rounds) { _ = try LaunchRulesLoader.load(json: r1000, file: "rules-1000.json").get() } }
-if on("fast-all") { try time("load(json:)+plan 1000", rounds: rounds) {
-    _ = Planner().plan(try LaunchRulesLoader.load(json: r1000, file: "rules-1000.json").get()) } }
+if on("fast") {
+    try time("load(json:) rules-1000", rounds: rounds) { _ = try LaunchRulesLoader.load(json: r1000, file: "rules-1000.json").get() }
+}
+if on("fast-all") {
+    try time("load(json:)+plan 1000", rounds: rounds) {
+        _ = Planner().plan(try LaunchRulesLoader.load(json: r1000, file: "rules-1000.json").get())
+    }
+}
 if phase == "fast-keep" {
     // As fast-all, with every result kept until the end: the difference is what freeing them costs.
     var kept: [CompiledRuleSet] = []
     kept.reserveCapacity(rounds)
     try time("load(json:)+plan 1000, results kept", rounds: rounds) {
-        kept.append(Planner().plan(try LaunchRulesLoader.load(json: r1000, file: "rules-1000.json").get())) }
+        kept.append(Planner().plan(try LaunchRulesLoader.load(json: r1000, file: "rules-1000.json").get()))
+    }
 }
 let doc = try JSONReader.read(r1000, file: "rules-1000.json", keepSourceMap: true)
 if on("launch-load") { try time("launch load", rounds: rounds) { _ = try LaunchRulesLoader.load(doc).get() } }
@@ -48,12 +58,16 @@ if phase == "plan-noindex" {
     time("plan 1000", rounds: rounds) { _ = Planner().plan(set) }
 }
 // With PROBE_EVENTS=1, the 10k events are parsed and kept first, as the benchmark process does.
-let heldEvents: [Value] = ProcessInfo.processInfo.environment["PROBE_EVENTS"] == nil ? [] :
-    BenchData.load("bench/events-10k.jsonl").split(separator: 0x0A).map { try! JSONReader.read(Array($0)).value }
+let heldEvents: [Value] =
+    ProcessInfo.processInfo.environment["PROBE_EVENTS"] == nil
+    ? [] : BenchData.load("bench/events-10k.jsonl").split(separator: 0x0A).map { try! JSONReader.read(Array($0)).value }
 if !heldEvents.isEmpty { print("holding \(heldEvents.count) events") }
-if on("json-all") { try time("json+load+plan 1000", rounds: rounds) {
-    let d = try JSONReader.read(r1000, file: "rules-1000.json", keepSourceMap: true)
-    _ = Planner().plan(try LaunchRulesLoader.load(d).get()) } }
+if on("json-all") {
+    try time("json+load+plan 1000", rounds: rounds) {
+        let d = try JSONReader.read(r1000, file: "rules-1000.json", keepSourceMap: true)
+        _ = Planner().plan(try LaunchRulesLoader.load(d).get())
+    }
+}
 if on("json-all-thread") {
     // The same on a second thread (its own malloc arena), as the benchmark harness runs it.
     let t = Thread {
@@ -81,8 +95,14 @@ if on("yaml") || on("pull") || on("yaml-load") || on("yaml-plan") || on("yaml-al
         }
         func walkValue(_ v: Value) -> Int {
             switch v {
-            case .object(let o): var n = 1; for (_, m) in o { n += walkValue(m) }; return n
-            case .array(let a): var n = 1; for e in a { n += walkValue(e) }; return n
+            case .object(let o):
+                var n = 1
+                for (_, m) in o { n += walkValue(m) }
+                return n
+            case .array(let a):
+                var n = 1
+                for e in a { n += walkValue(e) }
+                return n
             default: return 1
             }
         }
@@ -94,16 +114,21 @@ if on("yaml") || on("pull") || on("yaml-load") || on("yaml-plan") || on("yaml-al
     if on("yaml-load") { try time("yaml load 10k", rounds: rounds) { _ = try RuleSetLoader.load(yd).get() } }
     let ys = try RuleSetLoader.load(yd).get()
     if on("yaml-plan") { time("yaml plan 10k", rounds: rounds) { _ = Planner().plan(ys) } }
-    if on("yaml-all") { try time("yaml all 10k", rounds: rounds) {
-        let d = try YAMLReader.read(y, file: "r.yaml"); _ = Planner().plan(try RuleSetLoader.load(d).get()) } }
+    if on("yaml-all") {
+        try time("yaml all 10k", rounds: rounds) {
+            let d = try YAMLReader.read(y, file: "r.yaml")
+            _ = Planner().plan(try RuleSetLoader.load(d).get())
+        }
+    }
 }
 
 if on("match10") || on("match1000") || phase == "warm10" || phase == "batch10" {
     let before = rssKiB()
     let events: [EngineEvent] = BenchData.load("bench/events-10k.jsonl").split(separator: 0x0A).map { line in
         let v = try! JSONReader.read(Array(line)).value
-        return EngineEvent(name: v["name"]?.stringValue ?? "", type: v["type"]?.stringValue ?? "",
-                           source: v["source"]?.stringValue ?? "", data: v["data"]?.objectValue)
+        return EngineEvent(
+            name: v["name"]?.stringValue ?? "", type: v["type"]?.stringValue ?? "",
+            source: v["source"]?.stringValue ?? "", data: v["data"]?.objectValue)
     }
     print("events in memory: \(rssKiB() - before) KiB (RSS growth)")
     let stateValue = try JSONReader.read(BenchData.load("bench/state.json")).value
@@ -119,7 +144,12 @@ if on("match10") || on("match1000") || phase == "warm10" || phase == "batch10" {
             // Only the cache-resident timing, for profiling the engine's own work.
             let few = Array(events.prefix(100))
             time("match rules-10 100 events x100 (cache-warm)", rounds: rounds) {
-                for _ in 0..<100 { for e in few { r.reset(event: e); matched += Evaluator.matchCount(s, &r) } }
+                for _ in 0..<100 {
+                    for e in few {
+                        r.reset(event: e)
+                        matched += Evaluator.matchCount(s, &r)
+                    }
+                }
             }
             break
         }
@@ -130,7 +160,10 @@ if on("match10") || on("match1000") || phase == "warm10" || phase == "batch10" {
         if phase == "batch10" { break }
         time("match rules-\(n) x10k", rounds: rounds) {
             matched = 0
-            for e in events { r.reset(event: e); matched += Evaluator.matchCount(s, &r) }
+            for e in events {
+                r.reset(event: e)
+                matched += Evaluator.matchCount(s, &r)
+            }
         }
         precondition(matched == 500, "\(matched)")
         // The same events in smaller working sets: how much of the full stream's time is cache misses
@@ -138,7 +171,12 @@ if on("match10") || on("match1000") || phase == "warm10" || phase == "batch10" {
         for size in [3000, 5000] {
             let part = Array(events.prefix(size))
             time("match rules-\(n) \(size) events x\(10000 / size)", rounds: rounds) {
-                for _ in 0..<(10000 / size) { for e in part { r.reset(event: e); matched += Evaluator.matchCount(s, &r) } }
+                for _ in 0..<(10000 / size) {
+                    for e in part {
+                        r.reset(event: e)
+                        matched += Evaluator.matchCount(s, &r)
+                    }
+                }
             }
         }
         // The same events rebuilt after parsing, each event's nodes allocated together and at exact
@@ -151,13 +189,23 @@ if on("match10") || on("match1000") || phase == "warm10" || phase == "batch10" {
             default: return v
             }
         }
-        let compacted = events.map { e in EngineEvent(name: e.name, type: e.type, source: e.source, data: compact(.object(e.data ?? [:])).objectValue) }
+        let compacted = events.map { e in
+            EngineEvent(name: e.name, type: e.type, source: e.source, data: compact(.object(e.data ?? [:])).objectValue)
+        }
         time("match rules-\(n) x10k compacted copies", rounds: rounds) {
-            for e in compacted { r.reset(event: e); matched += Evaluator.matchCount(s, &r) }
+            for e in compacted {
+                r.reset(event: e)
+                matched += Evaluator.matchCount(s, &r)
+            }
         }
         let few = Array(events.prefix(100))
         time("match rules-\(n) 100 events x100 (cache-warm)", rounds: rounds) {
-            for _ in 0..<100 { for e in few { r.reset(event: e); matched += Evaluator.matchCount(s, &r) } }
+            for _ in 0..<100 {
+                for e in few {
+                    r.reset(event: e)
+                    matched += Evaluator.matchCount(s, &r)
+                }
+            }
         }
     }
 }
@@ -167,7 +215,10 @@ if on("xdm") {
     let validator = try JSONSchemaValidator(schema: schema)
     let payloads = BenchData.load("bench/xdm-events-10k.jsonl").split(separator: 0x0A).map { try! JSONReader.read(Array($0)).value["xdm"]! }
     var n = 0
-    time("xdm isValid x10k", rounds: rounds) { n = 0; for p in payloads where validator.isValid(p) { n += 1 } }
+    time("xdm isValid x10k", rounds: rounds) {
+        n = 0
+        for p in payloads where validator.isValid(p) { n += 1 }
+    }
     precondition(n == 8993, "\(n)")
     var errs = 0
     time("xdm isValid, full errors for invalid x10k", rounds: rounds) {

@@ -16,8 +16,9 @@ let lines = BenchData.load("bench/events-10k.jsonl").split(separator: 0x0A).map 
 let state = try! JSONReader.read(BenchData.load("bench/state.json")).value.objectValue!
 let events: [Event] = (0..<repeats).flatMap { _ in
     lines.map { v in
-        Event(name: v["name"]?.stringValue ?? "e", type: v["type"]?.stringValue ?? "", source: v["source"]?.stringValue ?? "",
-              data: v["data"]?.objectValue)
+        Event(
+            name: v["name"]?.stringValue ?? "e", type: v["type"]?.stringValue ?? "", source: v["source"]?.stringValue ?? "",
+            data: v["data"]?.objectValue)
     }
 }
 
@@ -70,18 +71,24 @@ func engineOnly() -> Double {
 // The machine is noisy: rounds interleave the three measurements and medians are compared.
 let rounds = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 5
 let n = Double(events.count)
-var engineTimes: [Double] = [], withoutTimes: [Double] = [], withTimes: [Double] = []
+var engineTimes: [Double] = []
+var withoutTimes: [Double] = []
+var withTimes: [Double] = []
 for _ in 0..<rounds {
     engineTimes.append(engineOnly())
     withoutTimes.append(throughHub(rules: false))
     withTimes.append(throughHub(rules: true))
 }
 func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
-let engine = median(engineTimes), without = median(withoutTimes), with = median(withTimes)
+let engine = median(engineTimes)
+let without = median(withoutTimes)
+let with = median(withTimes)
 print("\(events.count) events × \(rounds) rounds, medians:")
 print(String(format: "engine alone (process):      %.3f s = %8.0f events/s", engine, n / engine))
 print(String(format: "hub without rules extension: %.3f s = %8.0f events/s", without, n / without))
 print(String(format: "hub with rules extension:    %.3f s = %8.0f events/s", with, n / with))
 print(String(format: "extension cost %.3f s = %.2f × the engine's own time (target ≤ 1.20)", with - without, (with - without) / engine))
-print("per round (engine, without, with): " + zip(engineTimes, zip(withoutTimes, withTimes))
-    .map { String(format: "(%.2f %.2f %.2f)", $0.0, $0.1.0, $0.1.1) }.joined(separator: " "))
+print(
+    "per round (engine, without, with): "
+        + zip(engineTimes, zip(withoutTimes, withTimes))
+        .map { String(format: "(%.2f %.2f %.2f)", $0.0, $0.1.0, $0.1.1) }.joined(separator: " "))

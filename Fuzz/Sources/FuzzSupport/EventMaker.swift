@@ -2,6 +2,7 @@
 // hit and miss in every way: the value itself, its text, another type, a near miss, nothing at all.
 import Foundation
 import RuleKitCore
+
 @testable import RuleKitRules
 
 enum EventMaker {
@@ -9,11 +10,13 @@ enum EventMaker {
         -> ([EngineEvent], StaticRulesRuntime)
     {
         let sorted = keys.keys.sorted()
-        var states: [String: ValueObject] = [:], xdm: [String: ValueObject] = [:]
+        var states: [String: ValueObject] = [:]
+        var xdm: [String: ValueObject] = [:]
         var events: [EngineEvent] = []
         for n in 0..<count {
             var data = ValueObject()
-            var type = "com.adobe.eventType.generic.track", source = "com.adobe.eventSource.requestContent"
+            var type = "com.adobe.eventType.generic.track"
+            var source = "com.adobe.eventSource.requestContent"
             for key in sorted {
                 guard random.next() % 4 != 0 else { continue }  // a quarter of the keys are missing
                 let value = pick(keys[key] ?? [], &random)
@@ -43,9 +46,11 @@ enum EventMaker {
                     }
                 }
             }
-            events.append(EngineEvent(name: "e\(n)", type: type, source: source,
-                                      data: random.next() % 8 == 0 ? nil : data,
-                                      timestamp: Date(timeIntervalSince1970: 1_700_000_000 + Double(n))))
+            events.append(
+                EngineEvent(
+                    name: "e\(n)", type: type, source: source,
+                    data: random.next() % 8 == 0 ? nil : data,
+                    timestamp: Date(timeIntervalSince1970: 1_700_000_000 + Double(n))))
         }
         let runtime = StaticRulesRuntime(states: states, xdmStates: xdm, clock: { Date(timeIntervalSince1970: 1_700_000_100) })
         return (events, runtime)
@@ -58,9 +63,15 @@ enum EventMaker {
         switch random.next() % 7 {
         case 0: return .string(JSONWriter.string(v).trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
         case 1: return .string(JSONWriter.string(v).uppercased())
-        case 2: if case .int(let i) = v { return .double(Double(i)) }; return v
-        case 3: if case .string(let s) = v { return .string(s + "z") }; return v
-        case 4: if case .int(let i) = v { return .int(i &+ 1) }; return v
+        case 2:
+            if case .int(let i) = v { return .double(Double(i)) }
+            return v
+        case 3:
+            if case .string(let s) = v { return .string(s + "z") }
+            return v
+        case 4:
+            if case .int(let i) = v { return .int(i &+ 1) }
+            return v
         case 5: return .array([v])
         default: return v
         }

@@ -2,6 +2,7 @@
 import CFuzzer
 import Glibc
 
+/// Starts libFuzzer with one oracle as its test-one-input callback.
 public enum Fuzzer {
     /// The oracle the driver calls (set once, before the driver starts; libFuzzer runs inputs on one thread).
     nonisolated(unsafe) static var oracle: ([UInt8]) -> Void = { _ in }

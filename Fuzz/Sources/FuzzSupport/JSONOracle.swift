@@ -4,9 +4,11 @@
 import Foundation
 import RuleKitCore
 
+/// The JSON reader's oracle: Foundation agrees on accept/reject and value; writing round-trips.
 public enum JSONOracle {
     static let name = "fuzz-json"
 
+    /// Checks one input; traps (a finding for libFuzzer) on any disagreement.
     public static func check(_ bytes: [UInt8]) {
         var ours: Document?
         var failure: DiagnosticError?

@@ -4,11 +4,14 @@
 // and builds the same rules, locations included; and the public entry point answers as the document
 // loader does.
 import RuleKitCore
+
 @testable import RuleKitRules
 
+/// The Launch `rules.json` oracle: the byte-level fast path declines or agrees with the document loader.
 public enum LaunchJSONOracle {
     static let name = "fuzz-launch-json"
 
+    /// Checks one input; traps (a finding for libFuzzer) on any disagreement.
     public static func check(_ bytes: [UInt8]) {
         let limits = Oracle.limits
         let fast = LaunchJSONFastPath.load(bytes, file: "r.json", limits: limits)

@@ -4,15 +4,18 @@
 import Foundation
 public import RuleKitCore
 
+/// What every oracle shares: how a disagreement is reported to libFuzzer.
 public enum Oracle {
     /// Limits small enough that one input costs milliseconds, large enough to reach every limit check.
-    public static let limits = ReaderLimits(maxDepth: 64, maxDocumentBytes: 1 << 20, maxScalarBytes: 1 << 16,
-                                            maxNodes: 200_000, maxRecordBytes: 1 << 20)
+    public static let limits = ReaderLimits(
+        maxDepth: 64, maxDocumentBytes: 1 << 20, maxScalarBytes: 1 << 16,
+        maxNodes: 200_000, maxRecordBytes: 1 << 20)
 
     /// Reports a broken oracle and stops (libFuzzer keeps the input).
     public static func fail(_ target: String, _ message: @autoclosure () -> String, input: [UInt8]) -> Never {
         let text = String(decoding: input.prefix(600), as: UTF8.self)
-        FileHandle.standardError.write(Data("\n=== \(target) oracle failed: \(message())\n--- input (\(input.count) bytes)\n\(text)\n".utf8))
+        FileHandle.standardError.write(
+            Data("\n=== \(target) oracle failed: \(message())\n--- input (\(input.count) bytes)\n\(text)\n".utf8))
         abort()
     }
 
@@ -59,7 +62,8 @@ public enum Oracle {
                 } else if yaml && b == 0xC2 && i + 1 < bytes.count && bytes[i + 1] == 0x85 {
                     breakLength = 2
                 } else if yaml && b == 0xE2 && i + 2 < bytes.count && bytes[i + 1] == 0x80
-                            && (bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9) {
+                    && (bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9)
+                {
                     breakLength = 3
                 }
                 if breakLength > 0 {

@@ -5,11 +5,14 @@
 import Foundation
 import RuleKitCore
 import RuleKitYAML
+
 @testable import RuleKitRules
 
+/// The rules oracle: evaluators, index, batch matching and round trips agree on generated events.
 public enum RulesOracle {
     static let name = "fuzz-rules"
 
+    /// Checks one input; traps (a finding for libFuzzer) on any disagreement.
     public static func check(_ bytes: [UInt8]) {
         let isJSON = bytes.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) == UInt8(ascii: "{")
         let result: RulesLoadResult
@@ -90,10 +93,13 @@ public enum RulesOracle {
         do {
             back = RuleSetLoader.load(try YAMLReader.read(Array(yaml.utf8), file: "back.yaml"))
         } catch {
-            let line = error.diagnostics.first?.location.map { l in
-                yaml.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(l.line - 1).first.map(String.init) ?? ""
-            } ?? ""
-            Oracle.fail(name, "the YAML written for a loaded set does not read: \(error)\nat: \(line.debugDescription)\n\(yaml.prefix(600))", input: input)
+            let line =
+                error.diagnostics.first?.location.map { l in
+                    yaml.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(l.line - 1).first.map(String.init) ?? ""
+                } ?? ""
+            Oracle.fail(
+                name, "the YAML written for a loaded set does not read: \(error)\nat: \(line.debugDescription)\n\(yaml.prefix(600))",
+                input: input)
         }
         guard let again = back.ruleSet else {
             Oracle.fail(name, "the YAML written for a loaded set does not load: \(back.diagnostics)\n\(yaml.prefix(600))", input: input)
@@ -104,12 +110,15 @@ public enum RulesOracle {
         // Launch JSON says what Launch has: no data elements, ids, names, descriptions or disabled rules.
         // JSON has no NaN or infinity (YAML has): such sets are refused by the converter, not written.
         guard LaunchRulesWriter.unwritableNumbers(set).isEmpty, set.dataElements.isEmpty,
-              set.rules.allSatisfy({ $0.id == nil && $0.name == nil && $0.description == nil && $0.enabled }) else { return }
+            set.rules.allSatisfy({ $0.id == nil && $0.name == nil && $0.description == nil && $0.enabled })
+        else { return }
         let json = LaunchRulesWriter.text(set)
         do {
             let launch = try LaunchRulesLoader.load(json: Array(json.utf8), file: "back.json")
             guard let set2 = launch.ruleSet else {
-                Oracle.fail(name, "the Launch JSON written for a loaded set does not load: \(launch.diagnostics)\n\(json.prefix(600))", input: input)
+                Oracle.fail(
+                    name, "the Launch JSON written for a loaded set does not load: \(launch.diagnostics)\n\(json.prefix(600))", input: input
+                )
             }
             if set2.withoutLocations() != set.withoutLocations() {
                 Oracle.fail(name, "Launch JSON round trip changed the rules:\n\(json.prefix(600))", input: input)

@@ -6,14 +6,18 @@
 // end, or any other unbounded work, is reported as a timeout.
 import Foundation
 import RuleKitCore
+
 @testable import RuleKitXDM
 
+/// The JSON Schema oracle: `[schema, instance]` compiles or is refused, and the verdicts are consistent.
 public enum SchemaOracle {
     static let name = "fuzz-schema"
 
+    /// Checks one input; traps (a finding for libFuzzer) on any disagreement.
     public static func check(_ bytes: [UInt8]) {
         guard let pair = try? JSONReader.read(bytes, limits: Oracle.limits).value,
-              case .array(let parts) = pair, parts.count == 2 else { return }
+            case .array(let parts) = pair, parts.count == 2
+        else { return }
         let (schema, instance) = (parts[0], parts[1])
         for formats in [true, false] {
             let validator: JSONSchemaValidator
@@ -25,7 +29,9 @@ public enum SchemaOracle {
             let verdict = validator.isValid(instance)
             let errors = validator.validate(instance, maxErrors: 50)
             if verdict != errors.isEmpty {
-                Oracle.fail(name, "isValid says \(verdict), validate lists \(errors.count) errors: \(errors.prefix(3)) (formats \(formats))", input: bytes)
+                Oracle.fail(
+                    name, "isValid says \(verdict), validate lists \(errors.count) errors: \(errors.prefix(3)) (formats \(formats))",
+                    input: bytes)
             }
             for e in errors where !exists(e.instancePath, in: instance) {
                 Oracle.fail(name, "error at \(e.instancePath), which is not in the instance: \(e)", input: bytes)

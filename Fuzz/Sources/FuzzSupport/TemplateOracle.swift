@@ -4,8 +4,10 @@
 // template's own keys gives the same text.
 import Foundation
 import RuleKitCore
+
 @testable import RuleKitRules
 
+/// The template oracle: `Template.parse` cuts and renders as a plain reference parser does.
 public enum TemplateOracle {
     static let name = "fuzz-template"
 
@@ -40,6 +42,7 @@ public enum TemplateOracle {
         return pieces
     }
 
+    /// Checks one input; traps (a finding for libFuzzer) on any disagreement.
     public static func check(_ bytes: [UInt8]) {
         let text = String(decoding: bytes, as: UTF8.self)
         let template = Template.parse(text)
@@ -68,19 +71,21 @@ public enum TemplateOracle {
         var data = ValueObject()
         var random = SplitMix(seed: fnv(bytes))
         for case .token(let tok) in template.segments where !tok.isEmpty && !tok.rawKey.hasPrefix("~") {
-            EventMaker.put(EventMaker.pick([.string("v"), .int(7), .double(2.5), .bool(true)], &random),
-                           at: tok.rawKey, in: &data, &random)
+            EventMaker.put(
+                EventMaker.pick([.string("v"), .int(7), .double(2.5), .bool(true)], &random),
+                at: tok.rawKey, in: &data, &random)
         }
         let event = EngineEvent(name: "e", type: "t", source: "s", data: data)
         let runtime = StaticRulesRuntime(clock: { Date(timeIntervalSince1970: 1_700_000_000) })
         var r1 = Resolver(event: event, runtime: runtime)
         let rendered = Evaluator.render(template, &r1)
-        var rebuilt = Template(segments: reference.map { p in
-            switch p {
-            case .text(let t): return .text(t)
-            case .tag(let c): return .token(Template.token(c) { (KeyRef.parse($0), nil) })
-            }
-        }, unclosed: false)
+        var rebuilt = Template(
+            segments: reference.map { p in
+                switch p {
+                case .text(let t): return .text(t)
+                case .tag(let c): return .token(Template.token(c) { (KeyRef.parse($0), nil) })
+                }
+            }, unclosed: false)
         rebuilt.unclosed = false
         var r2 = Resolver(event: event, runtime: runtime)
         let expectedText = Evaluator.render(rebuilt, &r2)

@@ -5,9 +5,11 @@
 import RuleKitCore
 import RuleKitYAML
 
+/// The YAML reader's oracle: it rejects what libyaml rejects, and more only for documented reasons.
 public enum YAMLOracle {
     static let name = "fuzz-yaml"
 
+    /// Checks one input; traps (a finding for libFuzzer) on any disagreement.
     public static func check(_ bytes: [UInt8]) {
         let libyaml = YAMLReader.bareEventPull(bytes) != nil
         let docs: [Document]

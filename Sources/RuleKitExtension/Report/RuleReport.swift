@@ -7,54 +7,80 @@ public import RuleKitCore
 internal import RuleKitRules
 internal import RuleKitXDM
 
+/// What `rulekit report` shows, worked out once; `RuleReportHTML` renders it.
 public struct RuleReport: Sendable {
     /// One rule and what the stream did with it.
     public struct RuleEntry: Sendable {
+        /// The rule's id, or its position when it has none.
         public var label: String
+        /// The rules file it came from.
         public var file: String
+        /// Where the rule starts in that file.
         public var location: SourceLocation?
         /// The rule as written (its lines of the source file).
         public var source: String
         /// Keys its conditions read, with the XDM type of those that are XDM paths.
         public var keys: [(key: String, xdmType: String?)]
+        /// How many events of the stream it matched.
         public var matches = 0
+        /// The types of its consequences, in order.
         public var consequenceTypes: [String]
         /// Line of the first event it matched, and the trace there.
         public var firstMatch: (line: Int, trace: String)?
         /// Among the sampled events it did not match, the one that failed the fewest matchers.
         public var closestMiss: (line: Int, failed: Int, trace: String)?
+        /// Lint findings located inside the rule.
         public var findings: [Diagnostic] = []
     }
 
     /// What a change of rules does to the stream.
     public struct BaselineDiff: Sendable {
+        /// Rules (by label) in the new set and not in the baseline.
         public var added: [String]
+        /// Rules (by label) in the baseline and not in the new set.
         public var removed: [String]
         /// Events whose matched rules differ: line, before, after.
         public var changedMatches: [(line: Int, before: [String], after: [String])]
+        /// How many events' matched rules differ (`changedMatches` lists the first few).
         public var changedMatchCount: Int
         /// Events whose resulting data differ (among those checked): line, before, after.
         public var changedData: [(line: Int, before: String, after: String)]
+        /// How many events had their resulting data compared.
         public var dataChecked: Int
     }
 
+    /// The RuleKit version that built the report.
     public var version = RuleKitVersion.current
+    /// The rules files read.
     public var ruleFiles: [String] = []
+    /// Every lint finding, with lint's severities.
     public var findings: [Diagnostic] = []
+    /// The text of every file read, by path, for excerpts.
     public var sources: [String: String] = [:]
+    /// Each rule test file's case results, or the error that kept it from running.
     public var tests: [(file: String, results: [RuleTestRunner.Result], error: String?)] = []
+    /// The recorded stream (JSON lines), if one was given.
     public var eventsFile: String?
+    /// Events read from the stream.
     public var eventCount = 0
+    /// Lines of the stream that were not events.
     public var badEvents = 0
+    /// Events that matched at least one rule.
     public var matchedEvents = 0
+    /// Every rule, in rule-set order.
     public var rules: [RuleEntry] = []
+    /// Consequences of matched rules, counted by type.
     public var consequencesByType: [String: Int] = [:]
+    /// XDM payloads of the stream that failed validation: line and errors.
     public var xdmFindings: [(line: Int, errors: [String])] = []
+    /// XDM payloads validated (at most `xdmSample`).
     public var xdmChecked = 0
+    /// What the change from the baseline rules does, when one was given.
     public var baseline: BaselineDiff?
 
     /// Events sampled for the closest miss of each rule, and XDM payloads validated.
     public static let missSample = 200
+    /// XDM payloads validated, at most.
     public static let xdmSample = 1000
     /// Changed events listed (all are counted).
     public static let listed = 50
@@ -62,19 +88,28 @@ public struct RuleReport: Sendable {
 
 /// Builds a report: the inputs as the CLI options give them.
 public struct RuleReportBuilder {
+    /// The rules to report on.
     public var rules: RuleFiles
+    /// The linter whose findings the report shows.
     public var linter: Linter
+    /// Rule test files (`*.test.yaml`) to run.
     public var testFiles: [String] = []
+    /// A recorded stream of events, JSON lines (`-` for standard input).
     public var events: String?
+    /// Shared states the rules read, by extension name.
     public var states: [String: ValueObject] = [:]
+    /// XDM shared states the rules read, by extension name.
     public var xdmStates: [String: ValueObject] = [:]
+    /// The previous rules, to show what the change does to the stream.
     public var baseline: RuleFiles?
 
+    /// A builder for `rules`, linted by `linter`, with no stream, tests or baseline yet.
     public init(rules: RuleFiles, linter: Linter) {
         self.rules = rules
         self.linter = linter
     }
 
+    /// Lints, runs the tests and the stream, and gathers the report; an unreadable stream or test is an error.
     public func build() throws(DiagnosticError) -> RuleReport {
         var report = RuleReport()
         report.ruleFiles = rules.sets.map(\.path)
@@ -113,9 +148,10 @@ public struct RuleReportBuilder {
     func entries(_ compiled: CompiledRuleSet) -> [RuleReport.RuleEntry] {
         // Each rule's file is where its location points (the planner drops some rules, so plan
         // positions do not follow the files).
-        let elementsOf = Dictionary(rules.sets.map { set in
-            (set.path, Dictionary(set.set.dataElements.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a }))
-        }, uniquingKeysWith: { a, _ in a })
+        let elementsOf = Dictionary(
+            rules.sets.map { set in
+                (set.path, Dictionary(set.set.dataElements.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a }))
+            }, uniquingKeysWith: { a, _ in a })
         // Each file's lines and rule start lines, split once (not per rule).
         var texts: [String: (lines: [Substring], starts: Set<Int>)] = [:]
         for (path, set) in rules.sets {
@@ -132,9 +168,10 @@ public struct RuleReportBuilder {
                 if k.hasPrefix("%"), k.hasSuffix("%"), k.count > 2, let e = elements[String(k.dropFirst().dropLast())] { path = e.path }
                 return (k, linter.catalog?.leaf(XDMPathCatalog.normalize(path))?.type)
             }
-            return RuleReport.RuleEntry(label: rule.label, file: file, location: rule.rule.location,
-                                        source: excerpt(texts[file], rule.rule.location), keys: typed,
-                                        consequenceTypes: rule.rule.consequences.map(\.type))
+            return RuleReport.RuleEntry(
+                label: rule.label, file: file, location: rule.rule.location,
+                source: excerpt(texts[file], rule.rule.location), keys: typed,
+                consequenceTypes: rule.rule.consequences.map(\.type))
         }
     }
 
@@ -170,13 +207,16 @@ public struct RuleReportBuilder {
         let runtime = StaticRulesRuntime(states: states, xdmStates: xdmStates)
         let before = baseline.map { $0.compiled().0 }
         var diff = before.map { before in
-            let now = Set(compiled.rules.map(\.label)), was = Set(before.rules.map(\.label))
-            return RuleReport.BaselineDiff(added: now.subtracting(was).sorted(), removed: was.subtracting(now).sorted(),
-                                           changedMatches: [], changedMatchCount: 0, changedData: [], dataChecked: 0)
+            let now = Set(compiled.rules.map(\.label))
+            let was = Set(before.rules.map(\.label))
+            return RuleReport.BaselineDiff(
+                added: now.subtracting(was).sorted(), removed: was.subtracting(now).sorted(),
+                changedMatches: [], changedMatchCount: 0, changedData: [], dataChecked: 0)
         }
         var sample: [(line: Int, event: EngineEvent)] = []
         var firstMatchEvent: [Int: (Int, EngineEvent)] = [:]
-        var block: [EngineEvent] = [], lines: [Int] = []
+        var block: [EngineEvent] = []
+        var lines: [Int] = []
         var resolver: Resolver?
         let xdmValidator = linter.xdmValidator
         func flush() {
@@ -197,7 +237,8 @@ public struct RuleReportBuilder {
                 var r = Resolver(event: block[0], runtime: runtime, slotCount: before.slotCount)
                 Evaluator.forEachMatch(before, events: block, &r) { e, rule in old[e].append(rule) }
                 for e in block.indices {
-                    let a = old[e].map { before.rules[$0].label }, b = matched[e].map { compiled.rules[$0].label }
+                    let a = old[e].map { before.rules[$0].label }
+                    let b = matched[e].map { compiled.rules[$0].label }
                     if a != b {
                         diff!.changedMatchCount += 1
                         if diff!.changedMatches.count < RuleReport.listed { diff!.changedMatches.append((lines[e], a, b)) }
@@ -205,7 +246,8 @@ public struct RuleReportBuilder {
                     // Resulting data: checked on the events either set matched, up to the sample size.
                     if (!a.isEmpty || !b.isEmpty) && diff!.dataChecked < RuleReport.xdmSample {
                         diff!.dataChecked += 1
-                        let dx = resultingData(before, block[e]), dy = resultingData(compiled, block[e])
+                        let dx = resultingData(before, block[e])
+                        let dy = resultingData(compiled, block[e])
                         if dx != dy && diff!.changedData.count < RuleReport.listed { diff!.changedData.append((lines[e], dx, dy)) }
                     }
                 }
@@ -217,8 +259,9 @@ public struct RuleReportBuilder {
         while let record = records.next() {
             switch record {
             case .success(.object(let o)):
-                let e = EngineEvent(name: o["name"]?.stringValue ?? "event", type: o["type"]?.stringValue ?? "",
-                                    source: o["source"]?.stringValue ?? "", data: o["data"]?.objectValue)
+                let e = EngineEvent(
+                    name: o["name"]?.stringValue ?? "event", type: o["type"]?.stringValue ?? "",
+                    source: o["source"]?.stringValue ?? "", data: o["data"]?.objectValue)
                 report.eventCount += 1
                 if sample.count < RuleReport.missSample { sample.append((records.lineNumber, e)) }
                 if let xdmValidator, report.xdmChecked < RuleReport.xdmSample, let xdm = e.data?["xdm"] {

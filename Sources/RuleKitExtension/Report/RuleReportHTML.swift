@@ -5,11 +5,14 @@ internal import Foundation
 internal import RuleKitCore
 internal import RuleKitRules
 
+/// Renders a `RuleReport` as one self-contained HTML page (styles, chart and scripts inline).
 public enum RuleReportHTML {
+    /// The whole page, as text.
     public static func render(_ r: RuleReport) -> String {
         var h = ""
         h.reserveCapacity(64 * 1024 + r.rules.count * 2048)
-        let errors = r.findings.count { $0.severity == .error }, warnings = r.findings.count { $0.severity == .warning }
+        let errors = r.findings.count { $0.severity == .error }
+        let warnings = r.findings.count { $0.severity == .warning }
         let passed = r.tests.reduce(0) { $0 + $1.results.count { $0.passed } }
         let failed = r.tests.reduce(0) { $0 + $1.results.count { !$0.passed } + ($1.error == nil ? 0 : 1) }
         h += """
@@ -47,7 +50,10 @@ public enum RuleReportHTML {
 
     static func lint(_ r: RuleReport, _ h: inout String) {
         h += "<section id=\"lint\"><h2>Lint</h2>"
-        if r.findings.isEmpty { h += "<p class=\"ok\">No findings.</p></section>\n"; return }
+        if r.findings.isEmpty {
+            h += "<p class=\"ok\">No findings.</p></section>\n"
+            return
+        }
         var renderer = DiagnosticRenderer()
         for (f, text) in r.sources { renderer.addSource(text, for: f) }
         // Grouped by the rule they name; findings about no rule last.
@@ -67,7 +73,10 @@ public enum RuleReportHTML {
 
     static func tests(_ r: RuleReport, _ h: inout String) {
         h += "<section id=\"tests\"><h2>Rule tests</h2>"
-        if r.tests.isEmpty { h += "<p>No rule test files (<code>*.test.yaml</code>).</p></section>\n"; return }
+        if r.tests.isEmpty {
+            h += "<p>No rule test files (<code>*.test.yaml</code>).</p></section>\n"
+            return
+        }
         h += "<table><tr><th>file</th><th>case</th><th>result</th></tr>"
         for t in r.tests {
             if let e = t.error {
@@ -84,12 +93,16 @@ public enum RuleReportHTML {
 
     static func stream(_ r: RuleReport, _ h: inout String) {
         h += "<section id=\"stream\"><h2>On the recorded stream</h2>"
-        h += "<p>\(r.eventCount) events\(r.badEvents > 0 ? " (\(r.badEvents) unreadable lines skipped)" : ""), \(r.matchedEvents) matched by at least one rule.</p>"
+        h +=
+            "<p>\(r.eventCount) events\(r.badEvents > 0 ? " (\(r.badEvents) unreadable lines skipped)" : ""), \(r.matchedEvents) matched by at least one rule.</p>"
         // The chart: the 40 rules that matched most.
         let top = r.rules.filter { $0.matches > 0 }.sorted { $0.matches > $1.matches }.prefix(40)
         if let most = top.first?.matches, most > 0 {
-            let rowH = 18, width = 640, labelW = 200
-            h += "<h3>Matches per rule (top \(top.count))</h3><svg class=\"chart\" role=\"img\" aria-label=\"matches per rule\" width=\"\(width)\" height=\"\(top.count * rowH + 4)\">"
+            let rowH = 18
+            let width = 640
+            let labelW = 200
+            h +=
+                "<h3>Matches per rule (top \(top.count))</h3><svg class=\"chart\" role=\"img\" aria-label=\"matches per rule\" width=\"\(width)\" height=\"\(top.count * rowH + 4)\">"
             for (i, e) in top.enumerated() {
                 let w = max(1, (width - labelW - 60) * e.matches / most)
                 let y = i * rowH
@@ -112,7 +125,8 @@ public enum RuleReportHTML {
         if r.xdmChecked == 0 {
             h += "<p>No XDM payloads were checked (no <code>xdm</code> in the events, or no ExperienceEvent schema).</p>"
         } else {
-            h += "<p>\(r.xdmChecked) payloads checked (the first \(RuleReport.xdmSample) at most); <span id=\"xdm-findings\">\(r.xdmFindings.count)</span> do not fit the schema\(r.xdmFindings.count >= RuleReport.listed ? " (first \(RuleReport.listed) listed)" : "").</p>"
+            h +=
+                "<p>\(r.xdmChecked) payloads checked (the first \(RuleReport.xdmSample) at most); <span id=\"xdm-findings\">\(r.xdmFindings.count)</span> do not fit the schema\(r.xdmFindings.count >= RuleReport.listed ? " (first \(RuleReport.listed) listed)" : "").</p>"
             for f in r.xdmFindings { h += "<pre class=\"finding warning\">line \(f.line): \(esc(f.errors.joined(separator: "\n")))</pre>" }
         }
         h += "</section>\n"
@@ -120,17 +134,22 @@ public enum RuleReportHTML {
 
     static func baseline(_ b: RuleReport.BaselineDiff, _ h: inout String) {
         h += "<section id=\"baseline\"><h2>What the change does</h2>"
-        h += "<p>Rules added: <span id=\"rules-added\">\(b.added.count)</span>\(b.added.isEmpty ? "" : " — " + esc(b.added.joined(separator: ", "))). "
-        h += "Rules removed: <span id=\"rules-removed\">\(b.removed.count)</span>\(b.removed.isEmpty ? "" : " — " + esc(b.removed.joined(separator: ", "))).</p>"
-        h += "<p><span id=\"changed-matches\">\(b.changedMatchCount)</span> events match other rules than before\(b.changedMatchCount > RuleReport.listed ? " (first \(RuleReport.listed) listed)" : "").</p>"
+        h +=
+            "<p>Rules added: <span id=\"rules-added\">\(b.added.count)</span>\(b.added.isEmpty ? "" : " — " + esc(b.added.joined(separator: ", "))). "
+        h +=
+            "Rules removed: <span id=\"rules-removed\">\(b.removed.count)</span>\(b.removed.isEmpty ? "" : " — " + esc(b.removed.joined(separator: ", "))).</p>"
+        h +=
+            "<p><span id=\"changed-matches\">\(b.changedMatchCount)</span> events match other rules than before\(b.changedMatchCount > RuleReport.listed ? " (first \(RuleReport.listed) listed)" : "").</p>"
         if !b.changedMatches.isEmpty {
             h += "<table><tr><th>line</th><th>before</th><th>after</th></tr>"
             for c in b.changedMatches {
-                h += "<tr><td>\(c.line)</td><td>\(esc(c.before.joined(separator: ", ")))</td><td>\(esc(c.after.joined(separator: ", ")))</td></tr>"
+                h +=
+                    "<tr><td>\(c.line)</td><td>\(esc(c.before.joined(separator: ", ")))</td><td>\(esc(c.after.joined(separator: ", ")))</td></tr>"
             }
             h += "</table>"
         }
-        h += "<p><span id=\"changed-data\">\(b.changedData.count)</span> of \(b.dataChecked) matched events checked have other resulting data.</p>"
+        h +=
+            "<p><span id=\"changed-data\">\(b.changedData.count)</span> of \(b.dataChecked) matched events checked have other resulting data.</p>"
         for c in b.changedData {
             h += "<details><summary>line \(c.line)</summary><pre>before: \(esc(c.before))\nafter:  \(esc(c.after))</pre></details>"
         }
@@ -138,17 +157,22 @@ public enum RuleReportHTML {
     }
 
     static func rules(_ r: RuleReport, _ h: inout String) {
-        h += "<section id=\"rules\"><h2>Rules</h2><input id=\"filter\" type=\"search\" placeholder=\"filter rules\" aria-label=\"filter rules\">"
+        h +=
+            "<section id=\"rules\"><h2>Rules</h2><input id=\"filter\" type=\"search\" placeholder=\"filter rules\" aria-label=\"filter rules\">"
         h += "<table id=\"rule-table\"><tr><th>rule</th><th>file</th><th>matches</th><th>consequences</th><th>findings</th></tr>"
         let most = max(1, r.rules.map(\.matches).max() ?? 1)
         for e in r.rules {
-            h += "<tr data-rule=\"\(esc(e.label))\"><td><a href=\"#rule-\(anchor(e.label))\">\(esc(e.label))</a></td><td>\(esc(e.file))</td>"
-            h += "<td class=\"matches\"><span class=\"bar\" style=\"width:\(e.matches * 100 / most)%\"></span><span class=\"n\">\(e.matches)</span></td>"
-            h += "<td>\(esc(e.consequenceTypes.joined(separator: ", ")))</td><td>\(e.findings.isEmpty ? "" : String(e.findings.count))</td></tr>"
+            h +=
+                "<tr data-rule=\"\(esc(e.label))\"><td><a href=\"#rule-\(anchor(e.label))\">\(esc(e.label))</a></td><td>\(esc(e.file))</td>"
+            h +=
+                "<td class=\"matches\"><span class=\"bar\" style=\"width:\(e.matches * 100 / most)%\"></span><span class=\"n\">\(e.matches)</span></td>"
+            h +=
+                "<td>\(esc(e.consequenceTypes.joined(separator: ", ")))</td><td>\(e.findings.isEmpty ? "" : String(e.findings.count))</td></tr>"
         }
         h += "</table>"
         for e in r.rules {
-            h += "<details class=\"rule\" id=\"rule-\(anchor(e.label))\" data-rule=\"\(esc(e.label))\"><summary>\(esc(e.label)) — \(e.matches) match\(e.matches == 1 ? "" : "es")</summary>"
+            h +=
+                "<details class=\"rule\" id=\"rule-\(anchor(e.label))\" data-rule=\"\(esc(e.label))\"><summary>\(esc(e.label)) — \(e.matches) match\(e.matches == 1 ? "" : "es")</summary>"
             if let l = e.location { h += "<p class=\"meta\">\(esc(l.description))</p>" }
             if !e.source.isEmpty { h += "<pre class=\"source\">\(esc(e.source))</pre>" }
             if !e.keys.isEmpty {
@@ -158,7 +182,8 @@ public enum RuleReportHTML {
             }
             if let m = e.firstMatch { h += "<h4>Matched: event on line \(m.line)</h4><pre class=\"trace\">\(esc(m.trace))</pre>" }
             if let m = e.closestMiss {
-                h += "<h4>Closest miss: event on line \(m.line), \(m.failed) matcher\(m.failed == 1 ? "" : "s") failed (among the first \(RuleReport.missSample) events)</h4><pre class=\"trace\">\(esc(m.trace))</pre>"
+                h +=
+                    "<h4>Closest miss: event on line \(m.line), \(m.failed) matcher\(m.failed == 1 ? "" : "s") failed (among the first \(RuleReport.missSample) events)</h4><pre class=\"trace\">\(esc(m.trace))</pre>"
             }
             h += "</details>"
         }
@@ -166,7 +191,8 @@ public enum RuleReportHTML {
     }
 
     static func anchor(_ s: String) -> String {
-        String(s.unicodeScalars.map { $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" ? Character($0) : "_" })
+        String(
+            s.unicodeScalars.map { $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" ? Character($0) : "_" })
     }
 
     static func esc(_ s: String) -> String {

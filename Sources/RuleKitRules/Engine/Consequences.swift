@@ -5,10 +5,11 @@ internal import RuleKitCore
 enum Consequences {
     /// Runs one consequence on `current` (the progressively processed event) and returns the new current
     /// event. Tokens resolve against the original trigger; produced events go to `out`.
-    static func run(_ c: PlannedConsequence, on current: EngineEvent, trigger: EngineEvent, resolver r: inout Resolver,
-                    chain: Int, chainCounts: inout [UUID: Int], runtime: any RulesRuntime,
-                    out: inout [EngineEvent]) -> EngineEvent
-    {
+    static func run(
+        _ c: PlannedConsequence, on current: EngineEvent, trigger: EngineEvent, resolver r: inout Resolver,
+        chain: Int, chainCounts: inout [UUID: Int], runtime: any RulesRuntime,
+        out: inout [EngineEvent]
+    ) -> EngineEvent {
         let rendered = Evaluator.render(c, &r)
         let detail = rendered.detail
         switch c.kind {
@@ -18,7 +19,8 @@ enum Consequences {
         case .dispatch:
             guard chain < RulesEngine.maxChainedConsequenceCount else { return current }
             guard case .string(let type)? = detail["type"], case .string(let source)? = detail["source"],
-                  case .string(let action)? = detail["eventdataaction"] else { return current }
+                case .string(let action)? = detail["eventdataaction"]
+            else { return current }
             let data: ValueObject?
             switch action {
             case "copy": data = current.data
@@ -37,7 +39,8 @@ enum Consequences {
             return current
         case .schema:
             guard case .string(let schema)? = detail["schema"], case .object(let schemaData)? = detail["data"],
-                  case .string = detail["id"] else { return current }
+                case .string = detail["id"]
+            else { return current }
             if schema == RulesEventNames.historySchema {
                 history(rendered, schemaData: schemaData, trigger: trigger, runtime: runtime, out: &out)
             } else {
@@ -52,18 +55,23 @@ enum Consequences {
 
     /// The generic rules-consequence event.
     static func consequenceEvent(_ c: Consequence, trigger: EngineEvent) -> EngineEvent {
-        trigger.chained(name: RulesEventNames.consequenceEventName, type: RulesEventNames.rulesEngineType,
-                        source: RulesEventNames.responseContent, data: ["triggeredconsequence": c.value])
+        trigger.chained(
+            name: RulesEventNames.consequenceEventName, type: RulesEventNames.rulesEngineType,
+            source: RulesEventNames.responseContent, data: ["triggeredconsequence": c.value])
     }
 
     /// The event-history operation of a `schema` consequence.
-    static func history(_ c: Consequence, schemaData: ValueObject, trigger: EngineEvent, runtime: any RulesRuntime,
-                        out: inout [EngineEvent]) {
+    static func history(
+        _ c: Consequence, schemaData: ValueObject, trigger: EngineEvent, runtime: any RulesRuntime,
+        out: inout [EngineEvent]
+    ) {
         guard case .string(let operation)? = schemaData["operation"],
-              operation == "insert" || operation == "insertIfNotExists",
-              case .object(let content)? = schemaData["content"], !content.isEmpty else { return }
-        let historyEvent = trigger.chained(name: RulesEventNames.dispatchEventName, type: RulesEventNames.rulesEngineType,
-                                           source: RulesEventNames.responseContent, data: content)
+            operation == "insert" || operation == "insertIfNotExists",
+            case .object(let content)? = schemaData["content"], !content.isEmpty
+        else { return }
+        let historyEvent = trigger.chained(
+            name: RulesEventNames.dispatchEventName, type: RulesEventNames.rulesEngineType,
+            source: RulesEventNames.responseContent, data: content)
         if operation == "insertIfNotExists" {
             let request = HistoryRequest(mask: Flatten.object(content, arrays: true))
             let results = runtime.queryHistory([request], enforceOrder: false)

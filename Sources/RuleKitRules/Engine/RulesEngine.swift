@@ -1,12 +1,12 @@
 internal import Foundation
 internal import RuleKitCore
 
-
 /// Hands reevaluable rules to the host before their `schema` consequences run (the reference's
 /// `RuleReevaluationInterceptor`). Call `completion(true)` to re-evaluate and run them, `false` to drop them.
 public protocol RuleReevaluationInterceptor: AnyObject, Sendable {
-    func onReevaluationTriggered(event: EngineEvent, reevaluableRules: [PlannedRule],
-                                 completion: @escaping @Sendable (Bool) -> Void)
+    func onReevaluationTriggered(
+        event: EngineEvent, reevaluableRules: [PlannedRule],
+        completion: @escaping @Sendable (Bool) -> Void)
 }
 
 /// The stateful Launch rules engine: rules, the dispatch-chain counts, the waiting-events cache and
@@ -21,6 +21,7 @@ public protocol RuleReevaluationInterceptor: AnyObject, Sendable {
 /// let delivered = engine.process(event)
 /// ```
 public final class RulesEngine: Sendable {
+    /// The engine's name, in its reset and consequence events.
     public let name: String
     let runtime: any RulesRuntime
 
@@ -40,6 +41,7 @@ public final class RulesEngine: Sendable {
     /// The dispatch chain limit: events made by `dispatch` consequences may not dispatch again.
     public static let maxChainedConsequenceCount = 1
 
+    /// An engine with no rules, reading from and dispatching to `runtime`.
     public init(name: String = RulesEventNames.defaultEngineName, runtime: any RulesRuntime) {
         self.name = name
         self.runtime = runtime
@@ -64,14 +66,16 @@ public final class RulesEngine: Sendable {
         state.withLock { $0.rules = set }
     }
 
+    /// Sets (or with nil, clears) the interceptor that may hold events for re-evaluation; held weakly.
     public func setReevaluationInterceptor(_ interceptor: (any RuleReevaluationInterceptor)?) {
         state.withLock { $0.interceptor = interceptor }
     }
 
     /// The reset event this engine dispatches on `replaceRules`.
     public func resetEvent() -> EngineEvent {
-        EngineEvent(name: name, type: RulesEventNames.rulesEngineType, source: RulesEventNames.requestReset,
-                    data: ["name": .string(name)])
+        EngineEvent(
+            name: name, type: RulesEventNames.rulesEngineType, source: RulesEventNames.requestReset,
+            data: ["name": .string(name)])
     }
 
     func isOwnReset(_ e: EngineEvent) -> Bool {
@@ -91,16 +95,18 @@ public final class RulesEngine: Sendable {
                     s.waiting = nil
                     for e in cached {
                         let chain = s.chainCounts.removeValue(forKey: e.id) ?? 0
-                        _ = apply(event: e, rules: s.rules, chain: chain, chainCounts: &s.chainCounts, out: &out,
-                                  interceptor: nil, reevaluation: &reevaluation, resolver: &s.resolver)
+                        _ = apply(
+                            event: e, rules: s.rules, chain: chain, chainCounts: &s.chainCounts, out: &out,
+                            interceptor: nil, reevaluation: &reevaluation, resolver: &s.resolver)
                     }
                 } else {
                     s.waiting!.append(event)
                 }
             }
             let chain = s.chainCounts.removeValue(forKey: event.id) ?? 0
-            return apply(event: event, rules: s.rules, chain: chain, chainCounts: &s.chainCounts, out: &out,
-                         interceptor: s.interceptor, reevaluation: &reevaluation, resolver: &s.resolver)
+            return apply(
+                event: event, rules: s.rules, chain: chain, chainCounts: &s.chainCounts, out: &out,
+                interceptor: s.interceptor, reevaluation: &reevaluation, resolver: &s.resolver)
         }
         for e in out { runtime.dispatch(e) }
         if let (interceptor, processed, rules, original) = reevaluation {
@@ -133,18 +139,21 @@ public final class RulesEngine: Sendable {
             var current = processed
             for rule in rest {
                 for c in rule.consequences {
-                    current = Consequences.run(c, on: current, trigger: original, resolver: &r, chain: 0,
-                                               chainCounts: &s.chainCounts, runtime: runtime, out: &out)
+                    current = Consequences.run(
+                        c, on: current, trigger: original, resolver: &r, chain: 0,
+                        chainCounts: &s.chainCounts, runtime: runtime, out: &out)
                 }
             }
         }
         for e in out { runtime.dispatch(e) }
     }
 
-    private func apply(event: EngineEvent, rules: CompiledRuleSet, chain: Int, chainCounts: inout [UUID: Int],
-                       out: inout [EngineEvent], interceptor: (any RuleReevaluationInterceptor)?,
-                       reevaluation: inout (any RuleReevaluationInterceptor, EngineEvent, [PlannedRule], EngineEvent)?,
-                       resolver: inout Resolver?)
+    private func apply(
+        event: EngineEvent, rules: CompiledRuleSet, chain: Int, chainCounts: inout [UUID: Int],
+        out: inout [EngineEvent], interceptor: (any RuleReevaluationInterceptor)?,
+        reevaluation: inout (any RuleReevaluationInterceptor, EngineEvent, [PlannedRule], EngineEvent)?,
+        resolver: inout Resolver?
+    )
         -> EngineEvent
     {
         if resolver == nil {
@@ -152,15 +161,17 @@ public final class RulesEngine: Sendable {
         } else {
             resolver!.reset(event: event)
         }
-        return apply(event: event, rules: rules, chain: chain, chainCounts: &chainCounts, out: &out,
-                     interceptor: interceptor, reevaluation: &reevaluation, r: &resolver!)
+        return apply(
+            event: event, rules: rules, chain: chain, chainCounts: &chainCounts, out: &out,
+            interceptor: interceptor, reevaluation: &reevaluation, r: &resolver!)
     }
 
-    private func apply(event: EngineEvent, rules: CompiledRuleSet, chain: Int, chainCounts: inout [UUID: Int],
-                       out: inout [EngineEvent], interceptor: (any RuleReevaluationInterceptor)?,
-                       reevaluation: inout (any RuleReevaluationInterceptor, EngineEvent, [PlannedRule], EngineEvent)?,
-                       r: inout Resolver) -> EngineEvent
-    {
+    private func apply(
+        event: EngineEvent, rules: CompiledRuleSet, chain: Int, chainCounts: inout [UUID: Int],
+        out: inout [EngineEvent], interceptor: (any RuleReevaluationInterceptor)?,
+        reevaluation: inout (any RuleReevaluationInterceptor, EngineEvent, [PlannedRule], EngineEvent)?,
+        r: inout Resolver
+    ) -> EngineEvent {
         let matched = Evaluator.matchingRules(rules, &r)
         if matched.isEmpty { return event }
         var processed = event
@@ -172,8 +183,9 @@ public final class RulesEngine: Sendable {
                 let immediate = matched.filter { !$0.consequences.contains { heldIDs.contains($0.id) } }
                 for rule in immediate {
                     for c in rule.consequences {
-                        processed = Consequences.run(c, on: processed, trigger: event, resolver: &r, chain: chain,
-                                                     chainCounts: &chainCounts, runtime: runtime, out: &out)
+                        processed = Consequences.run(
+                            c, on: processed, trigger: event, resolver: &r, chain: chain,
+                            chainCounts: &chainCounts, runtime: runtime, out: &out)
                     }
                 }
                 reevaluation = (interceptor, processed, reevaluable, event)
@@ -182,8 +194,9 @@ public final class RulesEngine: Sendable {
         }
         for rule in matched {
             for c in rule.consequences {
-                processed = Consequences.run(c, on: processed, trigger: event, resolver: &r, chain: chain,
-                                             chainCounts: &chainCounts, runtime: runtime, out: &out)
+                processed = Consequences.run(
+                    c, on: processed, trigger: event, resolver: &r, chain: chain,
+                    chainCounts: &chainCounts, runtime: runtime, out: &out)
             }
         }
         return processed

@@ -3,6 +3,7 @@ public import RuleKitCore
 
 /// History searches and answers are the shared `EventHistoryRequest`/`EventHistoryResult` of RuleKitCore.
 public typealias HistoryRequest = EventHistoryRequest
+/// The answer to a history search.
 public typealias HistoryResult = EventHistoryResult
 
 /// What the engine needs from its host: state lookups, event history, the clock, and a way out for the
@@ -26,12 +27,16 @@ public protocol RulesRuntime: Sendable {
 }
 
 extension RulesRuntime {
+    /// No XDM shared states by default.
     public func xdmSharedState(_ extensionName: String, at event: EngineEvent) -> ValueObject? { nil }
+    /// The error value for every search by default (no history).
     public func queryHistory(_ requests: [HistoryRequest], enforceOrder: Bool) -> [HistoryResult] {
         requests.map { _ in .databaseError }
     }
+    /// Records nothing by default.
     public func recordHistory(_ event: EngineEvent) -> Bool { false }
+    /// The system clock by default.
     public func now() -> Date { Date() }
+    /// RuleKit's version by default.
     public var sdkVersion: String { RuleKitVersion.current }
 }
-

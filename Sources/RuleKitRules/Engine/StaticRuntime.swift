@@ -1,30 +1,38 @@
 public import Foundation
 public import RuleKitCore
 
-
 /// A runtime with fixed shared states and an in-memory event history, collecting what the engine
 /// dispatches: for offline evaluation (`rulekit explain`, `rulekit test`), benchmarks and tests.
 public final class StaticRulesRuntime: RulesRuntime {
+    /// Shared states by extension name.
     public let states: [String: ValueObject]
+    /// XDM shared states by extension name.
     public let xdmStates: [String: ValueObject]
+    /// The clock evaluations read.
     public let clock: @Sendable () -> Date
     private let recorded = Locked<([EngineEvent], [EngineEvent])>(([], []))
 
-    public init(states: [String: ValueObject] = [:], xdmStates: [String: ValueObject] = [:],
-                clock: @escaping @Sendable () -> Date = { Date() }) {
+    /// A runtime answering with these states and this clock, with an empty history.
+    public init(
+        states: [String: ValueObject] = [:], xdmStates: [String: ValueObject] = [:],
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.states = states
         self.xdmStates = xdmStates
         self.clock = clock
     }
 
+    /// The state of that name, matched exactly first, then case-insensitively; the same at every event.
     public func sharedState(_ extensionName: String, at event: EngineEvent) -> ValueObject? {
         states[extensionName] ?? states.first { $0.key.lowercased() == extensionName.lowercased() }?.value
     }
 
+    /// The XDM state of that name, matched exactly first, then case-insensitively.
     public func xdmSharedState(_ extensionName: String, at event: EngineEvent) -> ValueObject? {
         xdmStates[extensionName] ?? xdmStates.first { $0.key.lowercased() == extensionName.lowercased() }?.value
     }
 
+    /// Searches the events recorded so far, by flattened data and time window.
     public func queryHistory(_ requests: [HistoryRequest], enforceOrder: Bool) -> [HistoryResult] {
         let history = recorded.withLock { $0.1 }
         var after: Date?
@@ -44,15 +52,18 @@ public final class StaticRulesRuntime: RulesRuntime {
         }
     }
 
+    /// Keeps the event in the in-memory history.
     public func recordHistory(_ event: EngineEvent) -> Bool {
         recorded.withLock { $0.1.append(event) }
         return true
     }
 
+    /// Collects the event for `dispatched`.
     public func dispatch(_ event: EngineEvent) {
         recorded.withLock { $0.0.append(event) }
     }
 
+    /// Reads `clock`.
     public func now() -> Date { clock() }
 
     /// Everything dispatched so far, in order; `clear` empties the list.

@@ -41,17 +41,19 @@ extension Evaluator {
             roots.withUnsafeBufferPointer { roots in
                 walks.withUnsafeMutableBufferPointer { walks in
                     for k in walked.indices {
-                        r.touched &+= FlatLookup.groupWalk(UnsafeBufferPointer(rebasing: roots[0..<n]), slots.plans[walked[k]].steps,
-                                             into: UnsafeMutableBufferPointer(rebasing: walks[(k * group)..<(k * group + n)]))
+                        r.touched &+= FlatLookup.groupWalk(
+                            UnsafeBufferPointer(rebasing: roots[0..<n]), slots.plans[walked[k]].steps,
+                            into: UnsafeMutableBufferPointer(rebasing: walks[(k * group)..<(k * group + n)]))
                     }
                 }
             }
             if groupProbe {
                 bits.withUnsafeMutableBufferPointer { bits in
                     decided.withUnsafeMutableBufferPointer { decided in
-                        set.index.markCandidates(group: events[start..<(start + n)], slots: slots, words: words,
-                                                 walk: { slot, g in walks[walkIndex[slot] * group + g] },
-                                                 bits: bits, decided: decided, scratch: &scratch)
+                        set.index.markCandidates(
+                            group: events[start..<(start + n)], slots: slots, words: words,
+                            walk: { slot, g in walks[walkIndex[slot] * group + g] },
+                            bits: bits, decided: decided, scratch: &scratch)
                     }
                 }
             }
@@ -96,16 +98,20 @@ extension FlatLookup {
     /// object) leaves nil: the resolver then walks that one itself.
     /// Returns a byte sum of what it touched (kept by the caller, so the touching loads are not elided).
     @discardableResult
-    static func groupWalk(_ roots: UnsafeBufferPointer<UnsafeObjectView?>, _ steps: UnsafeBufferPointer<FlatPath.Step>,
-                          into out: UnsafeMutableBufferPointer<Walk?>) -> UInt8 {
+    static func groupWalk(
+        _ roots: UnsafeBufferPointer<UnsafeObjectView?>, _ steps: UnsafeBufferPointer<FlatPath.Step>,
+        into out: UnsafeMutableBufferPointer<Walk?>
+    ) -> UInt8 {
         walkTogether(roots.count, root: { roots[$0] }, steps: { _ in steps }, into: out)
     }
 
     /// `plainWalk` of several paths from one root at once: the group walk across the keys of one event
     /// instead of across events (see `Resolver.prewalk`).
     @discardableResult
-    static func multiWalk(_ root: UnsafeObjectView, _ paths: UnsafeBufferPointer<UnsafeBufferPointer<FlatPath.Step>>,
-                          into out: UnsafeMutableBufferPointer<Walk?>) -> UInt8 {
+    static func multiWalk(
+        _ root: UnsafeObjectView, _ paths: UnsafeBufferPointer<UnsafeBufferPointer<FlatPath.Step>>,
+        into out: UnsafeMutableBufferPointer<Walk?>
+    ) -> UInt8 {
         walkTogether(paths.count, root: { _ in root }, steps: { paths[$0] }, into: out)
     }
 
@@ -113,12 +119,16 @@ extension FlatLookup {
     /// and the processor overlaps their waits. Initializes `out[0..<count]`: each walk's result, nil where
     /// the root is nil or only the general path can finish.
     @inline(__always)
-    private static func walkTogether(_ count: Int, root: (Int) -> UnsafeObjectView?,
-                                     steps: (Int) -> UnsafeBufferPointer<FlatPath.Step>,
-                                     into out: UnsafeMutableBufferPointer<Walk?>) -> UInt8 {
+    private static func walkTogether(
+        _ count: Int, root: (Int) -> UnsafeObjectView?,
+        steps: (Int) -> UnsafeBufferPointer<FlatPath.Step>,
+        into out: UnsafeMutableBufferPointer<Walk?>
+    ) -> UInt8 {
         var touched: UInt8 = 0
-        withUnsafeTemporaryAllocation(of: (view: UnsafeValueView, sawDotted: Bool, open: Bool).self,
-                                      capacity: count) { current in
+        withUnsafeTemporaryAllocation(
+            of: (view: UnsafeValueView, sawDotted: Bool, open: Bool).self,
+            capacity: count
+        ) { current in
             // `current[k]`: where walk k stands, and whether it is still going.
             var pending = 0
             for k in 0..<count {

@@ -10,6 +10,7 @@ public enum ComparisonOutcome: Sendable, Hashable {
     /// The operation does not exist for the operand's type (e.g. `gt` on a string).
     case unsupported(String)
 
+    /// Whether the comparison matched.
     public var isMatch: Bool { self == .match }
 }
 
@@ -80,7 +81,8 @@ enum CaseInsensitive {
     static func isASCII(_ s: String) -> Bool { s.utf8.allSatisfy { $0 < 0x80 } }
 
     static func equals(_ l: String, _ lowered: String) -> Bool {
-        var l = l, r = lowered
+        var l = l
+        var r = lowered
         let fast = l.withUTF8 { lb in
             r.withUTF8 { rb -> Bool? in
                 if lb.count != rb.count {
@@ -88,7 +90,8 @@ enum CaseInsensitive {
                     return nil
                 }
                 for i in 0..<lb.count {
-                    let a = lb[i], b = rb[i]
+                    let a = lb[i]
+                    let b = rb[i]
                     if a >= 0x80 || b >= 0x80 { return nil }
                     if lower(a) != b { return false }
                 }
@@ -102,7 +105,8 @@ enum CaseInsensitive {
     static func contains(_ l: String, _ lowered: String) -> Bool {
         // Decision (reference ambiguous): every string contains "".
         if lowered.isEmpty { return true }
-        var l = l, r = lowered
+        var l = l
+        var r = lowered
         let fast = l.withUTF8 { lb in
             r.withUTF8 { rb -> Bool? in
                 if rb.count > lb.count { return lb.allSatisfy { $0 < 0x80 } && rb.allSatisfy { $0 < 0x80 } ? false : nil }
@@ -111,12 +115,18 @@ enum CaseInsensitive {
                 var start = 0
                 while start + rb.count <= lb.count {
                     let a = lb[start]
-                    if a >= 0x80 { sawNonASCII = true; break }
+                    if a >= 0x80 {
+                        sawNonASCII = true
+                        break
+                    }
                     if lower(a) == first {
                         var j = 1
                         while j < rb.count {
                             let x = lb[start + j]
-                            if x >= 0x80 || rb[j] >= 0x80 { sawNonASCII = true; break }
+                            if x >= 0x80 || rb[j] >= 0x80 {
+                                sawNonASCII = true
+                                break
+                            }
                             if lower(x) != rb[j] { break }
                             j += 1
                         }
@@ -135,12 +145,14 @@ enum CaseInsensitive {
     }
 
     static func hasPrefix(_ l: String, _ lowered: String) -> Bool {
-        var l = l, r = lowered
+        var l = l
+        var r = lowered
         let fast = l.withUTF8 { lb in
             r.withUTF8 { rb -> Bool? in
                 guard rb.count <= lb.count else { return nil }
                 for i in 0..<rb.count {
-                    let a = lb[i], b = rb[i]
+                    let a = lb[i]
+                    let b = rb[i]
                     if a >= 0x80 || b >= 0x80 { return nil }
                     if lower(a) != b { return false }
                 }
@@ -152,13 +164,15 @@ enum CaseInsensitive {
     }
 
     static func hasSuffix(_ l: String, _ lowered: String) -> Bool {
-        var l = l, r = lowered
+        var l = l
+        var r = lowered
         let fast = l.withUTF8 { lb in
             r.withUTF8 { rb -> Bool? in
                 guard rb.count <= lb.count else { return nil }
                 let off = lb.count - rb.count
                 for i in 0..<rb.count {
-                    let a = lb[off + i], b = rb[i]
+                    let a = lb[off + i]
+                    let b = rb[i]
                     if a >= 0x80 || b >= 0x80 { return nil }
                     if lower(a) != b { return false }
                 }

@@ -48,9 +48,10 @@ public enum Evaluator {
 
     static func historyOperand(_ h: PlannedCondition.Historical, _ r: inout Resolver) -> Int {
         let requests = h.masks.map { mask in
-            HistoryRequest(mask: Flatten.object(mask, arrays: true),
-                           from: h.from.map { Date(timeIntervalSince1970: Double($0) / 1000) },
-                           to: h.to.map { Date(timeIntervalSince1970: Double($0) / 1000) })
+            HistoryRequest(
+                mask: Flatten.object(mask, arrays: true),
+                from: h.from.map { Date(timeIntervalSince1970: Double($0) / 1000) },
+                to: h.to.map { Date(timeIntervalSince1970: Double($0) / 1000) })
         }
         let results = r.runtime.queryHistory(requests, enforceOrder: h.searchType == .ordered)
         switch h.searchType {

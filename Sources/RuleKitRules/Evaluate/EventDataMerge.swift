@@ -9,6 +9,7 @@ public import RuleKitCore
 ///    which applies this step and the next at every depth of nested objects (not inside arrays).
 /// 3. Null values are removed.
 public enum EventDataMerge {
+    /// `from` merged into `to` as described above.
     public static func merge(to: ValueObject, from: ValueObject, overwrite: Bool) -> ValueObject {
         var m = to
         for (k, new) in from {
@@ -41,7 +42,8 @@ public enum EventDataMerge {
         }
         for (prefix, w) in wildcards {
             guard case .object(let wo) = w, let i = result.index(forKey: prefix),
-                  case .array(let items) = result.value(at: i) else { continue }
+                case .array(let items) = result.value(at: i)
+            else { continue }
             let merged: [Value] = items.map { item in
                 guard case .object(let eo) = item else { return item }
                 return .object(merge(to: eo, from: wo, overwrite: overwrite))

@@ -2,9 +2,13 @@ public import RuleKitCore
 
 /// What one rule did with one event, condition by condition.
 public struct RuleTrace: Sendable {
+    /// The rule's position in the rule set.
     public var index: Int
+    /// The rule's id, or its position when it has none.
     public var label: String
+    /// Whether the rule matched.
     public var matched: Bool
+    /// The condition tree, evaluated whole.
     public var condition: ConditionTrace
     /// The rendered consequences, when it matched.
     public var consequences: [Consequence]
@@ -26,6 +30,7 @@ public indirect enum ConditionTrace: Sendable {
     case existence(key: String, value: Value?, negated: Bool, result: Bool)
     case historical(searchType: String, operand: Int, operation: Operation, value: Int64, result: Bool)
 
+    /// The node's outcome under the Launch semantics.
     public var result: Bool {
         switch self {
         case .group(_, let r, _), .existence(_, _, _, let r), .historical(_, _, _, _, let r): r
@@ -37,14 +42,19 @@ public indirect enum ConditionTrace: Sendable {
 /// One comparison: the key, what it resolved to, the conversion the operand's type chose, and why it
 /// matched or not ("no match" apart from "error").
 public struct ComparisonTrace: Sendable {
+    /// The key as written.
     public var key: String
     /// nil: the key does not exist (it compares as "").
     public var resolved: Value?
+    /// The conversion the operand's type chose (`string`, `number`, ...).
     public var conversion: String
     /// The left side after conversion; nil when the conversion failed.
     public var converted: Value?
+    /// The matcher.
     public var operation: Operation
+    /// The value compared with.
     public var operand: Value
+    /// Match, no match, or why it could not compare.
     public var outcome: ComparisonOutcome
 }
 
@@ -58,6 +68,7 @@ extension Evaluator {
         }
     }
 
+    /// Evaluates `c` whole against the resolver's event.
     public static func trace(_ c: PlannedCondition, _ r: inout Resolver) -> ConditionTrace {
         switch c {
         case .and(let cs):
@@ -74,26 +85,31 @@ extension Evaluator {
         case .historical(let h):
             let operand = historyOperand(h, &r)
             let ok = Compare.evaluate(.int(Int64(operand)), h.operation, .int(h.value))
-            return .historical(searchType: h.searchType.rawValue, operand: operand, operation: h.operation,
-                               value: h.value, result: ok)
+            return .historical(
+                searchType: h.searchType.rawValue, operand: operand, operation: h.operation,
+                value: h.value, result: ok)
         case .comparison(let key, let op, let operand):
             let v = r.resolve(key)
             let lhs = v ?? .string("")
-            let converted: Value? = switch operand {
-            case .string: .string(Conversion.string(lhs))
-            case .int: Conversion.int(lhs).map(Value.int)
-            case .double: Conversion.double(lhs).map(Value.double)
-            case .bool: .bool(Conversion.bool(lhs))
-            }
-            return .comparison(ComparisonTrace(key: key.ref.description, resolved: v, conversion: operand.typeName,
-                                               converted: converted, operation: op, operand: operand.value,
-                                               outcome: Compare.outcome(v, op, operand)))
+            let converted: Value? =
+                switch operand {
+                case .string: .string(Conversion.string(lhs))
+                case .int: Conversion.int(lhs).map(Value.int)
+                case .double: Conversion.double(lhs).map(Value.double)
+                case .bool: .bool(Conversion.bool(lhs))
+                }
+            return .comparison(
+                ComparisonTrace(
+                    key: key.ref.description, resolved: v, conversion: operand.typeName,
+                    converted: converted, operation: op, operand: operand.value,
+                    outcome: Compare.outcome(v, op, operand)))
         }
     }
 }
 
 /// Human-readable explain output.
 public enum ExplainText {
+    /// The traces as indented text, one line per node.
     public static func render(_ traces: [RuleTrace]) -> String {
         var out = ""
         for t in traces {
@@ -128,13 +144,15 @@ public enum ExplainText {
         case .comparison(let t):
             let resolved = t.resolved.map { JSONWriter.string($0) } ?? "missing (as \"\")"
             let conv = t.converted.map { "\(t.conversion)(…) = \(JSONWriter.string($0))" } ?? "\(t.conversion)(…) failed"
-            let why: String = switch t.outcome {
-            case .match: "match"
-            case .noMatch: "no match"
-            case .conversionFailed(let m): "error: \(m)"
-            case .unsupported(let m): "error: \(m)"
-            }
-            out += "\(pad)\(mark(t.outcome.isMatch)) \(t.key) \(t.operation.code) \(JSONWriter.string(t.operand)) — \(resolved), \(conv): \(why)\n"
+            let why: String =
+                switch t.outcome {
+                case .match: "match"
+                case .noMatch: "no match"
+                case .conversionFailed(let m): "error: \(m)"
+                case .unsupported(let m): "error: \(m)"
+                }
+            out +=
+                "\(pad)\(mark(t.outcome.isMatch)) \(t.key) \(t.operation.code) \(JSONWriter.string(t.operand)) — \(resolved), \(conv): \(why)\n"
         }
     }
 }

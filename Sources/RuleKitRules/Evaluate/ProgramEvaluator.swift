@@ -46,7 +46,8 @@ enum ProgramEvaluator {
             }
         case .string:
             let (off, len) = r.stringForm(slot, p.slots)
-            let ro = Int(operand.offset), rl = Int(operand.length)
+            let ro = Int(operand.offset)
+            let rl = Int(operand.length)
             if len < 0 {
                 // Non-ASCII text: the String path, exactly as the tree evaluator does.
                 let lowered = String(decoding: p.bytes[ro..<(ro + rl)], as: UTF8.self)
@@ -54,8 +55,9 @@ enum ProgramEvaluator {
             }
             return r.forms.pool.withUnsafeBufferPointer { pool in
                 p.bytes.withUnsafeBufferPointer { ops in
-                    bytes(UnsafeBufferPointer(rebasing: pool[off..<(off + len)]),
-                          UnsafeBufferPointer(rebasing: ops[ro..<(ro + rl)]), op)
+                    bytes(
+                        UnsafeBufferPointer(rebasing: pool[off..<(off + len)]),
+                        UnsafeBufferPointer(rebasing: ops[ro..<(ro + rl)]), op)
                 }
             }
         }

@@ -4,6 +4,7 @@ public import RuleKitCore
 /// Resolves keys against one event for one evaluation pass, like the reference's token finder: the clock
 /// is read once (when a key first needs it), shared states are fetched once per extension.
 public struct Resolver {
+    /// The event being evaluated.
     public private(set) var event: EngineEvent
     let runtime: any RulesRuntime
     private var clockReading: Date?
@@ -34,6 +35,7 @@ public struct Resolver {
     /// Bytes batch matching read ahead, summed: kept so that those loads are not optimized away.
     var touched: UInt8 = 0
 
+    /// A resolver for `event`, with caches for `slotCount` condition keys.
     public init(event: EngineEvent, runtime: any RulesRuntime, slotCount: Int = 0) {
         self.event = event
         self.runtime = runtime
@@ -118,8 +120,10 @@ public struct Resolver {
         withUnsafeTemporaryAllocation(of: UnsafeBufferPointer<FlatPath.Step>.self, capacity: count) { paths in
             withUnsafeTemporaryAllocation(of: Int.self, capacity: count) { chosen in
                 var n = 0
-                for slot in slotList where slots.plans[slot].kind == .data
-                    && !(slot < prewalkStamps.count && prewalkStamps[slot] == generation) {
+                for slot in slotList
+                where slots.plans[slot].kind == .data
+                    && !(slot < prewalkStamps.count && prewalkStamps[slot] == generation)
+                {
                     paths.initializeElement(at: n, to: slots.plans[slot].steps)
                     chosen.initializeElement(at: n, to: slot)
                     n += 1
@@ -167,7 +171,9 @@ public struct Resolver {
             stateObjects.append(contentsOf: repeatElement(nil, count: id + 1 - stateObjects.count))
         }
         let object: ValueObject?
-        if stateStamps[id] == generation { object = stateObjects[id] } else {
+        if stateStamps[id] == generation {
+            object = stateObjects[id]
+        } else {
             let name = slots.states[id]
             object = plan.kind == .xdm ? runtime.xdmSharedState(name, at: event) : runtime.sharedState(name, at: event)
             stateObjects[id] = object
@@ -206,7 +212,9 @@ public struct Resolver {
             length = forms.appendLowercasedASCII(event.source)
         } else {
             let v = slotValue(slot, slots) ?? .string("")
-            if case .string(let s) = v { length = forms.appendLowercasedASCII(s) } else {
+            if case .string(let s) = v {
+                length = forms.appendLowercasedASCII(s)
+            } else {
                 length = forms.appendLowercasedASCII(Conversion.string(v))
             }
         }
@@ -278,7 +286,9 @@ public struct Resolver {
         case .state(let ext, let path):
             // One hash of the extension name per read: fetched once per pass, then remembered (even nil).
             let data: ValueObject?
-            if let known = states[ext] { data = known } else {
+            if let known = states[ext] {
+                data = known
+            } else {
                 data = runtime.sharedState(ext, at: event)
                 states[ext] = .some(data)
             }
@@ -286,7 +296,9 @@ public struct Resolver {
             return v
         case .xdm(let ext, let path):
             let data: ValueObject?
-            if let known = xdmStates[ext] { data = known } else {
+            if let known = xdmStates[ext] {
+                data = known
+            } else {
                 data = runtime.xdmSharedState(ext, at: event)
                 xdmStates[ext] = .some(data)
             }

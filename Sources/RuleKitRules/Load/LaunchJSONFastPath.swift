@@ -64,7 +64,9 @@ enum LaunchJSONFastPath {
         var condition: Condition?
         var consequences: [Consequence]?
         var enabled: Bool?
-        var id: String?, name: String?, description: String?
+        var id: String?
+        var name: String?
+        var description: String?
         let ok = r.members { r, k in
             guard let field = RuleField.first(k, &seen) else { return false }
             switch field {
@@ -93,8 +95,9 @@ enum LaunchJSONFastPath {
             return true
         }
         guard ok, let condition, let consequences else { return nil }
-        return LaunchRulesLoader.rule(meta: meta, condition: condition, consequences: consequences, location: at,
-                                      id: id, name: name, description: description, enabled: enabled)
+        return LaunchRulesLoader.rule(
+            meta: meta, condition: condition, consequences: consequences, location: at,
+            id: id, name: name, description: description, enabled: enabled)
     }
 
     /// A condition object at `depth`.
@@ -108,8 +111,15 @@ enum LaunchJSONFastPath {
             case "type":
                 guard kind == nil, r.node(), let s = r.string() else { return false }
                 // Compared as text: a `String` switch (`Kind(rawValue:)`) goes through a slow generic path.
-                if s == "matcher" { kind = .matcher } else if s == "group" { kind = .group }
-                else if s == "historical" { kind = .historical } else { return false }
+                if s == "matcher" {
+                    kind = .matcher
+                } else if s == "group" {
+                    kind = .group
+                } else if s == "historical" {
+                    kind = .historical
+                } else {
+                    return false
+                }
             case "definition":
                 guard definition == nil else { return false }
                 definition = self.definition(&r, depth: depth + 1)
@@ -174,7 +184,8 @@ enum LaunchJSONFastPath {
     static func consequence(_ r: inout JSONPull) -> Consequence? {
         guard r.peek() == UInt8(ascii: "{"), r.node() else { return nil }
         let at = r.location()
-        var id: String?, type: String?
+        var id: String?
+        var type: String?
         var detail: ValueObject?
         let ok = r.members { r, k in
             switch k {

@@ -15,10 +15,13 @@ public enum LaunchRulesLoader {
     /// `id`, `name`, `description` and `enabled` are RuleKit's own rule fields, accepted here too.
     static let ruleKeys: Set<String> = ["condition", "consequences", "meta", "id", "name", "description", "enabled"]
     static let conditionKeys: Set<String> = ["type", "definition"]
-    static let definitionKeys: Set<String> = ["logic", "conditions", "key", "matcher", "values", "events", "value",
-                                              "from", "to", "searchType"]
+    static let definitionKeys: Set<String> = [
+        "logic", "conditions", "key", "matcher", "values", "events", "value",
+        "from", "to", "searchType",
+    ]
     static let consequenceKeys: Set<String> = ["id", "type", "detail"]
 
+    /// Loads a Launch `rules.json` document; the rule set is nil when any error was found.
     public static func load(_ document: Document) -> RulesLoadResult {
         var ctx = LoaderContext()
         let set = load(root: document.root, ctx: &ctx)
@@ -32,7 +35,8 @@ public enum LaunchRulesLoader {
     ///
     /// - Throws: `DiagnosticError` when the text is not JSON (or is over `limits`).
     public static func load(json bytes: [UInt8], file: String = "<input>", limits: ReaderLimits = .default)
-        throws(DiagnosticError) -> RulesLoadResult {
+        throws(DiagnosticError) -> RulesLoadResult
+    {
         if let set = LaunchJSONFastPath.load(bytes, file: file, limits: limits) {
             return RulesLoadResult(ruleSet: set, diagnostics: [])
         }
@@ -47,7 +51,9 @@ public enum LaunchRulesLoader {
         ctx.unknownKeys(root, known: rootKeys, what: "the rules root")
         var version: Int64 = 0
         if let v = root["version"] {
-            if let i = LoaderContext.integer(v.value) { version = i } else {
+            if let i = LoaderContext.integer(v.value) {
+                version = i
+            } else {
                 ctx.error(.rulesStructure, "'version' must be an integer, not \(v.value.kind)", v)
             }
         } else {
@@ -75,22 +81,30 @@ public enum LaunchRulesLoader {
             return nil
         }
         // Members are read as values; a member's cursor is made only to walk below it or to report it.
-        var metaAt = -1, conditionAt = -1, consequencesAt = -1, enabledAt = -1
+        var metaAt = -1
+        var conditionAt = -1
+        var consequencesAt = -1
+        var enabledAt = -1
         var enabledValue: Value?
-        var id: String?, name: String?, description: String?
+        var id: String?
+        var name: String?
+        var description: String?
         c.forEachMemberValue { k, v, i in
             switch k {
             case "meta": metaAt = i
             case "condition": conditionAt = i
             case "consequences": consequencesAt = i
-            case "enabled": enabledAt = i; enabledValue = v
+            case "enabled":
+                enabledAt = i
+                enabledValue = v
             case "id": if case .string(let x) = v { id = x }
             case "name": if case .string(let x) = v { name = x }
             case "description": if case .string(let x) = v { description = x }
             default: ctx.unknownKey(k, in: c, at: i, known: ruleKeys, what: "a rule")
             }
         }
-        let metaCursor = c.member(at: metaAt), conditionCursor = c.member(at: conditionAt)
+        let metaCursor = c.member(at: metaAt)
+        let conditionCursor = c.member(at: conditionAt)
         let consequencesCursor = c.member(at: consequencesAt)
         var meta: ValueObject?
         if let m = metaCursor {
@@ -122,31 +136,46 @@ public enum LaunchRulesLoader {
         guard let condition else { return nil }
         var enabled: Bool?
         if let e = enabledValue {
-            if case .bool(let b) = e { enabled = b } else {
+            if case .bool(let b) = e {
+                enabled = b
+            } else {
                 ctx.error(.rulesStructure, "'enabled' must be true or false", c.member(at: enabledAt)!)
             }
         }
-        return rule(meta: meta, condition: condition, consequences: consequences, location: c.location,
-                    id: id, name: name, description: description, enabled: enabled)
+        return rule(
+            meta: meta, condition: condition, consequences: consequences, location: c.location,
+            id: id, name: name, description: description, enabled: enabled)
     }
 
     /// A rule from its parts as read (`meta` as written, before its null entries go): shared by the
     /// document loader and the JSON fast path, so both build the same rule.
-    static func rule(meta written: ValueObject?, condition: Condition, consequences: [Consequence],
-                     location: SourceLocation?, id: String?, name: String?, description: String?,
-                     enabled: Bool?) -> Rule {
+    static func rule(
+        meta written: ValueObject?, condition: Condition, consequences: [Consequence],
+        location: SourceLocation?, id: String?, name: String?, description: String?,
+        enabled: Bool?
+    ) -> Rule {
         guard var meta = written else {
             // No meta (the usual Launch rule): the rule is made whole, with no copy to adjust.
-            return Rule(id: id, name: name, description: description, enabled: enabled ?? true, meta: nil,
-                        condition: condition, consequences: consequences, location: location)
+            return Rule(
+                id: id, name: name, description: description, enabled: enabled ?? true, meta: nil,
+                condition: condition, consequences: consequences, location: location)
         }
         // The reference drops null entries of meta.
         for k in meta.keys where meta[k] == .null { meta[k] = nil }
         var rule = Rule(condition: condition, consequences: consequences, location: location)
         // RuleKit's own fields travel in meta when a YAML rule set is exported to Launch JSON.
-        if case .string(let id)? = meta["id"] { rule.id = id; meta["id"] = nil }
-        if case .string(let n)? = meta["name"] { rule.name = n; meta["name"] = nil }
-        if case .string(let d)? = meta["description"] { rule.description = d; meta["description"] = nil }
+        if case .string(let id)? = meta["id"] {
+            rule.id = id
+            meta["id"] = nil
+        }
+        if case .string(let n)? = meta["name"] {
+            rule.name = n
+            meta["name"] = nil
+        }
+        if case .string(let d)? = meta["description"] {
+            rule.description = d
+            meta["description"] = nil
+        }
         // A meta left empty by that is dropped; one written empty (`{}`) is kept.
         rule.meta = meta.isEmpty && written?.isEmpty == false ? nil : meta
         if let id { rule.id = id }
@@ -163,10 +192,13 @@ public enum LaunchRulesLoader {
         }
         // One pass over the members (no lookup per known key): this runs for every condition.
         var typeValue: Value?
-        var typeAt = -1, definitionAt = -1
+        var typeAt = -1
+        var definitionAt = -1
         c.forEachMemberValue { k, v, i in
             switch k {
-            case "type": typeValue = v; typeAt = i
+            case "type":
+                typeValue = v
+                typeAt = i
             case "definition": definitionAt = i
             default: ctx.unknownKey(k, in: c, at: i, known: conditionKeys, what: "a condition")
             }
@@ -177,9 +209,10 @@ public enum LaunchRulesLoader {
                 kind = k
             } else {
                 let hint = t.stringValue.flatMap { closest($0, in: Condition.Kind.allCases.map(\.rawValue)) }
-                ctx.error(.rulesStructure,
-                          "condition 'type' must be group, matcher or historical, not \(describe(t))"
-                              + (hint.map { " (did you mean '\($0)'?)" } ?? ""), c.member(at: typeAt)!)
+                ctx.error(
+                    .rulesStructure,
+                    "condition 'type' must be group, matcher or historical, not \(describe(t))"
+                        + (hint.map { " (did you mean '\($0)'?)" } ?? ""), c.member(at: typeAt)!)
             }
         } else {
             ctx.error(.rulesStructure, "a condition needs a 'type' (group, matcher or historical)", c)
@@ -234,7 +267,9 @@ public enum LaunchRulesLoader {
             case "to": def.to = int(k, v, i, &ctx)
             case "value": def.value = v
             case "values":
-                if case .array(let a) = v { def.values = a } else {
+                if case .array(let a) = v {
+                    def.values = a
+                } else {
                     ctx.error(.rulesStructure, "'values' must be an array, not \(v.kind)", d.member(at: i)!)
                     ok = false
                 }
@@ -242,7 +277,9 @@ public enum LaunchRulesLoader {
                 if case .array = v {
                     var events: [ValueObject] = []
                     d.member(at: i)!.forEachElement { _, e in
-                        if case .object(let o) = e.value { events.append(o) } else {
+                        if case .object(let o) = e.value {
+                            events.append(o)
+                        } else {
                             ctx.error(.rulesStructure, "each of 'events' must be an object, not \(e.value.kind)", e)
                             ok = false
                         }
@@ -276,7 +313,9 @@ public enum LaunchRulesLoader {
             ctx.error(.rulesStructure, "a consequence must be an object, not \(c.value.kind)", c)
             return nil
         }
-        var idValue: Value?, typeValue: Value?, detailValue: Value?
+        var idValue: Value?
+        var typeValue: Value?
+        var detailValue: Value?
         c.forEachMemberValue { k, v, i in
             switch k {
             case "id": idValue = v
@@ -290,13 +329,15 @@ public enum LaunchRulesLoader {
             return nil
         }
         guard case .string(let type)? = typeValue else {
-            ctx.warning(.rulesDroppedConsequence,
-                        "consequence '\(id)' dropped: 'type' must be a string (the reference skips it)", c)
+            ctx.warning(
+                .rulesDroppedConsequence,
+                "consequence '\(id)' dropped: 'type' must be a string (the reference skips it)", c)
             return nil
         }
         guard case .object(let detail)? = detailValue else {
-            ctx.warning(.rulesDroppedConsequence,
-                        "consequence '\(id)' dropped: 'detail' must be an object (the reference skips it)", c)
+            ctx.warning(
+                .rulesDroppedConsequence,
+                "consequence '\(id)' dropped: 'detail' must be an object (the reference skips it)", c)
             return nil
         }
         return Consequence(id: id, type: type, detail: detail, location: c.location)

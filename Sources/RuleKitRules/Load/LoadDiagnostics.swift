@@ -1,31 +1,47 @@
 public import RuleKitCore
 
 extension DiagnosticCode {
+    /// The document's shape is wrong (a rule that is not an object, ...).
     public static let rulesStructure: DiagnosticCode = "rules.structure"
+    /// A key the format does not have.
     public static let rulesUnknownKey: DiagnosticCode = "rules.unknown-key"
+    /// A consequence that cannot run was dropped (as the reference drops it).
     public static let rulesDroppedConsequence: DiagnosticCode = "rules.dropped-consequence"
+    /// A matcher name the reference does not know.
     public static let rulesUnknownMatcher: DiagnosticCode = "rules.unknown-matcher"
+    /// A group logic other than `and` and `or`.
     public static let rulesUnknownLogic: DiagnosticCode = "rules.unknown-logic"
+    /// A condition that cannot run was dropped.
     public static let rulesDroppedCondition: DiagnosticCode = "rules.dropped-condition"
+    /// A rule that cannot run was dropped (as the reference drops it).
     public static let rulesDroppedRule: DiagnosticCode = "rules.dropped-rule"
+    /// A value of the wrong type for its key.
     public static let rulesBadValue: DiagnosticCode = "rules.bad-value"
+    /// A `{% %}` token that cannot be parsed (it renders as the reference renders it).
     public static let rulesBadToken: DiagnosticCode = "rules.bad-token"
+    /// A `~` data element the reference does not have.
     public static let rulesUnknownDataElement: DiagnosticCode = "rules.unknown-data-element"
+    /// A consequence type the reference does not know.
     public static let rulesUnknownConsequence: DiagnosticCode = "rules.unknown-consequence"
+    /// Two rules share one id.
     public static let rulesDuplicateID: DiagnosticCode = "rules.duplicate-id"
 }
 
 /// What a loader produced: the rule set (nil when any error makes the whole source unusable, as the
 /// reference refuses a structurally broken `rules.json`) and everything it noticed, sorted.
 public struct RulesLoadResult: Sendable {
+    /// The rule set, or nil when an error made the source unusable.
     public var ruleSet: RuleSet?
+    /// Everything the loader noticed, sorted by location.
     public var diagnostics: [Diagnostic]
 
+    /// A result with `ruleSet` and its findings.
     public init(ruleSet: RuleSet?, diagnostics: [Diagnostic]) {
         self.ruleSet = ruleSet
         self.diagnostics = diagnostics
     }
 
+    /// The error findings only.
     public var errors: [Diagnostic] { diagnostics.filter { $0.severity == .error } }
 
     /// The rule set, or a `DiagnosticError` with the errors.
@@ -58,7 +74,10 @@ struct LoaderContext {
         // Cursors (and their paths) are made only for the rare unknown key.
         guard case .object(let o) = object.value, o.members.contains(where: { !known.contains($0.key) }) else { return }
         for (k, v) in object.members where !known.contains(k) {
-            guard diagnostics.acceptsWarnings else { diagnostics.countDropped(); continue }
+            guard diagnostics.acceptsWarnings else {
+                diagnostics.countDropped()
+                continue
+            }
             let hint = closest(k, in: known).map { " (did you mean '\($0)'?)" } ?? ""
             warnKey(.rulesUnknownKey, "unknown key '\(k)' in \(what) is ignored\(hint)", v)
         }
@@ -73,8 +92,10 @@ struct LoaderContext {
 
     /// Reports member `position` of `object` when its key is outside `known`; its cursor is made only
     /// when the warning is kept.
-    mutating func unknownKey(_ key: String, in object: ValueCursor, at position: Int, known: Set<String>,
-                             what: String) {
+    mutating func unknownKey(
+        _ key: String, in object: ValueCursor, at position: Int, known: Set<String>,
+        what: String
+    ) {
         guard diagnostics.acceptsWarnings else { return diagnostics.countDropped() }
         guard let at = object.member(at: position) else { return }
         unknownKey(key, at, known: known, what: what)
@@ -101,7 +122,8 @@ func closest(_ word: String, in candidates: some Sequence<String>) -> String? {
 }
 
 func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
+    let a = Array(a)
+    let b = Array(b)
     if a.isEmpty { return b.count }
     if b.isEmpty { return a.count }
     var prev = Array(0...b.count)

@@ -11,6 +11,7 @@ public enum RuleKitFormatLoader {
     static let ruleKeys: Set<String> = ["id", "name", "description", "enabled", "meta", "when", "then"]
     static let elementKeys: Set<String> = ["path", "type", "description"]
 
+    /// Loads a RuleKit YAML-format document; the rule set is nil when any error was found.
     public static func load(_ document: Document) -> RulesLoadResult {
         var ctx = LoaderContext()
         let set = load(root: document.root, ctx: &ctx)
@@ -25,7 +26,9 @@ public enum RuleKitFormatLoader {
         unknownKeysAreErrors(root, known: rootKeys, what: "the rules file", ctx: &ctx)
         var set = RuleSet()
         if let v = root["version"] {
-            if let i = LoaderContext.integer(v.value) { set.version = i } else {
+            if let i = LoaderContext.integer(v.value) {
+                set.version = i
+            } else {
                 ctx.error(.rulesStructure, "'version' must be an integer", v)
             }
         }
@@ -49,9 +52,10 @@ public enum RuleKitFormatLoader {
             guard let rule = self.rule(r, index: i, ctx: &ctx) else { continue }
             if let id = rule.id {
                 if let first = ids[id] {
-                    ctx.error(.rulesDuplicateID,
-                              "duplicate rule id '\(id)'" + (first.map { " (first at \($0.line):\($0.column))" } ?? ""),
-                              r["id"] ?? r)
+                    ctx.error(
+                        .rulesDuplicateID,
+                        "duplicate rule id '\(id)'" + (first.map { " (first at \($0.line):\($0.column))" } ?? ""),
+                        r["id"] ?? r)
                 } else {
                     ids[id] = rule.location
                 }
@@ -64,8 +68,10 @@ public enum RuleKitFormatLoader {
     static func unknownKeysAreErrors(_ c: ValueCursor, known: Set<String>, what: String, ctx: inout LoaderContext) {
         for (k, v) in c.members where !known.contains(k) {
             let hint = closest(k, in: known).map { " (did you mean '\($0)'?)" } ?? ""
-            ctx.diagnostics.append(.error(.rulesUnknownKey, "unknown key '\(k)' in \(what)\(hint)",
-                                          at: v.keyLocation, pointer: v.pointer))
+            ctx.diagnostics.append(
+                .error(
+                    .rulesUnknownKey, "unknown key '\(k)' in \(what)\(hint)",
+                    at: v.keyLocation, pointer: v.pointer))
         }
     }
 
@@ -82,12 +88,15 @@ public enum RuleKitFormatLoader {
         }
         var type = DataElement.ValueType.any
         if let t = d["type"] {
-            if let s = t.value.stringValue, let vt = DataElement.ValueType(rawValue: s) { type = vt } else {
+            if let s = t.value.stringValue, let vt = DataElement.ValueType(rawValue: s) {
+                type = vt
+            } else {
                 ctx.error(.rulesStructure, "data element type must be one of string, int, double, bool, any", t)
             }
         }
-        return DataElement(name: name, path: path, type: type, description: d["description"]?.value.stringValue,
-                           location: d.keyLocation)
+        return DataElement(
+            name: name, path: path, type: type, description: d["description"]?.value.stringValue,
+            location: d.keyLocation)
     }
 
     static func rule(_ r: ValueCursor, index: Int, ctx: inout LoaderContext) -> Rule? {
@@ -131,8 +140,9 @@ public enum RuleKitFormatLoader {
             ctx.error(.rulesStructure, "rule \(label) has no 'then' (its consequences)", r)
         }
         guard let condition else { return nil }
-        return Rule(id: id, name: string("name", &ctx), description: string("description", &ctx), enabled: enabled,
-                    meta: meta, condition: condition, consequences: consequences, location: r.location)
+        return Rule(
+            id: id, name: string("name", &ctx), description: string("description", &ctx), enabled: enabled,
+            meta: meta, condition: condition, consequences: consequences, location: r.location)
     }
 
     // MARK: conditions
@@ -155,7 +165,8 @@ public enum RuleKitFormatLoader {
         }
         if let all = c["all"] ?? c["any"] {
             let logic = o["all"] != nil ? "and" : "or"
-            unknownKeysAreErrors(c, known: [logic == "and" ? "all" : "any"], what: "an '\(logic == "and" ? "all" : "any")' group", ctx: &ctx)
+            unknownKeysAreErrors(
+                c, known: [logic == "and" ? "all" : "any"], what: "an '\(logic == "and" ? "all" : "any")' group", ctx: &ctx)
             guard case .array = all.value else {
                 ctx.error(.rulesStructure, "'\(logic == "and" ? "all" : "any")' takes a list of conditions", all)
                 return nil
@@ -179,8 +190,9 @@ public enum RuleKitFormatLoader {
         if let h = c["history"] { return history(h, at: c, ctx: &ctx) }
         if let key = c["key"] { return matcher(c, key: key, ctx: &ctx) }
         let hint = closest(o.keys.first ?? "", in: ["all", "any", "key", "history", "group"]).map { " (did you mean '\($0)'?)" } ?? ""
-        ctx.error(.rulesStructure,
-                  "a condition needs 'all', 'any', 'key' (a matcher), 'history' or 'group'\(hint)", c)
+        ctx.error(
+            .rulesStructure,
+            "a condition needs 'all', 'any', 'key' (a matcher), 'history' or 'group'\(hint)", c)
         return nil
     }
 
@@ -192,11 +204,17 @@ public enum RuleKitFormatLoader {
         if let m = c["matcher"] {
             // The explicit form: {key, matcher, values}.
             unknownKeysAreErrors(c, known: matcherExtras, what: "a matcher", ctx: &ctx)
-            guard case .string(let code) = m.value else { ctx.error(.rulesBadValue, "'matcher' must be a string", m); return nil }
+            guard case .string(let code) = m.value else {
+                ctx.error(.rulesBadValue, "'matcher' must be a string", m)
+                return nil
+            }
             if Operation(code: code) == nil { unknownMatcher(code, m, ctx: &ctx) }
             var values: [Value]?
             if let vs = c["values"] {
-                guard case .array(let a) = vs.value else { ctx.error(.rulesBadValue, "'values' must be a list", vs); return nil }
+                guard case .array(let a) = vs.value else {
+                    ctx.error(.rulesBadValue, "'values' must be a list", vs)
+                    return nil
+                }
                 values = a
             }
             return Condition(kind: .matcher, definition: .init(key: keyText, matcher: code, values: values), location: c.location)
@@ -236,8 +254,10 @@ public enum RuleKitFormatLoader {
 
     static func unknownMatcher(_ code: String, _ at: ValueCursor, ctx: inout LoaderContext) {
         let hint = Operation.suggestion(for: code).map { " (did you mean '\($0)'?)" } ?? ""
-        ctx.diagnostics.append(.error(.rulesUnknownMatcher, "unknown matcher '\(code)'\(hint)",
-                                      at: at.keyLocation, pointer: at.pointer))
+        ctx.diagnostics.append(
+            .error(
+                .rulesUnknownMatcher, "unknown matcher '\(code)'\(hint)",
+                at: at.keyLocation, pointer: at.pointer))
     }
 
     static func history(_ h: ValueCursor, at c: ValueCursor, ctx: inout LoaderContext) -> Condition? {
@@ -245,8 +265,9 @@ public enum RuleKitFormatLoader {
             ctx.error(.rulesStructure, "'history' takes {events, matcher, value, from?, to?, searchType?}", h)
             return nil
         }
-        unknownKeysAreErrors(h, known: ["events", "matcher", "value", "from", "to", "searchType"], what: "a history condition",
-                             ctx: &ctx)
+        unknownKeysAreErrors(
+            h, known: ["events", "matcher", "value", "from", "to", "searchType"], what: "a history condition",
+            ctx: &ctx)
         guard let def = LaunchRulesLoader.loadDefinition(h, ctx: &ctx) else { return nil }
         if def.events == nil { ctx.error(.rulesStructure, "a history condition needs 'events' (a list of masks)", h) }
         if let code = def.matcher, Operation(code: code) == nil { unknownMatcher(code, h["matcher"]!, ctx: &ctx) }
@@ -302,7 +323,7 @@ public enum RuleKitFormatLoader {
                 }
                 if let d = arg["data"] { detail["eventdata"] = d }
                 return Consequence(id: id, type: "dispatch", detail: detail, location: c.location)
-            default: // history
+            default:  // history
                 let a = c["history"]!
                 unknownKeysAreErrors(a, known: ["operation", "content"], what: "a history consequence", ctx: &ctx)
                 guard case .string(let op)? = arg["operation"], op == "insert" || op == "insertIfNotExists" else {
@@ -313,8 +334,10 @@ public enum RuleKitFormatLoader {
                     ctx.error(.rulesBadValue, "history content must be a non-empty mapping", a)
                     return nil
                 }
-                let detail: ValueObject = ["id": .string(id), "schema": .string(RulesEventNames.historySchema),
-                                           "data": ["operation": .string(op), "content": .object(content)]]
+                let detail: ValueObject = [
+                    "id": .string(id), "schema": .string(RulesEventNames.historySchema),
+                    "data": ["operation": .string(op), "content": .object(content)],
+                ]
                 return Consequence(id: id, type: "schema", detail: detail, location: c.location)
             }
         }
@@ -330,10 +353,12 @@ public enum RuleKitFormatLoader {
 /// Loads either format, telling them apart by their rules: Launch rules have `condition` and
 /// `consequences`, RuleKit rules `when` and `then`.
 public enum RuleSetLoader {
+    /// Which format a document is written in.
     public enum Format: String, Sendable {
         case launch, rulekit
     }
 
+    /// The document's format: RuleKit when it has `dataElements`, `format`, or a rule with `when`/`then`; Launch otherwise.
     public static func format(of document: Document) -> Format {
         guard case .object(let root) = document.value else { return .launch }
         if root["dataElements"] != nil || root["format"] != nil { return .rulekit }
@@ -354,13 +379,15 @@ public enum RuleSetLoader {
     ///
     /// - Throws: `DiagnosticError` when the text is not JSON (or is over `limits`).
     public static func load(json bytes: [UInt8], file: String = "<input>", limits: ReaderLimits = .default)
-        throws(DiagnosticError) -> RulesLoadResult {
+        throws(DiagnosticError) -> RulesLoadResult
+    {
         if let set = LaunchJSONFastPath.load(bytes, file: file, limits: limits) {
             return RulesLoadResult(ruleSet: set, diagnostics: [])
         }
         return load(try JSONReader.read(bytes, file: file, limits: limits, keepSourceMap: true))
     }
 
+    /// Loads a document in whichever format it is written.
     public static func load(_ document: Document) -> RulesLoadResult {
         switch format(of: document) {
         case .launch: LaunchRulesLoader.load(document)

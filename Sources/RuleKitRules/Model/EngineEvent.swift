@@ -19,8 +19,10 @@ public struct EngineEvent: Sendable, Hashable {
         var parentID: UUID?
         var mask: [String]?
 
-        init(id: UUID, name: String, type: String, source: String, data: ValueObject?, timestamp: Date,
-             responseID: UUID?, parentID: UUID?, mask: [String]?) {
+        init(
+            id: UUID, name: String, type: String, source: String, data: ValueObject?, timestamp: Date,
+            responseID: UUID?, parentID: UUID?, mask: [String]?
+        ) {
             self.id = id
             self.name = name
             self.type = type
@@ -33,8 +35,9 @@ public struct EngineEvent: Sendable, Hashable {
         }
 
         func copy() -> Storage {
-            Storage(id: id, name: name, type: type, source: source, data: data, timestamp: timestamp,
-                    responseID: responseID, parentID: parentID, mask: mask)
+            Storage(
+                id: id, name: name, type: type, source: source, data: data, timestamp: timestamp,
+                responseID: responseID, parentID: parentID, mask: mask)
         }
     }
 
@@ -45,18 +48,22 @@ public struct EngineEvent: Sendable, Hashable {
         return storage
     }
 
+    /// Unique per event.
     public var id: UUID {
         get { storage.id }
         set { unique().id = newValue }
     }
+    /// A name for people and logs.
     public var name: String {
         get { storage.name }
         set { unique().name = newValue }
     }
+    /// The event type (`~type`).
     public var type: String {
         get { storage.type }
         set { unique().type = newValue }
     }
+    /// The event source (`~source`).
     public var source: String {
         get { storage.source }
         set { unique().source = newValue }
@@ -69,14 +76,17 @@ public struct EngineEvent: Sendable, Hashable {
     /// The event data as a borrowed view (see `UnsafeValueView`): valid while this event, or a copy of
     /// it, lives unmodified.
     var unsafeDataView: UnsafeObjectView? { storage.data?.unsafeView }
+    /// When the event was made (`~timestampu` and friends read the clock, not this).
     public var timestamp: Date {
         get { storage.timestamp }
         set { unique().timestamp = newValue }
     }
+    /// Set on a response: the id of the event it answers.
     public var responseID: UUID? {
         get { storage.responseID }
         set { unique().responseID = newValue }
     }
+    /// Set on chained events: the id of the event that caused it.
     public var parentID: UUID? {
         get { storage.parentID }
         set { unique().parentID = newValue }
@@ -87,20 +97,27 @@ public struct EngineEvent: Sendable, Hashable {
         set { unique().mask = newValue }
     }
 
-    public init(id: UUID = UUID(), name: String, type: String, source: String, data: ValueObject? = nil,
-                timestamp: Date = Date(), responseID: UUID? = nil, parentID: UUID? = nil, mask: [String]? = nil) {
-        storage = Storage(id: id, name: name, type: type, source: source, data: data, timestamp: timestamp,
-                          responseID: responseID, parentID: parentID, mask: mask)
+    /// An event; by default a fresh id, now, no links and no history mask.
+    public init(
+        id: UUID = UUID(), name: String, type: String, source: String, data: ValueObject? = nil,
+        timestamp: Date = Date(), responseID: UUID? = nil, parentID: UUID? = nil, mask: [String]? = nil
+    ) {
+        storage = Storage(
+            id: id, name: name, type: type, source: source, data: data, timestamp: timestamp,
+            responseID: responseID, parentID: parentID, mask: mask)
     }
 
+    /// Equal when every field is.
     public static func == (a: EngineEvent, b: EngineEvent) -> Bool {
         if a.storage === b.storage { return true }
-        let x = a.storage, y = b.storage
+        let x = a.storage
+        let y = b.storage
         return x.id == y.id && x.name == y.name && x.type == y.type && x.source == y.source && x.data == y.data
             && x.timestamp == y.timestamp && x.responseID == y.responseID && x.parentID == y.parentID
             && x.mask == y.mask
     }
 
+    /// Hashes every field, consistently with `==`.
     public func hash(into h: inout Hasher) {
         let x = storage
         h.combine(x.id)
@@ -129,11 +146,17 @@ public struct EngineEvent: Sendable, Hashable {
 
 /// Well-known event types and sources the engine uses.
 public enum RulesEventNames {
+    /// The type of the engine's own events.
     public static let rulesEngineType = "com.adobe.eventType.rulesEngine"
+    /// The source of consequence events.
     public static let responseContent = "com.adobe.eventSource.responseContent"
+    /// The source of the reset event that marks a rules load.
     public static let requestReset = "com.adobe.eventSource.requestReset"
+    /// The name of events carrying a rule's consequence.
     public static let consequenceEventName = "Rules Consequence Event"
+    /// The name of events a `dispatch` consequence makes.
     public static let dispatchEventName = "Dispatch Consequence Result"
+    /// The schema of `schema` consequences that record or query event history.
     public static let historySchema = "https://ns.adobe.com/personalization/eventHistoryOperation"
     /// The engine name the reference's Configuration extension uses.
     public static let defaultEngineName = "com.adobe.module.configuration.rulesengine"

@@ -11,12 +11,14 @@ public struct RuleLimits: Sendable, Hashable {
     /// Longest consequence string that holds `{% %}` tokens, in bytes.
     public var maxTemplateBytes: Int
 
+    /// Limits; each defaults to the value shown.
     public init(maxRules: Int = 100_000, maxConditions: Int = 1_000_000, maxTemplateBytes: Int = 1 << 20) {
         self.maxRules = maxRules
         self.maxConditions = maxConditions
         self.maxTemplateBytes = maxTemplateBytes
     }
 
+    /// The limits every rules load uses unless given others.
     public static let `default` = RuleLimits()
 
     /// The errors of `set` against these limits (empty when within them), located where the limit
@@ -24,8 +26,10 @@ public struct RuleLimits: Sendable, Hashable {
     public func check(_ set: RuleSet) -> [Diagnostic] {
         var out: [Diagnostic] = []
         if set.rules.count > maxRules {
-            out.append(.error(.limitExceeded, "the rule set has \(set.rules.count) rules, over the limit of \(maxRules)",
-                              at: set.rules[maxRules].location))
+            out.append(
+                .error(
+                    .limitExceeded, "the rule set has \(set.rules.count) rules, over the limit of \(maxRules)",
+                    at: set.rules[maxRules].location))
         }
         var conditions = 0
         var stack: [Condition] = []
@@ -34,8 +38,10 @@ public struct RuleLimits: Sendable, Hashable {
             while let c = stack.popLast() {
                 conditions += 1
                 if conditions > maxConditions {
-                    out.append(.error(.limitExceeded, "the rule set has more than \(maxConditions) conditions",
-                                      at: c.location ?? rule.location))
+                    out.append(
+                        .error(
+                            .limitExceeded, "the rule set has more than \(maxConditions) conditions",
+                            at: c.location ?? rule.location))
                     break ruleLoop
                 }
                 stack.append(contentsOf: c.definition.conditions ?? [])
@@ -44,9 +50,11 @@ public struct RuleLimits: Sendable, Hashable {
         for rule in set.rules {
             for q in rule.consequences {
                 if let long = longTemplate(in: .object(q.detail)) {
-                    out.append(.error(.limitExceeded,
-                        "a consequence string of \(long) bytes holds tokens; templates are limited to \(maxTemplateBytes) bytes",
-                        at: q.location ?? rule.location))
+                    out.append(
+                        .error(
+                            .limitExceeded,
+                            "a consequence string of \(long) bytes holds tokens; templates are limited to \(maxTemplateBytes) bytes",
+                            at: q.location ?? rule.location))
                 }
             }
         }

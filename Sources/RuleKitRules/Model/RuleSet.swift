@@ -11,11 +11,14 @@ public import RuleKitCore
 /// It keeps everything the source said, valid or not (an unknown matcher stays a string), so a rule set
 /// converts between the formats without loss; the planner decides what the engine does with it.
 public struct RuleSet: Sendable, Hashable {
+    /// The format version (Launch's `version`).
     public var version: Int64
+    /// The rules, in evaluation order.
     public var rules: [Rule]
     /// Named references to paths (`%orderTotal%`), declared once per rule set (RuleKit extension).
     public var dataElements: [DataElement]
 
+    /// A rule set of these rules and data elements.
     public init(version: Int64 = 1, rules: [Rule] = [], dataElements: [DataElement] = []) {
         self.version = version
         self.rules = rules
@@ -27,20 +30,27 @@ public struct RuleSet: Sendable, Hashable {
 public struct Rule: Sendable, Hashable {
     /// RuleKit's identifier (Launch rules have none; exported as `meta.id`).
     public var id: String?
+    /// A short name for people.
     public var name: String?
+    /// What the rule is for.
     public var description: String?
     /// A disabled rule is kept in the set but never planned.
     public var enabled: Bool
     /// Launch `meta` (its only key with meaning is `reEvaluate`).
     public var meta: ValueObject?
+    /// The condition that must hold for the consequences to run.
     public var condition: Condition
+    /// What runs when the condition holds, in order.
     public var consequences: [Consequence]
     /// Where the rule starts in its source.
     public var location: SourceLocation?
 
-    public init(id: String? = nil, name: String? = nil, description: String? = nil, enabled: Bool = true,
-                meta: ValueObject? = nil, condition: Condition, consequences: [Consequence] = [],
-                location: SourceLocation? = nil) {
+    /// A rule; enabled, with no consequences, unless told otherwise.
+    public init(
+        id: String? = nil, name: String? = nil, description: String? = nil, enabled: Bool = true,
+        meta: ValueObject? = nil, condition: Condition, consequences: [Consequence] = [],
+        location: SourceLocation? = nil
+    ) {
         self.id = id
         self.name = name
         self.description = description
@@ -60,14 +70,19 @@ public struct Rule: Sendable, Hashable {
 
 /// A condition node exactly as Launch defines it: a type and a definition whose fields are all optional.
 public struct Condition: Sendable, Hashable {
+    /// The Launch condition types.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         case group, matcher, historical
     }
 
+    /// The condition's Launch type.
     public var kind: Kind
+    /// Its fields, as written.
     public var definition: Definition
+    /// Where the condition starts in its source.
     public var location: SourceLocation?
 
+    /// A condition of `kind` with `definition`.
     public init(kind: Kind, definition: Definition, location: SourceLocation? = nil) {
         self.kind = kind
         self.definition = definition
@@ -96,8 +111,16 @@ public struct Condition: Sendable, Hashable {
 
             func copy() -> Storage {
                 let s = Storage()
-                s.logic = logic; s.conditions = conditions; s.key = key; s.matcher = matcher; s.values = values
-                s.events = events; s.value = value; s.from = from; s.to = to; s.searchType = searchType
+                s.logic = logic
+                s.conditions = conditions
+                s.key = key
+                s.matcher = matcher
+                s.values = values
+                s.events = events
+                s.value = value
+                s.from = from
+                s.to = to
+                s.searchType = searchType
                 return s
             }
         }
@@ -109,20 +132,63 @@ public struct Condition: Sendable, Hashable {
             return storage
         }
 
-        public var logic: String? { get { storage.logic } set { unique().logic = newValue } }
-        public var conditions: [Condition]? { get { storage.conditions } set { unique().conditions = newValue } }
-        public var key: String? { get { storage.key } set { unique().key = newValue } }
-        public var matcher: String? { get { storage.matcher } set { unique().matcher = newValue } }
-        public var values: [Value]? { get { storage.values } set { unique().values = newValue } }
-        public var events: [ValueObject]? { get { storage.events } set { unique().events = newValue } }
-        public var value: Value? { get { storage.value } set { unique().value = newValue } }
-        public var from: Int64? { get { storage.from } set { unique().from = newValue } }
-        public var to: Int64? { get { storage.to } set { unique().to = newValue } }
-        public var searchType: String? { get { storage.searchType } set { unique().searchType = newValue } }
+        /// A group's logic (`and`, `or`).
+        public var logic: String? {
+            get { storage.logic }
+            set { unique().logic = newValue }
+        }
+        /// A group's children.
+        public var conditions: [Condition]? {
+            get { storage.conditions }
+            set { unique().conditions = newValue }
+        }
+        /// A matcher's key path.
+        public var key: String? {
+            get { storage.key }
+            set { unique().key = newValue }
+        }
+        /// A matcher's code (`eq`, `gt`, ...).
+        public var matcher: String? {
+            get { storage.matcher }
+            set { unique().matcher = newValue }
+        }
+        /// A matcher's values (any one may match; all must for `ne` and `nc`).
+        public var values: [Value]? {
+            get { storage.values }
+            set { unique().values = newValue }
+        }
+        /// A historical condition's event masks.
+        public var events: [ValueObject]? {
+            get { storage.events }
+            set { unique().events = newValue }
+        }
+        /// A historical condition's count to compare with.
+        public var value: Value? {
+            get { storage.value }
+            set { unique().value = newValue }
+        }
+        /// A historical condition's window start, in milliseconds since 1970.
+        public var from: Int64? {
+            get { storage.from }
+            set { unique().from = newValue }
+        }
+        /// A historical condition's window end, in milliseconds since 1970.
+        public var to: Int64? {
+            get { storage.to }
+            set { unique().to = newValue }
+        }
+        /// A historical condition's search type (`any`, `ordered`, `mostRecent`).
+        public var searchType: String? {
+            get { storage.searchType }
+            set { unique().searchType = newValue }
+        }
 
-        public init(logic: String? = nil, conditions: [Condition]? = nil, key: String? = nil, matcher: String? = nil,
-                    values: [Value]? = nil, events: [ValueObject]? = nil, value: Value? = nil, from: Int64? = nil,
-                    to: Int64? = nil, searchType: String? = nil) {
+        /// A definition with the given fields; the others are absent.
+        public init(
+            logic: String? = nil, conditions: [Condition]? = nil, key: String? = nil, matcher: String? = nil,
+            values: [Value]? = nil, events: [ValueObject]? = nil, value: Value? = nil, from: Int64? = nil,
+            to: Int64? = nil, searchType: String? = nil
+        ) {
             let s = storage
             s.logic = logic
             s.conditions = conditions
@@ -136,6 +202,7 @@ public struct Condition: Sendable, Hashable {
             s.searchType = searchType
         }
 
+        /// Equal when every field is.
         public static func == (a: Definition, b: Definition) -> Bool {
             if a.storage === b.storage { return true }
             return a.logic == b.logic && a.conditions == b.conditions && a.key == b.key && a.matcher == b.matcher
@@ -143,16 +210,27 @@ public struct Condition: Sendable, Hashable {
                 && a.to == b.to && a.searchType == b.searchType
         }
 
+        /// Hashes every field, consistently with `==`.
         public func hash(into h: inout Hasher) {
-            h.combine(logic); h.combine(conditions); h.combine(key); h.combine(matcher); h.combine(values)
-            h.combine(events); h.combine(value); h.combine(from); h.combine(to); h.combine(searchType)
+            h.combine(logic)
+            h.combine(conditions)
+            h.combine(key)
+            h.combine(matcher)
+            h.combine(values)
+            h.combine(events)
+            h.combine(value)
+            h.combine(from)
+            h.combine(to)
+            h.combine(searchType)
         }
     }
 
+    /// A group condition of `logic` over `conditions`.
     public static func group(_ logic: String, _ conditions: [Condition], at location: SourceLocation? = nil) -> Condition {
         Condition(kind: .group, definition: Definition(logic: logic, conditions: conditions), location: location)
     }
 
+    /// A matcher condition comparing `key` with `values` through `matcher`.
     public static func matcher(_ key: String, _ matcher: String, _ values: [Value], at location: SourceLocation? = nil)
         -> Condition
     {
@@ -162,11 +240,16 @@ public struct Condition: Sendable, Hashable {
 
 /// One consequence: `id`, `type` and a `detail` object, as in Launch.
 public struct Consequence: Sendable, Hashable {
+    /// The consequence's id.
     public var id: String
+    /// Its type (`add`, `mod`, `dispatch`, `schema`, or another the host handles).
     public var type: String
+    /// Its detail, with `{% %}` tokens in strings.
     public var detail: ValueObject
+    /// Where the consequence starts in its source.
     public var location: SourceLocation?
 
+    /// A consequence with these fields.
     public init(id: String, type: String, detail: ValueObject, location: SourceLocation? = nil) {
         self.id = id
         self.type = type
@@ -176,26 +259,37 @@ public struct Consequence: Sendable, Hashable {
 
     /// The JSON form `{"id","type","detail"}` (what rules-consequence events carry).
     public var value: Value {
-        .object(ValueObject(members: [.init(key: "id", value: .string(id)), .init(key: "type", value: .string(type)),
-                                      .init(key: "detail", value: .object(detail))]))
+        .object(
+            ValueObject(members: [
+                .init(key: "id", value: .string(id)), .init(key: "type", value: .string(type)),
+                .init(key: "detail", value: .object(detail)),
+            ]))
     }
 }
 
 /// A named, typed reference to a key path (RuleKit extension): `%orderTotal%` in matcher keys and tokens.
 public struct DataElement: Sendable, Hashable {
+    /// The type a data element's value is converted to (`any`: kept as found).
     public enum ValueType: String, Sendable, Hashable, CaseIterable {
         case string, int, double, bool, any
     }
 
+    /// The name used as `%name%`.
     public var name: String
     /// A Launch key path: `commerce.order.priceTotal`, `~state.ext/path`, `~xdm.ext/path`, `~type`, ...
     public var path: String
+    /// The type the value is converted to.
     public var type: ValueType
+    /// What the element holds, for people.
     public var description: String?
+    /// Where the element is declared.
     public var location: SourceLocation?
 
-    public init(name: String, path: String, type: ValueType = .any, description: String? = nil,
-                location: SourceLocation? = nil) {
+    /// A data element naming `path`.
+    public init(
+        name: String, path: String, type: ValueType = .any, description: String? = nil,
+        location: SourceLocation? = nil
+    ) {
         self.name = name
         self.path = path
         self.type = type

@@ -40,7 +40,10 @@ struct AhoCorasick: Sendable {
             for b in p {
                 let b = b & 0x7F
                 if s == 0 {
-                    if rootChild[Int(b)] < 0 { rootChild[Int(b)] = newState(); addEdge(0, b, rootChild[Int(b)]) }
+                    if rootChild[Int(b)] < 0 {
+                        rootChild[Int(b)] = newState()
+                        addEdge(0, b, rootChild[Int(b)])
+                    }
                     s = rootChild[Int(b)]
                 } else if let t = child(s, b) {
                     s = t
@@ -58,7 +61,10 @@ struct AhoCorasick: Sendable {
         // Breadth-first over the trie: a state's fail link is the longest proper suffix that is a state.
         var queue: [Int32] = []
         var e = firstEdge[0]
-        while e >= 0 { queue.append(edgeTarget[Int(e)]); e = edgeNext[Int(e)] }
+        while e >= 0 {
+            queue.append(edgeTarget[Int(e)])
+            e = edgeNext[Int(e)]
+        }
         var head = 0
         while head < queue.count {
             let s = queue[head]
@@ -67,7 +73,8 @@ struct AhoCorasick: Sendable {
             outputLink[Int(s)] = s == 0 ? -1 : (firstPattern[Int(f)] >= 0 ? f : outputLink[Int(f)])
             var e = firstEdge[Int(s)]
             while e >= 0 {
-                let t = edgeTarget[Int(e)], b = edgeByte[Int(e)]
+                let t = edgeTarget[Int(e)]
+                let b = edgeByte[Int(e)]
                 fail[Int(t)] = step(f, b)
                 queue.append(t)
                 e = edgeNext[Int(e)]

@@ -18,7 +18,9 @@ final class ByteKeyTable: Sendable {
     /// its bytes differ: the caller keeps the `String` lookup for such tables).
     init?(keys: [String]) {
         var bytes: [UInt8] = []
-        var starts: [Int32] = [], lengths: [Int32] = [], hashes: [UInt64] = []
+        var starts: [Int32] = []
+        var lengths: [Int32] = []
+        var hashes: [UInt64] = []
         for k in keys {
             guard k.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
             starts.append(Int32(bytes.count))

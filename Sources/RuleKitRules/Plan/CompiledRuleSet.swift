@@ -13,22 +13,23 @@ public enum Operation: String, Sendable, Hashable, CaseIterable {
         guard utf8.count == 2 else { return nil }
         let pair = UInt16(utf8[utf8.startIndex]) << 8 | UInt16(utf8[utf8.index(after: utf8.startIndex)])
         switch pair {
-        case 0x6571: self = .equals        // eq
-        case 0x6E65: self = .notEquals     // ne
-        case 0x6774: self = .greaterThan   // gt
+        case 0x6571: self = .equals  // eq
+        case 0x6E65: self = .notEquals  // ne
+        case 0x6774: self = .greaterThan  // gt
         case 0x6765: self = .greaterEqual  // ge
-        case 0x6C74: self = .lessThan      // lt
-        case 0x6C65: self = .lessEqual     // le
-        case 0x636F: self = .contains      // co
-        case 0x6E63: self = .notContains   // nc
-        case 0x7377: self = .startsWith    // sw
-        case 0x6577: self = .endsWith      // ew
-        case 0x6578: self = .exists        // ex
-        case 0x6E78: self = .notExist      // nx
+        case 0x6C74: self = .lessThan  // lt
+        case 0x6C65: self = .lessEqual  // le
+        case 0x636F: self = .contains  // co
+        case 0x6E63: self = .notContains  // nc
+        case 0x7377: self = .startsWith  // sw
+        case 0x6577: self = .endsWith  // ew
+        case 0x6578: self = .exists  // ex
+        case 0x6E78: self = .notExist  // nx
         default: return nil
         }
     }
 
+    /// The Launch matcher codes, in the order of `allCases`.
     public static let codes = ["eq", "ne", "gt", "ge", "lt", "le", "co", "nc", "sw", "ew", "ex", "nx"]
 
     /// The Launch matcher code (`eq`, `ne`, ...).
@@ -60,6 +61,7 @@ public enum Operand: Sendable, Hashable {
     case double(Double)
     case bool(Bool)
 
+    /// The operand's type, for explain (`string`, `int`, `double`, `bool`).
     public var typeName: String {
         switch self {
         case .string: "string"
@@ -69,6 +71,7 @@ public enum Operand: Sendable, Hashable {
         }
     }
 
+    /// The operand as a value.
     public var value: Value {
         switch self {
         case .string(let s, _): .string(s)
@@ -97,11 +100,17 @@ public enum PlannedCondition: Sendable, Hashable {
 
     /// A planned historical condition.
     public struct Historical: Sendable, Hashable {
+        /// The event masks searched for, in order.
         public var masks: [ValueObject]
+        /// How the count compares with `value`.
         public var operation: Operation
+        /// The count compared with.
         public var value: Int64
+        /// The window start, in milliseconds since 1970.
         public var from: Int64?
+        /// The window end, in milliseconds since 1970.
         public var to: Int64?
+        /// How the masks are searched.
         public var searchType: SearchType
     }
 }
@@ -109,11 +118,14 @@ public enum PlannedCondition: Sendable, Hashable {
 /// A condition key with its slot: the position of its value in the per-event cache, so each distinct
 /// key is resolved at most once per event however many rules read it.
 public struct SlotKey: Sendable, Hashable {
+    /// The key.
     public var ref: KeyRef
+    /// Its position in the per-event cache.
     public var slot: Int
     /// Whether the value may be cached for the pass (`~cachebust` is random at every read).
     public let cacheable: Bool
 
+    /// `ref` at cache position `slot`.
     public init(ref: KeyRef, slot: Int) {
         self.ref = ref
         self.slot = slot
@@ -129,9 +141,15 @@ extension PlannedCondition {
         case .or(let cs): .or(cs.map { $0.offsettingSlots(by: offset) })
         case .unknownLogic(let l, let cs): .unknownLogic(l, cs.map { $0.offsettingSlots(by: offset) })
         case .comparison(var k, let op, let operand):
-            { k.slot += offset; return .comparison(key: k, operation: op, operand: operand) }()
+            {
+                k.slot += offset
+                return .comparison(key: k, operation: op, operand: operand)
+            }()
         case .existence(var k, let n):
-            { k.slot += offset; return .existence(key: k, negated: n) }()
+            {
+                k.slot += offset
+                return .existence(key: k, negated: n)
+            }()
         case .historical: self
         }
     }
@@ -139,14 +157,20 @@ extension PlannedCondition {
 
 /// A consequence with its detail's strings parsed into templates.
 public struct PlannedConsequence: Sendable, Hashable {
+    /// What the engine does with a consequence (`other`: hands it to the host).
     public enum Kind: Sendable, Hashable {
         case add, mod, dispatch, schema, other
     }
 
+    /// The consequence's id.
     public var id: String
+    /// Its type as written.
     public var type: String
+    /// Its type as the engine handles it.
     public var kind: Kind
+    /// Its detail with strings parsed into templates.
     public var detail: TemplateValue
+    /// The consequence as written.
     public var source: Consequence
 }
 
@@ -157,6 +181,7 @@ public enum TemplateValue: Sendable, Hashable {
     case array([TemplateValue])
     case object([(String, TemplateValue)])
 
+    /// Structural equality.
     public static func == (a: TemplateValue, b: TemplateValue) -> Bool {
         switch (a, b) {
         case (.literal(let x), .literal(let y)): x == y
@@ -167,12 +192,17 @@ public enum TemplateValue: Sendable, Hashable {
         }
     }
 
+    /// Hashes consistently with `==`.
     public func hash(into h: inout Hasher) {
         switch self {
         case .literal(let v): h.combine(v)
         case .template(let t): h.combine(t)
         case .array(let a): h.combine(a)
-        case .object(let o): for (k, v) in o { h.combine(k); h.combine(v) }
+        case .object(let o):
+            for (k, v) in o {
+                h.combine(k)
+                h.combine(v)
+            }
         }
     }
 }
@@ -181,18 +211,23 @@ public enum TemplateValue: Sendable, Hashable {
 public struct PlannedRule: Sendable {
     /// Position in the planned set (evaluation order).
     public var index: Int
+    /// The rule as written.
     public var rule: Rule
+    /// Its condition, planned.
     public var condition: PlannedCondition
+    /// Its consequences, planned.
     public var consequences: [PlannedConsequence]
     /// `meta.reEvaluate == true`.
     public var reEvaluate: Bool
     /// Whether it has a `schema` consequence (what reevaluation holds back).
     public var hasSchemaConsequence: Bool { consequences.contains { $0.kind == .schema } }
+    /// A name for messages: the id, else the position.
     public var label: String { rule.id ?? "#\(index)" }
 }
 
 /// A rule set compiled once: immutable and `Sendable`, so any number of threads evaluate it at once.
 public struct CompiledRuleSet: Sendable {
+    /// The rules that survived planning, in evaluation order.
     public let rules: [PlannedRule]
     /// How many distinct condition keys the rules read (the size of the per-event cache).
     public let slotCount: Int
@@ -209,6 +244,7 @@ public struct CompiledRuleSet: Sendable {
         self.diagnostics = diagnostics
     }
 
+    /// A set with no rules.
     public static let empty = CompiledRuleSet(rules: [], slotCount: 0, diagnostics: [])
 
     /// The same rules without the index (for measuring what the index gains).
@@ -224,7 +260,8 @@ public struct CompiledRuleSet: Sendable {
             r.condition = r.condition.offsettingSlots(by: slotCount)
             all.append(r)
         }
-        return CompiledRuleSet(rules: all, slotCount: slotCount + other.slotCount,
-                               diagnostics: diagnostics + other.diagnostics)
+        return CompiledRuleSet(
+            rules: all, slotCount: slotCount + other.slotCount,
+            diagnostics: diagnostics + other.diagnostics)
     }
 }

@@ -41,6 +41,7 @@ public enum KeyRef: Sendable, Hashable, CustomStringConvertible {
         return .data(FlatPath(key))
     }
 
+    /// The key as written.
     public var description: String {
         switch self {
         case .type: "~type"
@@ -68,6 +69,7 @@ public enum KeyRef: Sendable, Hashable, CustomStringConvertible {
 /// exactly the leaves the flattened map would hold under this key.
 public final class FlatPath: @unchecked Sendable, Hashable {
     // @unchecked: `unsafeSteps` is memory this immutable object owns, written once in init.
+    /// The path as written.
     public let raw: String
     let segments: [String]
     /// Each segment read as an array index (flatten writes indexes as plain decimals), or nil.
@@ -88,6 +90,7 @@ public final class FlatPath: @unchecked Sendable, Hashable {
     /// it through a pointer (no reference counting per step). Valid while the path lives.
     let unsafeSteps: UnsafeBufferPointer<Step>
 
+    /// Cuts `raw` into its lookup steps, once.
     public init(_ raw: String) {
         self.raw = raw
         self.segments = raw.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
@@ -99,7 +102,10 @@ public final class FlatPath: @unchecked Sendable, Hashable {
             return Int(s)
         }
         let steps = UnsafeMutableBufferPointer<Step>.allocate(capacity: segments.count)
-        _ = steps.initialize(from: zip(segments, indexes).map { Step(key: $0, asciiCount: $0.utf8.allSatisfy { $0 < 0x80 } ? $0.utf8.count : -1, arrayIndex: $1 ?? -1) })
+        _ = steps.initialize(
+            from: zip(segments, indexes).map {
+                Step(key: $0, asciiCount: $0.utf8.allSatisfy { $0 < 0x80 } ? $0.utf8.count : -1, arrayIndex: $1 ?? -1)
+            })
         self.unsafeSteps = UnsafeBufferPointer(steps)
     }
 
@@ -107,7 +113,9 @@ public final class FlatPath: @unchecked Sendable, Hashable {
         UnsafeMutableBufferPointer(mutating: unsafeSteps).deinitialize().deallocate()
     }
 
+    /// Equal when written alike.
     public static func == (a: FlatPath, b: FlatPath) -> Bool { a.raw == b.raw }
+    /// Hashes the text.
     public func hash(into h: inout Hasher) { h.combine(raw) }
 
     /// If `key` spells segments `from`, `from+1`, ... joined by dots, the segment after it.

@@ -7,20 +7,24 @@ internal import RuleKitCore
 /// nothing" and is removed from its group; a group left empty disappears; a rule whose root condition
 /// disappears is dropped. Each such drop is a warning here (the reference is silent).
 public struct Planner: Sendable {
+    /// What the planner builds.
     public struct Options: Sendable {
         /// Build historical conditions (the reference drops them when parsing without a runtime).
         public var historicalConditions: Bool
         /// Build the type/source index.
         public var index: Bool
 
+        /// Options; both on by default.
         public init(historicalConditions: Bool = true, index: Bool = true) {
             self.historicalConditions = historicalConditions
             self.index = index
         }
     }
 
+    /// What this planner builds.
     public var options: Options
 
+    /// A planner with `options`.
     public init(options: Options = Options()) {
         self.options = options
     }
@@ -38,16 +42,20 @@ public struct Planner: Sendable {
             state.ruleID = rule.id
             state.ruleIndex = i
             guard let condition = state.condition(rule.condition) else {
-                state.warn(.rulesDroppedRule,
-                           "rule \(state.ruleLabel) is dropped: its condition has nothing valid left", rule.location)
+                state.warn(
+                    .rulesDroppedRule,
+                    "rule \(state.ruleLabel) is dropped: its condition has nothing valid left", rule.location)
                 continue
             }
             let consequences = rule.consequences.map { state.consequence($0) }
-            planned.append(PlannedRule(index: planned.count, rule: rule, condition: condition,
-                                       consequences: consequences, reEvaluate: rule.reEvaluate))
+            planned.append(
+                PlannedRule(
+                    index: planned.count, rule: rule, condition: condition,
+                    consequences: consequences, reEvaluate: rule.reEvaluate))
         }
-        return CompiledRuleSet(rules: planned, slotCount: state.slots.count, diagnostics: state.diagnostics.sorted,
-                               indexed: options.index)
+        return CompiledRuleSet(
+            rules: planned, slotCount: state.slots.count, diagnostics: state.diagnostics.sorted,
+            indexed: options.index)
     }
 }
 
@@ -116,8 +124,9 @@ struct PlanState {
     mutating func group(_ c: Condition) -> PlannedCondition? {
         let d = c.definition
         guard let logic = d.logic, let conditions = d.conditions else {
-            warn(.rulesDroppedCondition, "rule \(ruleLabel): a group needs 'logic' and 'conditions'; it is dropped",
-                 c.location)
+            warn(
+                .rulesDroppedCondition, "rule \(ruleLabel): a group needs 'logic' and 'conditions'; it is dropped",
+                c.location)
             return nil
         }
         var children: [PlannedCondition] = []
@@ -126,8 +135,9 @@ struct PlanState {
             if let x = condition(conditions[i]) { children.append(x) }
         }
         guard !children.isEmpty else {
-            warn(.rulesDroppedCondition, "rule \(ruleLabel): a '\(logic)' group with no valid condition is dropped",
-                 c.location)
+            warn(
+                .rulesDroppedCondition, "rule \(ruleLabel): a '\(logic)' group with no valid condition is dropped",
+                c.location)
             return nil
         }
         switch logic {
@@ -135,9 +145,10 @@ struct PlanState {
         case "or": return .or(children)
         default:
             let hint = closest(logic, in: ["and", "or"]).map { " (did you mean '\($0)'?)" } ?? ""
-            warn(.rulesUnknownLogic,
-                 "rule \(ruleLabel): group logic '\(logic)' is neither 'and' nor 'or': the group is always false\(hint)",
-                 c.location)
+            warn(
+                .rulesUnknownLogic,
+                "rule \(ruleLabel): group logic '\(logic)' is neither 'and' nor 'or': the group is always false\(hint)",
+                c.location)
             return .unknownLogic(logic, children)
         }
     }
@@ -145,14 +156,16 @@ struct PlanState {
     mutating func matcher(_ c: Condition) -> PlannedCondition? {
         let d = c.definition
         guard let keyText = d.key, let code = d.matcher else {
-            warn(.rulesDroppedCondition, "rule \(ruleLabel): a matcher needs a string 'key' and 'matcher'; it is dropped",
-                 c.location)
+            warn(
+                .rulesDroppedCondition, "rule \(ruleLabel): a matcher needs a string 'key' and 'matcher'; it is dropped",
+                c.location)
             return nil
         }
         guard let op = Operation(code: code) else {
             let hint = Operation.suggestion(for: code).map { " (did you mean '\($0)'?)" } ?? ""
-            warn(.rulesUnknownMatcher, "rule \(ruleLabel): unknown matcher '\(code)'\(hint); the matcher is dropped",
-                 c.location)
+            warn(
+                .rulesUnknownMatcher, "rule \(ruleLabel): unknown matcher '\(code)'\(hint); the matcher is dropped",
+                c.location)
             return nil
         }
         let key: SlotKey
@@ -172,9 +185,10 @@ struct PlanState {
         var comparisons: [PlannedCondition] = []
         if values.isEmpty {
             // No values: one comparison against "" (the reference's default).
-            comparisons.append(op == .exists || op == .notExist
-                ? .existence(key: key, negated: op == .notExist)
-                : .comparison(key: key, operation: op, operand: .string("", lowered: "")))
+            comparisons.append(
+                op == .exists || op == .notExist
+                    ? .existence(key: key, negated: op == .notExist)
+                    : .comparison(key: key, operation: op, operand: .string("", lowered: "")))
         }
         for v in values {
             if op == .exists || op == .notExist {
@@ -183,16 +197,18 @@ struct PlanState {
                 continue
             }
             guard let operand = Self.operand(v) else {
-                warn(.rulesBadValue,
-                     "rule \(ruleLabel): matcher value \(JSONWriter.string(v)) (\(v.kind)) cannot be compared; it is skipped",
-                     c.location)
+                warn(
+                    .rulesBadValue,
+                    "rule \(ruleLabel): matcher value \(JSONWriter.string(v)) (\(v.kind)) cannot be compared; it is skipped",
+                    c.location)
                 continue
             }
             comparisons.append(.comparison(key: key, operation: op, operand: operand))
         }
         guard !comparisons.isEmpty else {
-            warn(.rulesDroppedCondition, "rule \(ruleLabel): matcher '\(code)' on '\(keyText)' has no usable value; it is dropped",
-                 c.location)
+            warn(
+                .rulesDroppedCondition, "rule \(ruleLabel): matcher '\(code)' on '\(keyText)' has no usable value; it is dropped",
+                c.location)
             return nil
         }
         if comparisons.count == 1 { return comparisons[0] }
@@ -216,10 +232,12 @@ struct PlanState {
         }
         let d = c.definition
         guard let events = d.events, let code = d.matcher, let op = Operation(code: code),
-              let v = d.value, let value = LoaderContext.integer(v) else {
-            warn(.rulesDroppedCondition,
-                 "rule \(ruleLabel): a historical condition needs 'events', a known 'matcher' and an integer 'value'; it is dropped",
-                 c.location)
+            let v = d.value, let value = LoaderContext.integer(v)
+        else {
+            warn(
+                .rulesDroppedCondition,
+                "rule \(ruleLabel): a historical condition needs 'events', a known 'matcher' and an integer 'value'; it is dropped",
+                c.location)
             return nil
         }
         let search = d.searchType.flatMap(SearchType.init(rawValue:)) ?? .any
@@ -256,13 +274,19 @@ struct PlanState {
                 let w = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
                 let x = w | high
                 let capitals = (x &- 0x4141_4141_4141_4141) & ~(x &- 0x5B5B_5B5B_5B5B_5B5B) & high
-                if (w & high) | capitals != 0 { plain = false; break }
+                if (w & high) | capitals != 0 {
+                    plain = false
+                    break
+                }
                 i += 8
             }
             if plain {
                 while i < b.count {
                     let c = b[i]
-                    if c >= 0x80 || (c >= 0x41 && c <= 0x5A) { plain = false; break }
+                    if c >= 0x80 || (c >= 0x41 && c <= 0x5A) {
+                        plain = false
+                        break
+                    }
                     i += 1
                 }
             }
@@ -301,14 +325,17 @@ struct PlanState {
             let hasBrace = Self.hasBrace(s)
             guard hasBrace, Template.containsOpen(s) else {
                 if hasBrace, s.contains("{{") && s.contains("}}") {
-                    warn(.rulesBadToken,
-                         "rule \(ruleLabel): '{{ }}' is not a token in consequences (write '{% %}'): \"\(s)\"", at)
+                    warn(
+                        .rulesBadToken,
+                        "rule \(ruleLabel): '{{ }}' is not a token in consequences (write '{% %}'): \"\(s)\"", at)
                 }
                 return .literal(v)
             }
             let t: Template
             let unknown: [String]
-            if let known = templates[s] { (t, unknown) = known } else {
+            if let known = templates[s] {
+                (t, unknown) = known
+            } else {
                 (t, unknown) = parseTemplate(s)
                 templates[s] = (t, unknown)
             }
@@ -342,13 +369,14 @@ struct PlanState {
             if text.utf8.first == 0x25, text.count >= 3, text.hasPrefix("%"), text.hasSuffix("%") {
                 let name = String(text.dropFirst().dropLast())
                 if let d = elements[name] {
-                    let implied: Template.Function? = switch d.type {
-                    case .int: .int
-                    case .double: .double
-                    case .string: .string
-                    case .bool: .bool
-                    case .any: nil
-                    }
+                    let implied: Template.Function? =
+                        switch d.type {
+                        case .int: .int
+                        case .double: .double
+                        case .string: .string
+                        case .bool: .bool
+                        case .any: nil
+                        }
                     return (self.keyRef(d.path), implied)
                 }
                 unknown.append(name)

@@ -93,9 +93,15 @@ struct Program: Sendable {
                 guard ascii else { return fallback(c) }
                 f.offset = Int32(start)
                 f.length = Int32(bytes.count - start)
-            case .int(let i): f.kind = .int; f.int = i
-            case .double(let d): f.kind = .double; f.double = d
-            case .bool(let b): f.kind = .bool; f.bool = b
+            case .int(let i):
+                f.kind = .int
+                f.int = i
+            case .double(let d):
+                f.kind = .double
+                f.double = d
+            case .bool(let b):
+                f.kind = .bool
+                f.bool = b
             }
             operands.append(f)
             let opIndex = UInt8(Self.operations.firstIndex(of: op)!)

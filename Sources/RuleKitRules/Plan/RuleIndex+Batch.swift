@@ -13,10 +13,12 @@ extension RuleIndex {
     /// group. `walk(slot, g)` is the group walk of a data slot (nil: only a resolver can tell). An event
     /// whose probe needs the general path (a walk left undecided, text that is not ASCII, keys that are
     /// not) gets `decided[g] = false`, and its bits are then meaningless: the caller probes it alone.
-    func markCandidates(group events: ArraySlice<EngineEvent>, slots: SlotTable, words: Int,
-                        walk: (Int, Int) -> FlatLookup.Walk?,
-                        bits: UnsafeMutableBufferPointer<UInt64>, decided: UnsafeMutableBufferPointer<Bool>,
-                        scratch: inout [UInt8]) {
+    func markCandidates(
+        group events: ArraySlice<EngineEvent>, slots: SlotTable, words: Int,
+        walk: (Int, Int) -> FlatLookup.Walk?,
+        bits: UnsafeMutableBufferPointer<UInt64>, decided: UnsafeMutableBufferPointer<Bool>,
+        scratch: inout [UInt8]
+    ) {
         let count = events.count
         for g in 0..<count {
             decided[g] = true
@@ -45,13 +47,19 @@ extension RuleIndex {
                 continue
             }
             for g in 0..<count where decided[g] {
-                guard text(a.key.slot, g) else { decided[g] = false; continue }
+                guard text(a.key.slot, g) else {
+                    decided[g] = false
+                    continue
+                }
                 scratch.withUnsafeBufferPointer { t in a.rules(for: t) { bits[g * words + $0 >> 6] |= 1 << UInt64($0 & 63) } }
             }
         }
         for a in patterns {
             for g in 0..<count where decided[g] {
-                guard text(a.key.slot, g) else { decided[g] = false; continue }
+                guard text(a.key.slot, g) else {
+                    decided[g] = false
+                    continue
+                }
                 scratch.withUnsafeBufferPointer { t in a.rules(for: t) { bits[g * words + $0 >> 6] |= 1 << UInt64($0 & 63) } }
             }
         }

@@ -65,11 +65,12 @@ struct RuleIndex: Sendable {
         @inline(__always)
         func rules(for text: UnsafeBufferPointer<UInt8>, _ body: (Int) -> Void) {
             automaton.scan(text) { pid, end in
-                let ok: Bool = switch modes[pid] {
-                case .contains, .equals: true
-                case .startsWith: end == automaton.lengths[pid]
-                case .endsWith: end == text.count
-                }
+                let ok: Bool =
+                    switch modes[pid] {
+                    case .contains, .equals: true
+                    case .startsWith: end == automaton.lengths[pid]
+                    case .endsWith: end == text.count
+                    }
                 if ok { for i in rulesByPattern[pid] { body(i) } }
             }
         }
@@ -125,11 +126,15 @@ struct RuleIndex: Sendable {
         for i in rules.indices {
             // Fewest rules let through first; then equalities; then keys many rules use.
             var best = -1
-            var bestScore = 0, bestEq = false, bestUse = 0
+            var bestScore = 0
+            var bestEq = false
+            var bestUse = 0
             for id in optionIDs[optionStart[i]..<optionStart[i + 1]] {
-                let slot = distinct[id].slot, mode = distinct[id].mode
+                let slot = distinct[id].slot
+                let mode = distinct[id].mode
                 let score = Self.score(mode: mode, length: distinct[id].value.utf8.count, sharedBy: shared[id])
-                let eq = mode == .equals, use = keyUse[slot]
+                let eq = mode == .equals
+                let use = keyUse[slot]
                 if best < 0 || (score != bestScore ? score < bestScore : (eq != bestEq ? eq : use > bestUse)) {
                     (best, bestScore, bestEq, bestUse) = (id, score, eq, use)
                 }
@@ -148,16 +153,19 @@ struct RuleIndex: Sendable {
         }
         for slot in eqIDs.indices where !eqIDs[slot].isEmpty {
             let list = eqIDs[slot]
-            equalities.append(EqualityAnchor(key: keys[slot]!, values: list.map { distinct[$0].value },
-                                             rules: list.map { filed[$0] }))
+            equalities.append(
+                EqualityAnchor(
+                    key: keys[slot]!, values: list.map { distinct[$0].value },
+                    rules: list.map { filed[$0] }))
         }
         probedSlots = keys.indices.filter { !eqIDs[$0].isEmpty || !patternIDs[$0].isEmpty }
         for slot in patternIDs.indices where !patternIDs[slot].isEmpty {
             let list = patternIDs[slot]
-            patterns.append(PatternAnchor(
-                key: keys[slot]!, automaton: AhoCorasick(patterns: list.map { Array(distinct[$0].value.utf8) }),
-                modes: list.map { distinct[$0].mode }, rulesByPattern: list.map { filed[$0] },
-                allRules: list.flatMap { filed[$0] }.sorted()))
+            patterns.append(
+                PatternAnchor(
+                    key: keys[slot]!, automaton: AhoCorasick(patterns: list.map { Array(distinct[$0].value.utf8) }),
+                    modes: list.map { distinct[$0].mode }, rulesByPattern: list.map { filed[$0] },
+                    allRules: list.flatMap { filed[$0] }.sorted()))
         }
     }
 
@@ -207,7 +215,8 @@ struct RuleIndex: Sendable {
             for i in always { set(i) }
             r.forms.pool.withUnsafeBufferPointer { pool in
                 func text(_ slot: Int) -> UnsafeBufferPointer<UInt8>? {
-                    let len = Int(r.forms.stringLength[slot]), off = Int(r.forms.stringOffset[slot])
+                    let len = Int(r.forms.stringLength[slot])
+                    let off = Int(r.forms.stringOffset[slot])
                     return len < 0 ? nil : UnsafeBufferPointer(rebasing: pool[off..<(off + len)])
                 }
                 for a in equalities {
@@ -218,7 +227,10 @@ struct RuleIndex: Sendable {
                 }
                 for a in patterns {
                     // Non-ASCII text: the byte automaton cannot decide; every rule filed here is a candidate.
-                    guard let t = text(a.key.slot) else { a.allRules.forEach(set); continue }
+                    guard let t = text(a.key.slot) else {
+                        a.allRules.forEach(set)
+                        continue
+                    }
                     a.rules(for: t, set)
                 }
             }
@@ -235,8 +247,10 @@ struct RuleIndex: Sendable {
     /// The indexable predicates a condition requires (every one must hold for it to hold), when
     /// `required`, with the key of each slot they read (the first seen); returns whether it holds a
     /// historical condition anywhere (such rules are never filed). One walk for both.
-    static func collect(_ c: PlannedCondition, required: Bool, keys: inout [SlotKey?],
-                        into out: inout [Predicate]) -> Bool {
+    static func collect(
+        _ c: PlannedCondition, required: Bool, keys: inout [SlotKey?],
+        into out: inout [Predicate]
+    ) -> Bool {
         switch c {
         case .historical:
             return true
@@ -253,13 +267,14 @@ struct RuleIndex: Sendable {
         case .unknownLogic(_, let cs):
             return cs.contains { collect($0, required: false, keys: &keys, into: &out) }
         case .comparison(let k, let op, .string(_, let lowered)) where required:
-            let mode: Mode? = switch op {
-            case .equals: .equals
-            case .contains: .contains
-            case .startsWith: .startsWith
-            case .endsWith: .endsWith
-            default: nil
-            }
+            let mode: Mode? =
+                switch op {
+                case .equals: .equals
+                case .contains: .contains
+                case .startsWith: .startsWith
+                case .endsWith: .endsWith
+                default: nil
+                }
             guard let mode, indexable(k.ref) else { return false }
             // Patterns must be non-empty ASCII for the byte automaton; equalities work on any text.
             if mode != .equals && (lowered.isEmpty || !lowered.utf8.allSatisfy({ $0 < 0x80 })) { return false }

@@ -13,13 +13,16 @@ struct SlotTable: Sendable {
         var ids: [String: Int32] = [:]
         plans = keys.map { key in
             var plan = SlotPlan(key)
-            let name: String? = switch key.ref {
-            case .state(let name, _), .xdm(let name, _): name
-            default: nil
-            }
+            let name: String? =
+                switch key.ref {
+                case .state(let name, _), .xdm(let name, _): name
+                default: nil
+                }
             if plan.kind == .state || plan.kind == .xdm, let name {
                 let tag = (plan.kind == .xdm ? "x:" : "s:") + name
-                if let id = ids[tag] { plan.state = id } else {
+                if let id = ids[tag] {
+                    plan.state = id
+                } else {
                     plan.state = Int32(states.count)
                     ids[tag] = plan.state
                     states.append(name)
@@ -49,15 +52,18 @@ struct SlotPlan: @unchecked Sendable {
     var state: Int32 = -1
 
     init(_ key: SlotKey) {
-        kind = switch key.ref {
-        case .data where key.cacheable: .data
-        case .type: .type
-        case .source: .source
-        case .state where key.cacheable: .state
-        case .xdm where key.cacheable: .xdm
-        default: .other
-        }
-        if kind == .data, case .data(let path) = key.ref { steps = path.unsafeSteps } else {
+        kind =
+            switch key.ref {
+            case .data where key.cacheable: .data
+            case .type: .type
+            case .source: .source
+            case .state where key.cacheable: .state
+            case .xdm where key.cacheable: .xdm
+            default: .other
+            }
+        if kind == .data, case .data(let path) = key.ref {
+            steps = path.unsafeSteps
+        } else {
             steps = UnsafeBufferPointer(start: nil, count: 0)
         }
     }

@@ -1,5 +1,6 @@
 /// A consequence string with `{% %}` tokens, parsed once at plan time.
 public struct Template: Sendable, Hashable {
+    /// A piece of a template: literal text or a token.
     public enum Segment: Sendable, Hashable {
         case text(String)
         case token(Token)
@@ -7,8 +8,11 @@ public struct Template: Sendable, Hashable {
 
     /// One `{% ... %}` tag: a key, optionally through a function.
     public struct Token: Sendable, Hashable {
+        /// The key the token reads.
         public var key: KeyRef
+        /// The key as written (with `%name%` data elements not yet replaced).
         public var rawKey: String
+        /// The function applied to the value (`urlenc`, ...), if any.
         public var function: Function?
         /// The tag was empty (`{%%}`): renders "".
         public var isEmpty: Bool
@@ -31,6 +35,7 @@ public struct Template: Sendable, Hashable {
         }
     }
 
+    /// The text and tokens, in order.
     public var segments: [Segment]
     /// An opening delimiter without a closing one: the reference renders the whole string as "".
     public var unclosed: Bool
@@ -41,8 +46,10 @@ public struct Template: Sendable, Hashable {
     /// Parses `text` with the given delimiters (Launch: `{%` `%}`).
     ///
     /// - Parameter resolveKey: maps tag key text to a key (data elements are substituted here).
-    public static func parse(_ text: String, open: String = "{%", close: String = "%}",
-                             resolveKey: (String) -> (KeyRef, Function?) = { (KeyRef.parse($0), nil) }) -> Template {
+    public static func parse(
+        _ text: String, open: String = "{%", close: String = "%}",
+        resolveKey: (String) -> (KeyRef, Function?) = { (KeyRef.parse($0), nil) }
+    ) -> Template {
         // Byte search: the delimiters are ASCII in practice, and a UTF-8 match of a whole delimiter
         // always starts on a character boundary, so slicing the bytes gives valid strings.
         let o = open == "{%" ? Self.defaultOpen : Array(open.utf8)

@@ -7,6 +7,7 @@ public import RuleKitCore
 /// the element's type function when it has one); disabled rules are left out, since Launch has no
 /// such notion.
 public enum LaunchRulesWriter {
+    /// The rule set as a Launch `rules.json` document.
     public static func value(_ set: RuleSet) -> Value {
         let elements = Dictionary(set.dataElements.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         var rules: [Value] = []
@@ -82,13 +83,14 @@ public enum LaunchRulesWriter {
         case .string(let s) where s.contains("{%%"):
             var out = s
             for (name, e) in elements {
-                let fn: String? = switch e.type {
-                case .int: "int"
-                case .double: "double"
-                case .string: "string"
-                case .bool: "bool"
-                case .any: nil
-                }
+                let fn: String? =
+                    switch e.type {
+                    case .int: "int"
+                    case .double: "double"
+                    case .string: "string"
+                    case .bool: "bool"
+                    case .any: nil
+                    }
                 out = out.replacingOccurrences(of: "{%%\(name)%%}", with: fn.map { "{%\($0)(\(e.path))%}" } ?? "{%\(e.path)%}")
                 out = out.replacingOccurrences(of: "(%\(name)%)", with: "(\(e.path))")
             }

@@ -3,6 +3,7 @@ internal import RuleKitCore
 /// Writes a `RuleSet` in RuleKit's YAML format, using the short forms wherever they say exactly what the
 /// model holds and the Launch form elsewhere, so reading the text back gives the same rule set.
 public enum RuleKitFormatWriter {
+    /// The rule set as YAML text, after an optional comment `header`.
     public static func yaml(_ set: RuleSet, header: String? = nil) -> String {
         var y = YAMLText()
         if let header { for l in header.split(separator: "\n", omittingEmptySubsequences: false) { y.line(0, "# \(l)") } }
@@ -40,7 +41,8 @@ public enum RuleKitFormatWriter {
     static func condition(_ c: Condition) -> Value {
         let d = c.definition
         switch c.kind {
-        case .group where d.key == nil && d.matcher == nil && d.values == nil && d.events == nil && d.value == nil
+        case .group
+        where d.key == nil && d.matcher == nil && d.values == nil && d.events == nil && d.value == nil
             && d.from == nil && d.to == nil && d.searchType == nil:
             if let logic = d.logic, let cs = d.conditions {
                 let children = Value.array(cs.map(condition))
@@ -50,7 +52,8 @@ public enum RuleKitFormatWriter {
                 default: return ["group": ["logic": .string(logic), "conditions": children]]
                 }
             }
-        case .matcher where d.logic == nil && d.conditions == nil && d.events == nil && d.value == nil && d.from == nil
+        case .matcher
+        where d.logic == nil && d.conditions == nil && d.events == nil && d.value == nil && d.from == nil
             && d.to == nil && d.searchType == nil:
             if let key = d.key, let code = d.matcher, Operation(code: code) != nil {
                 if let v = shortValue(code: code, values: d.values) {
@@ -62,7 +65,8 @@ public enum RuleKitFormatWriter {
             }
         case .historical where d.logic == nil && d.conditions == nil && d.key == nil && d.values == nil:
             if d.events != nil, d.matcher.flatMap(Operation.init(code:)) != nil, d.value.flatMap(LoaderContext.integer) != nil,
-               d.searchType.map({ SearchType(rawValue: $0) != nil }) ?? true {
+                d.searchType.map({ SearchType(rawValue: $0) != nil }) ?? true
+            {
                 return ["history": LaunchRulesWriter.condition(c, [:])["definition"]!]
             }
         default:
@@ -76,12 +80,14 @@ public enum RuleKitFormatWriter {
     static func shortValue(code: String, values: [Value]?) -> Value? {
         guard let op = Operation(code: code), let values else { return nil }
         if op == .exists || op == .notExist { return values.isEmpty ? Value.bool(true) : Optional<Value>.none }
-        guard !values.isEmpty, values.allSatisfy({
-            switch $0 {
-            case .string, .int, .double, .bool: true
-            default: false
-            }
-        }) else { return nil }
+        guard !values.isEmpty,
+            values.allSatisfy({
+                switch $0 {
+                case .string, .int, .double, .bool: true
+                default: false
+                }
+            })
+        else { return nil }
         return values.count == 1 ? values[0] : .array(values)
     }
 
@@ -95,25 +101,31 @@ public enum RuleKitFormatWriter {
         case "dispatch":
             let keys = Set(d.keys)
             if keys.isSubset(of: ["type", "source", "eventdataaction", "eventdata"]),
-               case .string(let t)? = d["type"], case .string(let s)? = d["source"],
-               case .string(let a)? = d["eventdataaction"], a == "copy" || a == "new" {
+                case .string(let t)? = d["type"], case .string(let s)? = d["source"],
+                case .string(let a)? = d["eventdataaction"], a == "copy" || a == "new"
+            {
                 var o: ValueObject = ["type": .string(t), "source": .string(s), "action": .string(a)]
                 if let e = d["eventdata"] { o["data"] = e }
                 return .object(ValueObject(members: [.init(key: "id", value: .string(q.id)), .init(key: "dispatch", value: .object(o))]))
             }
         case "schema":
             if d.count == 3, d["id"] == .string(q.id), d["schema"] == .string(RulesEventNames.historySchema),
-               case .object(let data)? = d["data"], data.count == 2, case .string(let op)? = data["operation"],
-               op == "insert" || op == "insertIfNotExists", case .object(let content)? = data["content"], !content.isEmpty {
-                return .object(ValueObject(members: [
-                    .init(key: "id", value: .string(q.id)),
-                    .init(key: "history", value: ["operation": .string(op), "content": .object(content)]),
-                ]))
+                case .object(let data)? = d["data"], data.count == 2, case .string(let op)? = data["operation"],
+                op == "insert" || op == "insertIfNotExists", case .object(let content)? = data["content"], !content.isEmpty
+            {
+                return .object(
+                    ValueObject(members: [
+                        .init(key: "id", value: .string(q.id)),
+                        .init(key: "history", value: ["operation": .string(op), "content": .object(content)]),
+                    ]))
             }
         default:
             break
         }
-        return .object(ValueObject(members: [.init(key: "id", value: .string(q.id)), .init(key: "type", value: .string(q.type)),
-                                             .init(key: "detail", value: .object(d))]))
+        return .object(
+            ValueObject(members: [
+                .init(key: "id", value: .string(q.id)), .init(key: "type", value: .string(q.type)),
+                .init(key: "detail", value: .object(d)),
+            ]))
     }
 }

@@ -3,8 +3,10 @@ public import RuleKitCore
 /// A small YAML emitter for RuleKit's own output: block mappings and sequences, flow style for short
 /// leaf collections, and scalars quoted whenever the plain form would read back as anything else.
 public struct YAMLText {
+    /// The text written so far.
     public private(set) var text = ""
 
+    /// An empty document.
     public init() {}
 
     /// A scalar that reads back as exactly `v` under the YAML 1.2 core schema.
@@ -24,9 +26,11 @@ public struct YAMLText {
         }
     }
 
-    static let reserved: Set<String> = ["null", "Null", "NULL", "~", "true", "True", "TRUE", "false", "False", "FALSE",
-                                        "yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF",
-                                        "y", "Y", "n", "N", "<<"]
+    static let reserved: Set<String> = [
+        "null", "Null", "NULL", "~", "true", "True", "TRUE", "false", "False", "FALSE",
+        "yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF",
+        "y", "Y", "n", "N", "<<",
+    ]
 
     /// A string plain when safe in block and flow context, else double-quoted (JSON escapes are YAML's).
     public static func string(_ s: String) -> String {
@@ -60,7 +64,8 @@ public struct YAMLText {
         // '@' is a reserved indicator: it cannot start a plain scalar.
         if first == 0x40 { return false }
         for b in s.utf8 {
-            let ok = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+            let ok =
+                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
                 || b == 0x5F || b == 0x2E || b == 0x2D || b == 0x2F || b == 0x7E || b == 0x24 || b == 0x40
             if !ok { return false }
         }
@@ -84,6 +89,7 @@ public struct YAMLText {
         }
     }
 
+    /// Writes `s` as one line, indented by `indent` spaces.
     public mutating func line(_ indent: Int, _ s: String) {
         text += String(repeating: " ", count: indent) + s + "\n"
     }

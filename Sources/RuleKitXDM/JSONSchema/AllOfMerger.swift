@@ -19,21 +19,24 @@ enum AllOfMerger {
     }
 
     /// The members of an allOf, with refs followed and nested allOf-only nodes inlined, deduplicated.
-    static func flatten(_ nodes: [SchemaNode], into out: inout [SchemaNode], seen: inout Set<ObjectIdentifier>,
-                        requiresObject: inout Bool, depth: Int = 0) {
+    static func flatten(
+        _ nodes: [SchemaNode], into out: inout [SchemaNode], seen: inout Set<ObjectIdentifier>,
+        requiresObject: inout Bool, depth: Int = 0
+    ) {
         for n in nodes {
             var m = n
             while m.checks.count == 1, case .ref(let r) = m.checks[0], let t = r.target { m = t }
             guard seen.insert(ObjectIdentifier(m)).inserted else { continue }
             // A node that is only `type: object` + `allOf`: inline its members (keeping its type check).
             if depth < 16, m.constant == nil, m.checks.contains(where: { if case .allOf = $0 { true } else { false } }),
-               m.checks.allSatisfy({ c in
-                   switch c {
-                   case .allOf: true
-                   case .type(let t): t == .object
-                   default: false
-                   }
-               }) {
+                m.checks.allSatisfy({ c in
+                    switch c {
+                    case .allOf: true
+                    case .type(let t): t == .object
+                    default: false
+                    }
+                })
+            {
                 for c in m.checks {
                     if case .allOf(let box) = c {
                         flatten(box.value, into: &out, seen: &seen, requiresObject: &requiresObject, depth: depth + 1)
@@ -47,14 +50,15 @@ enum AllOfMerger {
     }
 
     static func propertiesOnly(_ n: SchemaNode) -> Bool {
-        n.constant == nil && n.checks.allSatisfy { c in
-            switch c {
-            case .type(let t): t == .object
-            case .required: true
-            case .properties(let box): box.value.patterns.isEmpty && box.value.additional == nil
-            default: false
+        n.constant == nil
+            && n.checks.allSatisfy { c in
+                switch c {
+                case .type(let t): t == .object
+                case .required: true
+                case .properties(let box): box.value.patterns.isEmpty && box.value.additional == nil
+                default: false
+                }
             }
-        }
     }
 
     static func merge(_ check: Check, in owner: SchemaNode) -> Check {

@@ -40,9 +40,10 @@ enum Formats {
 
     static func parseDate(_ b: ArraySlice<UInt8>) -> (Int, Int, Int)? {
         guard b.count == 10, b[b.startIndex + 4] == 0x2D, b[b.startIndex + 7] == 0x2D,
-              let y = digits(b[b.startIndex..<b.startIndex + 4]), let m = digits(b[b.startIndex + 5..<b.startIndex + 7]),
-              let d = digits(b[b.startIndex + 8..<b.startIndex + 10]),
-              (1...12).contains(m), d >= 1, d <= daysIn(month: m, year: y) else { return nil }
+            let y = digits(b[b.startIndex..<b.startIndex + 4]), let m = digits(b[b.startIndex + 5..<b.startIndex + 7]),
+            let d = digits(b[b.startIndex + 8..<b.startIndex + 10]),
+            (1...12).contains(m), d >= 1, d <= daysIn(month: m, year: y)
+        else { return nil }
         return (y, m, d)
     }
 
@@ -52,7 +53,8 @@ enum Formats {
     static func parseTime(_ b: ArraySlice<UInt8>) -> Bool {
         let a = Array(b)
         guard a.count >= 9, a[2] == 0x3A, a[5] == 0x3A,
-              let h = digits(a[0..<2]), let m = digits(a[3..<5]), let sec = digits(a[6..<8]) else { return false }
+            let h = digits(a[0..<2]), let m = digits(a[3..<5]), let sec = digits(a[6..<8])
+        else { return false }
         var i = 8
         if i < a.count, a[i] == 0x2E {
             i += 1
@@ -66,7 +68,8 @@ enum Formats {
             i += 1
         } else if a[i] == 0x2B || a[i] == 0x2D {
             guard a.count - i == 6, a[i + 3] == 0x3A, let oh = digits(a[(i + 1)..<(i + 3)]), let om = digits(a[(i + 4)..<(i + 6)]),
-                  oh <= 23, om <= 59 else { return false }
+                oh <= 23, om <= 59
+            else { return false }
             offsetMinutes = (oh * 60 + om) * (a[i] == 0x2B ? 1 : -1)
             i += 6
         } else {
@@ -93,7 +96,7 @@ enum Formats {
         let labels = s.split(separator: ".", omittingEmptySubsequences: false)
         for l in labels {
             guard (1...63).contains(l.utf8.count), l.first != "-", l.last != "-",
-                  l.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D })
+                l.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D })
             else { return false }
             // "--" in positions 3-4 is reserved for IDNA: only an A-label ("xn--") may have it, and it must
             // decode to a valid U-label.
@@ -110,7 +113,8 @@ enum Formats {
         guard parts.count == 4 else { return false }
         for p in parts {
             guard (1...3).contains(p.utf8.count), p.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-                  !(p.utf8.count > 1 && p.hasPrefix("0")), let v = Int(p), v <= 255 else { return false }
+                !(p.utf8.count > 1 && p.hasPrefix("0")), let v = Int(p), v <= 255
+            else { return false }
         }
         return true
     }
@@ -147,7 +151,8 @@ enum Formats {
 
     static func email(_ s: String) -> Bool {
         guard let at = s.lastIndex(of: "@") else { return false }
-        let local = s[..<at], domain = s[s.index(after: at)...]
+        let local = s[..<at]
+        let domain = s[s.index(after: at)...]
         guard !local.isEmpty, !domain.isEmpty, local.utf8.count <= 64 else { return false }
         if local.hasPrefix("\"") && local.hasSuffix("\"") && local.count >= 2 {
             // quoted local part
@@ -220,7 +225,7 @@ enum Formats {
             let slash = rest.firstIndex(of: 0x2F)
             if slash == nil || colon < slash! {
                 guard let f = scheme.first, isAlpha(f),
-                      scheme.allSatisfy({ isAlpha($0) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E })
+                    scheme.allSatisfy({ isAlpha($0) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E })
                 else { return false }
                 hasScheme = true
                 rest = rest[(colon + 1)...]

@@ -25,15 +25,15 @@ enum IDNA {
             let prev = i > 0 ? s[i - 1] : nil
             let next = i + 1 < s.count ? s[i + 1] : nil
             switch v {
-            case 0x00B7: // MIDDLE DOT: between two 'l'
+            case 0x00B7:  // MIDDLE DOT: between two 'l'
                 guard prev == "l", next == "l" else { return false }
-            case 0x0375: // GREEK KERAIA: followed by Greek
+            case 0x0375:  // GREEK KERAIA: followed by Greek
                 guard let n = next, isGreek(n) else { return false }
-            case 0x05F3, 0x05F4: // HEBREW GERESH / GERSHAYIM: preceded by Hebrew
+            case 0x05F3, 0x05F4:  // HEBREW GERESH / GERSHAYIM: preceded by Hebrew
                 guard let p = prev, (0x0590...0x05FF).contains(p.value) else { return false }
-            case 0x30FB: // KATAKANA MIDDLE DOT: some Hiragana, Katakana or Han in the label
+            case 0x30FB:  // KATAKANA MIDDLE DOT: some Hiragana, Katakana or Han in the label
                 guard s.contains(where: { isKana($0) || isHan($0) }) else { return false }
-            case 0x200D: // ZERO WIDTH JOINER: after a virama
+            case 0x200D:  // ZERO WIDTH JOINER: after a virama
                 guard let p = prev, p.properties.canonicalCombiningClass == .virama else { return false }
             default:
                 break
@@ -57,8 +57,14 @@ enum IDNA {
 
     /// RFC 3492 decoding; nil for invalid input.
     static func punycodeDecode(_ input: String) -> [Unicode.Scalar]? {
-        let base = 36, tMin = 1, tMax = 26, skew = 38, damp = 700
-        var n = 128, i = 0, bias = 72
+        let base = 36
+        let tMin = 1
+        let tMax = 26
+        let skew = 38
+        let damp = 700
+        var n = 128
+        var i = 0
+        var bias = 72
         var output: [Unicode.Scalar] = []
         let bytes = Array(input.utf8)
         var start = 0

@@ -40,14 +40,17 @@ enum InPlaceChains {
                     }
                     if onPath.contains(id) {
                         let cycle = path.map(\.node.location).drop { $0 != child.location } + [child.location]
-                        throw SchemaError(message:
-                            "schema cycle that never descends into the instance: \(cycle.suffix(8).joined(separator: " -> "))")
+                        throw SchemaError(
+                            message:
+                                "schema cycle that never descends into the instance: \(cycle.suffix(8).joined(separator: " -> "))")
                     }
                     onPath.insert(id)
                     path.append(Frame(node: child, next: inPlace(child, descending: &starts)))
                     if path.count > maxLength {
-                        throw SchemaError(message:
-                            "schema chain of more than \(maxLength) in-place references (\(path[0].node.location) -> ... -> \(child.location))")
+                        throw SchemaError(
+                            message:
+                                "schema chain of more than \(maxLength) in-place references (\(path[0].node.location) -> ... -> \(child.location))"
+                        )
                     }
                     continue
                 }
@@ -56,8 +59,9 @@ enum InPlaceChains {
                 length[ObjectIdentifier(done.node)] = l
                 onPath.remove(ObjectIdentifier(done.node))
                 if l > maxLength {
-                    throw SchemaError(message:
-                        "schema chain of more than \(maxLength) in-place references from \(done.node.location)")
+                    throw SchemaError(
+                        message:
+                            "schema chain of more than \(maxLength) in-place references from \(done.node.location)")
                 }
                 if let parent = path.indices.last { path[parent].longest = max(path[parent].longest, l) }
             }

@@ -2,7 +2,9 @@ internal import RuleKitCore
 
 /// Why a schema could not be compiled.
 public struct SchemaError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong, with the schema location.
     public var message: String
+    /// The message.
     public var description: String { message }
 }
 
@@ -71,7 +73,8 @@ struct SchemaCompiler {
             if case .string(let ref)? = o["$ref"] {
                 // Draft 6/7: `$ref` makes every sibling keyword inert.
                 let refNode = SchemaNode(location: node.location + "/$ref")
-                pendingRefs.append((refNode, registry.base(at: loc).resolving(ref), "\(registry.origins[loc.document] ?? loc.document)#\(loc.pointer)"))
+                pendingRefs.append(
+                    (refNode, registry.base(at: loc).resolving(ref), "\(registry.origins[loc.document] ?? loc.document)#\(loc.pointer)"))
                 node.checks = [.ref(refNode)]
                 return
             }
@@ -120,7 +123,9 @@ struct SchemaCompiler {
                 for (k, _) in props ?? [:] { byName[k] = sub(loc, "properties", k) }
                 var pats: [(Pattern, SchemaNode)] = []
                 for (k, _) in patterns ?? [:] {
-                    if let p = Pattern(k) { pats.append((p, sub(loc, "patternProperties", k))) } else {
+                    if let p = Pattern(k) {
+                        pats.append((p, sub(loc, "patternProperties", k)))
+                    } else {
                         errors.append(Self.patternError(k, node.location))
                     }
                 }
@@ -130,7 +135,9 @@ struct SchemaCompiler {
             if case .object(let deps)? = o["dependencies"] {
                 var list: [(String, [String]?, SchemaNode?)] = []
                 for (k, v) in deps {
-                    if case .array(let names) = v { list.append((k, names.compactMap(\.stringValue), nil)) } else {
+                    if case .array(let names) = v {
+                        list.append((k, names.compactMap(\.stringValue), nil))
+                    } else {
                         list.append((k, nil, sub(loc, "dependencies", k)))
                     }
                 }
@@ -138,8 +145,12 @@ struct SchemaCompiler {
             }
             if o["propertyNames"] != nil { checks.append(.propertyNames(sub(loc, "propertyNames"))) }
             if o["if"] != nil {
-                checks.append(.conditional(Box(ConditionalInfo(condition: sub(loc, "if"), then: o["then"].map { _ in sub(loc, "then") },
-                                                               otherwise: o["else"].map { _ in sub(loc, "else") }))))
+                checks.append(
+                    .conditional(
+                        Box(
+                            ConditionalInfo(
+                                condition: sub(loc, "if"), then: o["then"].map { _ in sub(loc, "then") },
+                                otherwise: o["else"].map { _ in sub(loc, "else") }))))
             }
             if case .array(let a)? = o["allOf"] { checks.append(.allOf(Box(a.indices.map { sub(loc, "allOf", String($0)) }))) }
             if case .array(let a)? = o["anyOf"] { checks.append(.anyOf(Box(a.indices.map { sub(loc, "anyOf", String($0)) }))) }

@@ -60,8 +60,10 @@ struct TypeSet: OptionSet, Sendable {
 
     var names: [String] {
         var out: [String] = []
-        for (t, n) in [(TypeSet.null, "null"), (.boolean, "boolean"), (.integer, "integer"), (.number, "number"),
-                       (.string, "string"), (.array, "array"), (.object, "object")] where contains(t) {
+        for (t, n) in [
+            (TypeSet.null, "null"), (.boolean, "boolean"), (.integer, "integer"), (.number, "number"),
+            (.string, "string"), (.array, "array"), (.object, "object"),
+        ] where contains(t) {
             out.append(n)
         }
         return out
@@ -121,7 +123,8 @@ final class Pattern: @unchecked Sendable {
             alwaysMatches = false
         } else {
             guard source.utf8.count <= Pattern.maxSourceLength,
-                  let r = try? NSRegularExpression(pattern: Pattern.translate(source), options: []) else { return nil }
+                let r = try? NSRegularExpression(pattern: Pattern.translate(source), options: [])
+            else { return nil }
             regex = r
             alwaysMatches = Pattern.matchesEverything(source, r)
         }
@@ -131,7 +134,10 @@ final class Pattern: @unchecked Sendable {
     static func glob(_ p: String) -> Glob? {
         var b = Array(p.utf8)[...]
         var g = Glob(anchoredStart: false, anchoredEnd: false, pieces: [])
-        if b.first == UInt8(ascii: "^") { g.anchoredStart = true; b = b.dropFirst() }
+        if b.first == UInt8(ascii: "^") {
+            g.anchoredStart = true
+            b = b.dropFirst()
+        }
         if b.last == UInt8(ascii: "$"), !(b.count >= 2 && b[b.endIndex - 2] == UInt8(ascii: "\\")) {
             g.anchoredEnd = true
             b = b.dropLast()
@@ -139,7 +145,10 @@ final class Pattern: @unchecked Sendable {
         let meta = Set("\\.^$|?*+()[]{}".utf8)
         var lit: [UInt8] = []
         func flush() {
-            if !lit.isEmpty { g.pieces.append(.literal(lit)); lit = [] }
+            if !lit.isEmpty {
+                g.pieces.append(.literal(lit))
+                lit = []
+            }
         }
         while let c = b.first {
             b = b.dropFirst()
@@ -252,11 +261,13 @@ final class Pattern: @unchecked Sendable {
     /// LF, CR, U+2028 or U+2029 (E2 80 A8/A9), which '.' does not match.
     static func hasLineTerminator(_ s: String) -> Bool {
         // Fast path: no byte that could start one (every such byte is below 0x0E or is 0xE2).
-        let suspicious = s.utf8.withContiguousStorageIfAvailable { buf in
-            buf.contains { $0 < 0x0E || $0 == 0xE2 }
-        } ?? s.utf8.contains { $0 < 0x0E || $0 == 0xE2 }
+        let suspicious =
+            s.utf8.withContiguousStorageIfAvailable { buf in
+                buf.contains { $0 < 0x0E || $0 == 0xE2 }
+            } ?? s.utf8.contains { $0 < 0x0E || $0 == 0xE2 }
         if !suspicious { return false }
-        var prev2: UInt8 = 0, prev1: UInt8 = 0
+        var prev2: UInt8 = 0
+        var prev1: UInt8 = 0
         for b in s.utf8 {
             if b == 0x0A || b == 0x0D { return true }
             if prev2 == 0xE2 && prev1 == 0x80 && (b == 0xA8 || b == 0xA9) { return true }
@@ -284,8 +295,10 @@ final class Pattern: @unchecked Sendable {
     static func boundedSearch(_ regex: NSRegularExpression, _ s: String) -> Bool {
         var found = false
         var reports = 0
-        regex.enumerateMatches(in: s, options: [.reportProgress],
-                               range: NSRange(location: 0, length: (s as NSString).length)) { match, _, stop in
+        regex.enumerateMatches(
+            in: s, options: [.reportProgress],
+            range: NSRange(location: 0, length: (s as NSString).length)
+        ) { match, _, stop in
             if match != nil {
                 found = true
                 stop.pointee = true
@@ -366,8 +379,12 @@ struct PatternSubject {
 
 /// What a `format` keyword checks.
 enum FormatKind: String, Sendable {
-    case dateTime = "date-time", date, time, email, hostname, ipv4, ipv6, uri, uriReference = "uri-reference", uuid, regex
-    case url, jsonPointer = "json-pointer"
+    case dateTime = "date-time"
+    case date, time, email, hostname, ipv4, ipv6, uri
+    case uriReference = "uri-reference"
+    case uuid, regex
+    case url
+    case jsonPointer = "json-pointer"
 }
 
 /// Payloads of the checks that carry more than one reference, boxed so that walking a node's checks
@@ -519,20 +536,25 @@ enum Check: @unchecked Sendable {
     case multipleOf(Double)
     case maximum(Double, exclusive: Bool)
     case minimum(Double, exclusive: Bool)
-    case maxLength(Int), minLength(Int)
+    case maxLength(Int)
+    case minLength(Int)
     case pattern(Pattern)
     case items(SchemaNode)
     case tupleItems(Box<TupleInfo>)
-    case maxItems(Int), minItems(Int)
+    case maxItems(Int)
+    case minItems(Int)
     case uniqueItems
     case contains(SchemaNode)
-    case maxProperties(Int), minProperties(Int)
+    case maxProperties(Int)
+    case minProperties(Int)
     case required(Box<[String]>)
     case properties(Box<PropertiesInfo>)
     case dependencies(Box<[(String, [String]?, SchemaNode?)]>)
     case propertyNames(SchemaNode)
     case conditional(Box<ConditionalInfo>)
-    case allOf(Box<[SchemaNode]>), anyOf(Box<[SchemaNode]>), oneOf(Box<[SchemaNode]>)
+    case allOf(Box<[SchemaNode]>)
+    case anyOf(Box<[SchemaNode]>)
+    case oneOf(Box<[SchemaNode]>)
     case not(SchemaNode)
     case format(FormatKind)
     case ref(SchemaNode)

@@ -22,6 +22,7 @@ public struct SchemaRegistry: Sendable {
     /// Where each document came from (a file), for messages.
     var origins: [String: String] = [:]
 
+    /// An empty registry.
     public init() {}
 
     /// The URIs of every registered resource.
@@ -48,8 +49,9 @@ public struct SchemaRegistry: Sendable {
         guard case .object(let o) = v else {
             if case .array(let a) = v {
                 for (i, x) in a.enumerated() {
-                    scan(x, base: base, location: Location(document: location.document, pointer: location.pointer + "/\(i)"),
-                         isRoot: false)
+                    scan(
+                        x, base: base, location: Location(document: location.document, pointer: location.pointer + "/\(i)"),
+                        isRoot: false)
                 }
             }
             return
@@ -71,8 +73,9 @@ public struct SchemaRegistry: Sendable {
         for (k, x) in o {
             // Values of these keywords are data, not schemas.
             if k == "enum" || k == "const" || k == "examples" || k == "default" || k.hasPrefix("meta:") { continue }
-            scan(x, base: base, location: Location(document: location.document, pointer: location.pointer + "/" + escape(k)),
-                 isRoot: false)
+            scan(
+                x, base: base, location: Location(document: location.document, pointer: location.pointer + "/" + escape(k)),
+                isRoot: false)
         }
     }
 

@@ -19,8 +19,11 @@ struct URIReference: Hashable {
             rest = rest[..<q]
         }
         if let colon = rest.unicodeScalars.firstIndex(of: ":"),
-           rest.unicodeScalars[..<colon].allSatisfy({ $0.isASCII && (Character($0).isLetter || Character($0).isNumber || "+-.".unicodeScalars.contains($0)) }),
-           rest.unicodeScalars.first.map({ $0.isASCII && Character($0).isLetter }) == true {
+            rest.unicodeScalars[..<colon].allSatisfy({
+                $0.isASCII && (Character($0).isLetter || Character($0).isNumber || "+-.".unicodeScalars.contains($0))
+            }),
+            rest.unicodeScalars.first.map({ $0.isASCII && Character($0).isLetter }) == true
+        {
             scheme = String(rest[..<colon])
             rest = rest[rest.unicodeScalars.index(after: colon)...]
         }
@@ -62,12 +65,14 @@ struct URIReference: Hashable {
     func resolving(_ reference: String) -> URIReference {
         let r = URIReference(reference)
         if r.scheme != nil {
-            return URIReference(scheme: r.scheme, authority: r.authority, path: Self.removeDots(r.path), query: r.query,
-                                fragment: r.fragment)
+            return URIReference(
+                scheme: r.scheme, authority: r.authority, path: Self.removeDots(r.path), query: r.query,
+                fragment: r.fragment)
         }
         if r.authority != nil {
-            return URIReference(scheme: scheme, authority: r.authority, path: Self.removeDots(r.path), query: r.query,
-                                fragment: r.fragment)
+            return URIReference(
+                scheme: scheme, authority: r.authority, path: Self.removeDots(r.path), query: r.query,
+                fragment: r.fragment)
         }
         if r.path.isEmpty {
             return URIReference(scheme: scheme, authority: authority, path: path, query: r.query ?? query, fragment: r.fragment)
@@ -82,8 +87,9 @@ struct URIReference: Hashable {
         } else {
             merged = r.path
         }
-        return URIReference(scheme: scheme, authority: authority, path: Self.removeDots(merged), query: r.query,
-                            fragment: r.fragment)
+        return URIReference(
+            scheme: scheme, authority: authority, path: Self.removeDots(merged), query: r.query,
+            fragment: r.fragment)
     }
 
     static func removeDots(_ path: String) -> String {

@@ -6,8 +6,10 @@ public struct ValidationError: Sendable, Hashable, CustomStringConvertible {
     public var instancePath: String
     /// Where the failing keyword is (`<schema uri>#<pointer>/<keyword>`).
     public var schemaPath: String
+    /// What the keyword requires that the instance lacks.
     public var message: String
 
+    /// `pointer: message`.
     public var description: String { "\(instancePath.isEmpty ? "/" : instancePath): \(message)" }
 }
 
@@ -28,6 +30,7 @@ public final class JSONSchemaValidator: Sendable {
     /// Whether `format` is an assertion (RuleKit's default) or only an annotation.
     public let assertFormats: Bool
 
+    /// Compiles the schema registered as `uri`; a schema that cannot compile throws.
     public init(registry: SchemaRegistry, uri: String, assertFormats: Bool = true) throws(SchemaError) {
         var compiler = SchemaCompiler(registry: registry)
         root = try compiler.compile(uri: uri)
@@ -45,6 +48,7 @@ public final class JSONSchemaValidator: Sendable {
         try self.init(registry: r, uri: uri, assertFormats: assertFormats)
     }
 
+    /// Whether `instance` is valid, stopping at the first error.
     public func isValid(_ instance: Value) -> Bool {
         var run = Run(collect: false, maxErrors: 0, formats: assertFormats)
         return run.check(root, instance)
@@ -162,7 +166,10 @@ struct Run {
         case .enumeration(let box):
             let values = box.value
             if values.contains(where: { Run.equal($0, v) }) { return true }
-            fail(node, "enum", "\(Run.brief(v)) is not one of \(values.prefix(8).map(Run.brief).joined(separator: ", "))\(values.count > 8 ? ", ..." : "")")
+            fail(
+                node, "enum",
+                "\(Run.brief(v)) is not one of \(values.prefix(8).map(Run.brief).joined(separator: ", "))\(values.count > 8 ? ", ..." : "")"
+            )
             return false
         case .constant(let box):
             let x = box.value
@@ -215,7 +222,8 @@ struct Run {
             }
             return ok
         case .tupleItems(let box):
-            let tuple = box.value.items, additional = box.value.additional
+            let tuple = box.value.items
+            let additional = box.value.additional
             guard case .array(let a) = v else { return true }
             var ok = true
             for (i, x) in a.enumerated() {
@@ -278,7 +286,9 @@ struct Run {
             guard case .object(let o) = v else { return true }
             // One read of the boxed info for the whole object, not one per key.
             let info = box.value
-            let byName = info.byName, patterns = info.patterns, additional = info.additional
+            let byName = info.byName
+            let patterns = info.patterns
+            let additional = info.additional
             var ok = true
             for (k, x) in o {
                 var matched = false
@@ -359,7 +369,9 @@ struct Run {
             }
             return true
         case .conditional(let box):
-            let ifSchema = box.value.condition, thenSchema = box.value.then, elseSchema = box.value.otherwise
+            let ifSchema = box.value.condition
+            let thenSchema = box.value.then
+            let elseSchema = box.value.otherwise
             if quietly(ifSchema, v) {
                 return thenSchema.map { check($0, v) } ?? true
             }

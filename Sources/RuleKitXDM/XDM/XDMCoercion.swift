@@ -4,10 +4,12 @@ public import RuleKitCore
 /// Converts a value to the type the schema gives its path (a token renders `"250.75"`; the schema wants
 /// a number), or says why not.
 public enum XDMCoercion {
+    /// Why a value could not be coerced.
     public enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
         case unknownPath(String)
         case notConvertible(path: String, value: String, type: String)
 
+        /// The reason, for people.
         public var description: String {
             switch self {
             case .unknownPath(let p): "no XDM path '\(p)' in the schema"

@@ -6,14 +6,18 @@ public struct XDMPath: Sendable, Hashable {
     public var path: String
     /// JSON Schema type(s) (`string`, `number`, `integer`, `boolean`, `object` for open maps, `array`).
     public var type: String
+    /// The JSON Schema `format`, if any.
     public var format: String?
+    /// The allowed values, when the schema lists them.
     public var enumValues: [Value]?
+    /// The schema's description of the field.
     public var description: String?
 }
 
 /// The leaf paths of a composed schema, queryable by prefix; used by the linter, data elements and
 /// coercion.
 public struct XDMPathCatalog: Sendable {
+    /// Every leaf path, in schema order.
     public let paths: [XDMPath]
     private let byPath: [String: XDMPath]
 
@@ -60,7 +64,8 @@ public struct XDMPathCatalog: Sendable {
 
         mutating func walk(_ loc: SchemaRegistry.Location, prefix: String, depth: Int, seen: Set<String>) {
             guard depth < 64, !seen.contains(loc.key + "|" + prefix), let schema = registry.value(at: loc),
-                  case .object(let o) = schema else { return }
+                case .object(let o) = schema
+            else { return }
             let seen = seen.union([loc.key + "|" + prefix])
             if case .string(let ref)? = o["$ref"] {
                 if let target = registry.locate(registry.base(at: loc).resolving(ref)) {
@@ -71,8 +76,9 @@ public struct XDMPathCatalog: Sendable {
             for key in ["allOf", "anyOf", "oneOf"] {
                 if case .array(let a)? = o[key] {
                     for i in a.indices {
-                        walk(.init(document: loc.document, pointer: loc.pointer + "/\(key)/\(i)"), prefix: prefix,
-                             depth: depth + 1, seen: seen)
+                        walk(
+                            .init(document: loc.document, pointer: loc.pointer + "/\(key)/\(i)"), prefix: prefix,
+                            depth: depth + 1, seen: seen)
                     }
                 }
             }
@@ -80,20 +86,26 @@ public struct XDMPathCatalog: Sendable {
             if case .object(let props)? = o["properties"] {
                 for (k, _) in props {
                     hasChildren = true
-                    walk(.init(document: loc.document, pointer: loc.pointer + "/properties/" + registry.escape(k)),
-                         prefix: prefix.isEmpty ? k : prefix + "." + k, depth: depth + 1, seen: seen)
+                    walk(
+                        .init(document: loc.document, pointer: loc.pointer + "/properties/" + registry.escape(k)),
+                        prefix: prefix.isEmpty ? k : prefix + "." + k, depth: depth + 1, seen: seen)
                 }
             }
             let type = typeName(o["type"])
             if type == "array", o["items"] != nil {
-                walk(.init(document: loc.document, pointer: loc.pointer + "/items"), prefix: prefix + "[*]", depth: depth + 1,
-                     seen: seen)
+                walk(
+                    .init(document: loc.document, pointer: loc.pointer + "/items"), prefix: prefix + "[*]", depth: depth + 1,
+                    seen: seen)
                 hasChildren = true
             }
-            if !hasChildren, !prefix.isEmpty, let type, type != "object" || o["additionalProperties"] != nil
-                || o["meta:xdmType"] != nil {
-                out.append(XDMPath(path: prefix, type: type, format: o["format"]?.stringValue, enumValues: o["enum"]?.arrayValue,
-                                   description: o["description"]?.stringValue ?? o["title"]?.stringValue))
+            if !hasChildren, !prefix.isEmpty, let type,
+                type != "object" || o["additionalProperties"] != nil
+                    || o["meta:xdmType"] != nil
+            {
+                out.append(
+                    XDMPath(
+                        path: prefix, type: type, format: o["format"]?.stringValue, enumValues: o["enum"]?.arrayValue,
+                        description: o["description"]?.stringValue ?? o["title"]?.stringValue))
             }
         }
 

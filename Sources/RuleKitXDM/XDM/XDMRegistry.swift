@@ -15,6 +15,7 @@ internal import RuleKitYAML
 /// schema.validator.validate(payload)
 /// ```
 public struct XDMRegistry: Sendable {
+    /// Every schema loaded, meta-schemas included.
     public private(set) var schemas = SchemaRegistry()
     /// `$id` → the file it came from.
     public private(set) var files: [String: String] = [:]
@@ -24,6 +25,7 @@ public struct XDMRegistry: Sendable {
     /// loaded (other schemas may not need them); composing one of them fails with the same message.
     public private(set) var unresolved: [Diagnostic] = []
 
+    /// A registry holding only the meta-schemas.
     public init() {
         MetaSchemas.register(in: &schemas)
     }
@@ -53,7 +55,8 @@ public struct XDMRegistry: Sendable {
     /// Adds one schema file.
     public mutating func add(file path: String) throws(DiagnosticError) {
         let bytes = try ByteInput.readAll(path)
-        let doc: Document = path.hasSuffix(".json")
+        let doc: Document =
+            path.hasSuffix(".json")
             ? try JSONReader.read(bytes, file: path, keepSourceMap: true)
             : try YAMLReader.read(bytes, file: path)
         try add(schema: doc.value, file: path, location: doc.root.location)
@@ -81,7 +84,8 @@ public struct XDMRegistry: Sendable {
             do {
                 _ = try compiler.compile(uri: id)
             } catch {
-                out.append(.error("xdm.unresolved-ref", "\(error.message) (schema \(id))", at: SourceLocation(file: file, line: 1, column: 1)))
+                out.append(
+                    .error("xdm.unresolved-ref", "\(error.message) (schema \(id))", at: SourceLocation(file: file, line: 1, column: 1)))
             }
         }
         return out
@@ -125,8 +129,10 @@ public struct XDMRegistry: Sendable {
 
 /// A composed, compiled XDM schema.
 public struct XDMSchema: Sendable {
+    /// The class's `$id`.
     public let uri: String
     let registry: SchemaRegistry
+    /// The compiled validator of the composed schema.
     public let validator: JSONSchemaValidator
 
     /// Every leaf path of the schema with its type (see `XDMPathCatalog`).
