@@ -235,7 +235,7 @@ public struct Linter: Sendable {
     /// Whether a rules-consequence event (type rulesEngine, data {triggeredconsequence}) can satisfy it.
     static func canMatchConsequenceEvents(_ c: PlannedCondition) -> Bool {
         var r = Resolver(
-            event: EngineEvent(
+            event: Event(
                 name: RulesEventNames.consequenceEventName, type: RulesEventNames.rulesEngineType,
                 source: RulesEventNames.responseContent,
                 data: ["triggeredconsequence": ["id": "x", "type": "url", "detail": [:]]]),

@@ -55,7 +55,7 @@ extension RulesControl {
     /// for any event.
     public func outbound(_ message: OutboundMessage) -> OutboundMessage {
         guard let engine = extensionRef?.engine else { return message }
-        let event = EngineEvent(
+        let event = Event(
             name: "Outbound message", type: OutboundMessage.eventType,
             source: OutboundMessage.eventSource, data: message.eventData)
         let processed = engine.process(event)

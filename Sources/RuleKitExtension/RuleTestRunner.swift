@@ -28,13 +28,13 @@ public enum RuleTestRunner {
         let now = Date()
         for h in c.history ?? file.history {
             _ = runtime.recordHistory(
-                EngineEvent(
+                Event(
                     name: h.name, type: h.type, source: h.source, data: h.data,
                     timestamp: now.addingTimeInterval(-h.ageSeconds)))
         }
         var problems: [String] = []
         var firedInCase: [String] = []
-        var last: EngineEvent?
+        var last: Event?
         for (i, e) in c.events.enumerated() {
             var r = Resolver(event: e.event, runtime: runtime, slotCount: compiled.slotCount)
             let fired = Evaluator.matchingRules(compiled, &r).map(\.label)
@@ -55,7 +55,7 @@ public enum RuleTestRunner {
         return problems
     }
 
-    static func check(_ x: RuleTestExpectation, fired: [String], data: ValueObject?, dispatched: [EngineEvent]) -> [String] {
+    static func check(_ x: RuleTestExpectation, fired: [String], data: ValueObject?, dispatched: [Event]) -> [String] {
         var problems: [String] = []
         if let want = x.fired, want != fired { problems.append("fired \(fired), expected \(want)") }
         for id in x.notFired where fired.contains(id) { problems.append("rule \(id) fired") }

@@ -3,7 +3,7 @@
 // the report) use. `RuleTestSchema.json` is the JSON Schema of the same format, for editors.
 internal import Foundation
 public import RuleKitCore
-public import RuleKitRules
+internal import RuleKitRules
 internal import RuleKitYAML
 
 /// What an event, or a whole case, is expected to do.
@@ -34,7 +34,7 @@ public struct RuleTestExpectation: Sendable, Hashable {
 /// One event of a case.
 public struct RuleTestEvent: Sendable {
     /// The event sent to the rules.
-    public var event: EngineEvent
+    public var event: Event
     /// What this event must do, if anything.
     public var expect: RuleTestExpectation?
     /// Where the event is written.
@@ -198,7 +198,7 @@ public struct RuleTestFile: Sendable {
 
         mutating func event(_ e: ValueCursor) -> RuleTestEvent? {
             guard keys(e, RuleTestFile.eventKeys, "an event") else { return nil }
-            var event = EngineEvent(
+            var event = Event(
                 name: string(e["name"]) ?? "event", type: string(e["type"]) ?? "",
                 source: string(e["source"]) ?? "", data: object(e["data"]))
             if let m = e["mask"] {

@@ -97,7 +97,6 @@ public final class RulesExtension: Extension, @unchecked Sendable {
     public func onRegistered() {
         let chain = ConsequenceChain(limit: control.configuration.consequenceChainLimit)
         let engine = self.engine
-        let hubRuntime = self.hubRuntime
         let pending = self.pending
         let alignment = control.configuration.xdm
         let runtime = self.runtime
@@ -105,7 +104,7 @@ public final class RulesExtension: Extension, @unchecked Sendable {
             if chain.exceeded(event) { return event }
             // Nearly always empty: no hash of the event's id then.
             if let set = pending.withLock({ $0.isEmpty ? nil : $0.removeValue(forKey: event.id) }) { engine.setRules(set) }
-            let processed = hubRuntime.processing(event) { engine.process(EventBridge.engineEvent(event)) }
+            let processed = engine.process(event)
             guard processed.data != event.data else { return event }
             var data = processed.data
             // XDM the rules attached or changed must fit the schemas.
@@ -147,7 +146,7 @@ public final class RulesExtension: Extension, @unchecked Sendable {
     private func install(_ set: CompiledRuleSet) {
         let reset = engine.resetEvent()
         pending.withLock { $0[reset.id] = set }
-        runtime.dispatch(event: EventBridge.hubEvent(reset))
+        runtime.dispatch(event: reset)
     }
 
     /// Loads `sources` atomically: on any error the rules in force stay; the outcome is published.

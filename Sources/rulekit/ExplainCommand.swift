@@ -56,7 +56,7 @@ struct ExplainCommand: ParsableCommand {
             throw ExitCode(1)
         }
         let (compiled, _) = sources.compiled()
-        let e = EngineEvent(
+        let e = Event(
             name: input["name"]?.stringValue ?? "event", type: input["type"]?.stringValue ?? "",
             source: input["source"]?.stringValue ?? "", data: input["data"]?.objectValue)
         var r = Resolver(event: e, runtime: StaticRulesRuntime(states: states, xdmStates: xdm), slotCount: compiled.slotCount)

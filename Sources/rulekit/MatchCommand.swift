@@ -54,7 +54,7 @@ struct MatchCommand: ParsableCommand {
         var eventCount = 0
         var eventsMatched = 0
         var bad = 0
-        var block: [EngineEvent] = []
+        var block: [Event] = []
         var lines: [Int] = []
         var resolver: Resolver?
         var out = ""
@@ -93,7 +93,7 @@ struct MatchCommand: ParsableCommand {
                     continue
                 }
                 block.append(
-                    EngineEvent(
+                    Event(
                         name: o["name"]?.stringValue ?? "event", type: o["type"]?.stringValue ?? "",
                         source: o["source"]?.stringValue ?? "", data: o["data"]?.objectValue))
                 lines.append(line)

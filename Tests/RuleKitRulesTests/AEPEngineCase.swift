@@ -11,7 +11,7 @@ final class MockInterceptor: RuleReevaluationInterceptor {
         var called = false
         var ruleCount = 0
         var firstRuleConsequenceCount = 0
-        var event: EngineEvent?
+        var event: Event?
     }
     let seen = Locked(Seen())
 
@@ -21,7 +21,7 @@ final class MockInterceptor: RuleReevaluationInterceptor {
     }
 
     func onReevaluationTriggered(
-        event: EngineEvent, reevaluableRules: [PlannedRule],
+        event: Event, reevaluableRules: [PlannedRule],
         completion: @escaping @Sendable (Bool) -> Void
     ) {
         seen.withLock {
@@ -40,7 +40,7 @@ struct EngineCase {
     let runtime: MockRuntime
     let engine: RulesEngine
     var interceptors: [String: MockInterceptor] = [:]
-    var labels: [String: EngineEvent] = [:]
+    var labels: [String: Event] = [:]
     var failures: [String] = []
 
     init(c: ValueObject) {
@@ -80,7 +80,7 @@ struct EngineCase {
         if let steps = c["steps"]?.arrayValue {
             for (n, step) in steps.enumerated() { runStep(step.objectValue ?? [:], number: n) }
         } else {
-            var last: (EngineEvent, EngineEvent)?
+            var last: (Event, Event)?
             for e in c["events"]?.arrayValue ?? [] {
                 let input = AEPRulesCorpus.event(e)
                 if let l = e["label"]?.stringValue { labels[l] = input }
@@ -93,11 +93,11 @@ struct EngineCase {
 
     mutating func runStep(_ step: ValueObject, number: Int) {
         let before = runtime.dispatched.count
-        var last: (EngineEvent, EngineEvent)?
+        var last: (Event, Event)?
         var consequences: [Consequence]??
         switch step["op"]?.stringValue {
         case "process":
-            let input: EngineEvent
+            let input: Event
             if let ref = step["eventRef"]?.stringValue, let e = labels[ref] {
                 input = e
             } else if let k = step["dispatchedRef"]?.intValue, Int(k) < runtime.dispatched.count {
@@ -142,7 +142,7 @@ struct EngineCase {
         }
     }
 
-    mutating func check(_ expect: ValueObject, dispatched: [EngineEvent], last: (EngineEvent, EngineEvent)?, prefix: String) {
+    mutating func check(_ expect: ValueObject, dispatched: [Event], last: (Event, Event)?, prefix: String) {
         if let n = expect["dispatchedCount"]?.intValue, Int(n) != dispatched.count {
             failures.append("\(prefix)dispatched \(dispatched.count) (\(dispatched.map(\.name))), expected \(n)")
         }
@@ -208,7 +208,7 @@ struct EngineCase {
         }
     }
 
-    func eventFailures(_ spec: ValueObject, _ e: EngineEvent) -> [String] {
+    func eventFailures(_ spec: ValueObject, _ e: Event) -> [String] {
         var out: [String] = []
         if let s = spec["name"]?.stringValue, s != e.name { out.append("name \(e.name)") }
         if let s = spec["type"]?.stringValue, s != e.type { out.append("type \(e.type)") }

@@ -49,7 +49,7 @@ struct AEPHubCase {
         else { return ["the hub did not boot"] }
 
         var engineCase = EngineCase(c: c)
-        var inputs: [EngineEvent] = []
+        var inputs: [Event] = []
         for e in c["events"]?.arrayValue ?? [] {
             let input = AEPRulesCorpus.event(e)
             if let l = e["label"]?.stringValue { engineCase.labels[l] = input }
@@ -87,7 +87,7 @@ struct AEPHubCase {
             !inputIDs.contains($0.id) && !markers.contains($0.id) && $0.type != EventType.hub
                 && $0.type != RulesExtension.diagnosticsEventType
         }.map(Self.engineEvent)
-        var last: (EngineEvent, EngineEvent)?
+        var last: (Event, Event)?
         if let input = inputs.last {
             guard let output = all.first(where: { $0.id == input.id }) else { return ["the last event never reached a listener"] }
             last = (input, Self.engineEvent(output))
@@ -96,8 +96,8 @@ struct AEPHubCase {
         return engineCase.failures
     }
 
-    static func engineEvent(_ e: Event) -> EngineEvent {
-        EngineEvent(
+    static func engineEvent(_ e: Event) -> Event {
+        Event(
             id: e.id, name: e.name, type: e.type, source: e.source, data: e.data, timestamp: e.timestamp,
             responseID: e.responseID, parentID: e.parentID, mask: e.mask)
     }

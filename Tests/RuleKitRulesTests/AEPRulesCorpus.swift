@@ -16,9 +16,9 @@ struct AEPRulesCorpus {
         return (result.ruleSet.map { Planner().plan($0) }, result)
     }
 
-    static func event(_ v: Value) -> EngineEvent {
+    static func event(_ v: Value) -> Event {
         let o = v.objectValue ?? [:]
-        var e = EngineEvent(
+        var e = Event(
             name: o["name"]?.stringValue ?? "", type: o["type"]?.stringValue ?? "",
             source: o["source"]?.stringValue ?? "", data: o["data"]?.objectValue)
         if let m = o["mask"]?.arrayValue { e.mask = m.compactMap(\.stringValue) }

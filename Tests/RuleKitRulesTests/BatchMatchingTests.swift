@@ -12,23 +12,23 @@ import Testing
     /// A runtime whose shared states differ per event (by event name), as versioned states do.
     struct VersionedStates: RulesRuntime {
         let states: [String: ValueObject]
-        func sharedState(_ extensionName: String, at event: EngineEvent) -> ValueObject? {
+        func sharedState(_ extensionName: String, at event: Event) -> ValueObject? {
             extensionName == "conf" ? states[event.name] : nil
         }
-        func xdmSharedState(_ extensionName: String, at event: EngineEvent) -> ValueObject? {
+        func xdmSharedState(_ extensionName: String, at event: Event) -> ValueObject? {
             extensionName == "id" ? states[event.name] : nil
         }
-        func dispatch(_ event: EngineEvent) {}
+        func dispatch(_ event: Event) {}
     }
 
-    static func perEvent(_ set: CompiledRuleSet, _ events: [EngineEvent], _ runtime: any RulesRuntime) -> [[Int]] {
+    static func perEvent(_ set: CompiledRuleSet, _ events: [Event], _ runtime: any RulesRuntime) -> [[Int]] {
         events.map { e in
             var r = Resolver(event: e, runtime: runtime, slotCount: set.slotCount)
             return Evaluator.matchingRules(set, &r).map(\.index)
         }
     }
 
-    static func batched(_ set: CompiledRuleSet, _ events: [EngineEvent], _ runtime: any RulesRuntime) -> [[Int]] {
+    static func batched(_ set: CompiledRuleSet, _ events: [Event], _ runtime: any RulesRuntime) -> [[Int]] {
         var out = Array(repeating: [Int](), count: events.count)
         var r = Resolver(event: events[0], runtime: runtime)
         Evaluator.forEachMatch(set, events: events, &r) { e, rule in out[e].append(rule) }
@@ -93,7 +93,7 @@ import Testing
         func wide(_ n: Int) -> Value {
             .object(ValueObject((0..<n).map { ("k\($0)", Value.string("v\($0)")) }))
         }
-        var events: [EngineEvent] = []
+        var events: [Event] = []
         var states: [String: ValueObject] = [:]
         for i in 0..<53 {
             let name = "e\(i)"
@@ -105,7 +105,7 @@ import Testing
             ]
             // Dotted keys in some events: the flattened map's `d.e.f` from either spelling.
             if i % 5 == 0 { data["d.e"] = ["f": 7] } else if i % 5 == 1 { data["d"] = ["e.f": 7, "e": ["f": 8]] }
-            events.append(EngineEvent(name: name, type: i % 2 == 0 ? "t1" : "t2", source: "s", data: i % 7 == 6 ? nil : data))
+            events.append(Event(name: name, type: i % 2 == 0 ? "t1" : "t2", source: "s", data: i % 7 == 6 ? nil : data))
             // States change every few events; some events share one state object, as versions do.
             let version: ValueObject = ["env": .string(i % 9 < 4 ? "prod" : "test"), "build.id": .string(i % 10 < 5 ? "42" : "41")]
             states[name] = i % 3 == 0 ? version : (states["e\(i - 1)"] ?? version)
@@ -145,7 +145,7 @@ import Testing
               - {id: kelvin, when: {key: name, sw: kab}, then: []}
             """)
         #expect(set.index.probesWithoutResolver(set.program.slots))
-        var events: [EngineEvent] = []
+        var events: [Event] = []
         for i in 0..<70 {
             var data: ValueObject = [
                 "n": .int(Int64(i % 6)), "url": .string("https://x/p\(i).html"),
@@ -154,7 +154,7 @@ import Testing
             if i % 5 == 0 { data["d.e"] = ["f": 7] } else if i % 5 == 1 { data["d"] = ["e": ["f": 7]] }
             if i % 5 == 2 { data["d"] = "leaf" }
             events.append(
-                EngineEvent(
+                Event(
                     name: "", type: i % 3 == 0 ? "t1" : "t2", source: i % 2 == 0 ? "src" : "x",
                     data: i % 9 == 8 ? nil : data))
         }
@@ -169,7 +169,7 @@ import Testing
 
     @Test func batchesOfOneEventAndOfNone() throws {
         let set = try Rules.compile("rules:\n  - {id: a, when: {key: x, eq: 1}, then: []}\n")
-        let one = [EngineEvent(name: "", type: "t", source: "s", data: ["x": 1])]
+        let one = [Event(name: "", type: "t", source: "s", data: ["x": 1])]
         var r = Resolver(event: one[0], runtime: StaticRulesRuntime())
         #expect(Evaluator.matchCount(set, events: one, &r) == 1)
         #expect(Evaluator.matchCount(set, events: [], &r) == 0)
@@ -180,9 +180,9 @@ import Testing
         let dir = try #require(SharedCorpus.folder("bench"))
         let lines = try #require(SharedCorpus.bytes(dir.appendingPathComponent("events-10k.jsonl")))
             .split(separator: 0x0A).prefix(3000)
-        let events = try lines.map { line -> EngineEvent in
+        let events = try lines.map { line -> Event in
             let v = try JSONReader.read(Array(line)).value
-            return EngineEvent(
+            return Event(
                 name: "", type: v["type"]?.stringValue ?? "", source: v["source"]?.stringValue ?? "",
                 data: v["data"]?.objectValue)
         }
@@ -227,11 +227,11 @@ import Testing
             ("url", "https://shop.example.com/products/p1.html"), ("url", "http://x/p"), ("url", "HTTPS://SHOP/"),
             ("name", "été"), ("name", "k"), ("name", "K"), ("n", .int(3)), ("n", "3"), ("n", .double(3)),
         ]
-        var events: [EngineEvent] = []
+        var events: [Event] = []
         for type in ["T1", "t1", "t2"] {
             for source in ["s", "S", "x"] {
-                for (k, v) in values { events.append(EngineEvent(name: "", type: type, source: source, data: [k: v])) }
-                events.append(EngineEvent(name: "", type: type, source: source, data: nil))
+                for (k, v) in values { events.append(Event(name: "", type: type, source: source, data: [k: v])) }
+                events.append(Event(name: "", type: type, source: source, data: nil))
             }
         }
         let plain = set.withoutIndex()
@@ -245,7 +245,7 @@ import Testing
         }
         #expect(fired.count == set.rules.count, "rules never fired: \(Set(set.rules.indices).subtracting(fired))")
         // And it does skip: an event of another type and no data is a candidate for few rules.
-        var r = Resolver(event: EngineEvent(name: "", type: "zz", source: "zz", data: nil), runtime: runtime, slotCount: set.slotCount)
+        var r = Resolver(event: Event(name: "", type: "zz", source: "zz", data: nil), runtime: runtime, slotCount: set.slotCount)
         var candidates = 0
         set.index.forEachCandidate(&r, slots: set.program.slots) { _, _ in candidates += 1 }
         #expect(candidates < set.rules.count / 2)

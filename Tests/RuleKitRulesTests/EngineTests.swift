@@ -26,7 +26,7 @@ import Testing
                 when: {key: tier, ex: true}
                 then: [{dispatch: {type: t2, source: s2, action: copy}}]
             """)
-        let input = EngineEvent(name: "e", type: "t", source: "s", data: ["tier": "silver"])
+        let input = Event(name: "e", type: "t", source: "s", data: ["tier": "silver"])
         let out = engine.process(input)
         #expect(out.id == input.id)
         #expect(out.data == ["tier": "gold", "seen": "silver"])
@@ -48,7 +48,7 @@ import Testing
                   - {id: prod, when: {key: ~state.conf/env, eq: prod}, then: [{add: {env: "{%~state.conf/env%}", n: "{%n%}"}}]}
                 """))
         func run(_ n: Int) -> Value? {
-            engine.process(EngineEvent(name: "e", type: "t", source: "s", data: ["n": .int(Int64(n))])).data.map(Value.object)
+            engine.process(Event(name: "e", type: "t", source: "s", data: ["n": .int(Int64(n))])).data.map(Value.object)
         }
         #expect(run(1) == ["n": 1, "env": "prod"])
         runtime.state.withLock { $0.sharedStates["conf"] = ["env": "test"] }
@@ -65,13 +65,13 @@ import Testing
                   - {id: a, when: {key: x.y, eq: 1}, then: [{add: {hit: a}}]}
                   - {id: b, when: {all: [{key: ~type, eq: t}, {key: x.z, ex: true}]}, then: [{add: {hit2: b}}]}
                 """))
-        #expect(engine.process(EngineEvent(name: "e", type: "t", source: "s", data: ["x": ["y": 1]])).data == ["x": ["y": 1], "hit": "a"])
-        #expect(engine.process(EngineEvent(name: "e", type: "t", source: "s", data: ["x": ["z": 0]])).data == ["x": ["z": 0], "hit2": "b"])
+        #expect(engine.process(Event(name: "e", type: "t", source: "s", data: ["x": ["y": 1]])).data == ["x": ["y": 1], "hit": "a"])
+        #expect(engine.process(Event(name: "e", type: "t", source: "s", data: ["x": ["z": 0]])).data == ["x": ["z": 0], "hit2": "b"])
     }
 
     @Test func addAndModNeverAttachToAnEventWithoutData() throws {
         let (engine, _) = try engine("rules:\n  - {id: r, when: {key: ~type, eq: t}, then: [{add: {a: 1}}]}\n")
-        let out = engine.process(EngineEvent(name: "e", type: "t", source: "s", data: nil))
+        let out = engine.process(Event(name: "e", type: "t", source: "s", data: nil))
         #expect(out.data == nil)
     }
 
@@ -83,7 +83,7 @@ import Testing
                 when: {key: ~source, eq: s}
                 then: [{dispatch: {type: t, source: s, action: new, data: {n: 1}}}, {type: url, detail: {u: x}}]
             """)
-        _ = engine.process(EngineEvent(name: "e", type: "t", source: "s", data: [:]))
+        _ = engine.process(Event(name: "e", type: "t", source: "s", data: [:]))
         let first = runtime.dispatched(clear: true)
         #expect(first.map(\.type) == ["t", RulesEventNames.rulesEngineType])
         // The dispatched event comes back: no second dispatch, but the url consequence still fires.
@@ -94,7 +94,7 @@ import Testing
     @Test func eventsBeforeTheFirstResetAreReplayedOnce() throws {
         let runtime = StaticRulesRuntime()
         let engine = RulesEngine(name: "rk", runtime: runtime)
-        _ = engine.process(EngineEvent(name: "early", type: "t", source: "s", data: ["x": 1]))
+        _ = engine.process(Event(name: "early", type: "t", source: "s", data: ["x": 1]))
         engine.replaceRules(with: try Rules.compile("rules:\n  - {id: r, when: {key: x, eq: 1}, then: [{type: url, detail: {}}]}\n"))
         let reset = runtime.dispatched(clear: true)
         #expect(reset.count == 1 && reset[0].source == RulesEventNames.requestReset)
@@ -107,8 +107,8 @@ import Testing
 
     @Test func evaluateReturnsNilWhenNothingMatchedAndEmptyForNoConsequences() throws {
         let (engine, _) = try engine("rules:\n  - {id: r, when: {key: x, eq: 1}, then: []}\n")
-        #expect(engine.evaluate(EngineEvent(name: "e", type: "t", source: "s", data: ["x": 2])) == nil)
-        #expect(engine.evaluate(EngineEvent(name: "e", type: "t", source: "s", data: ["x": 1]))?.isEmpty == true)
+        #expect(engine.evaluate(Event(name: "e", type: "t", source: "s", data: ["x": 2])) == nil)
+        #expect(engine.evaluate(Event(name: "e", type: "t", source: "s", data: ["x": 1]))?.isEmpty == true)
     }
 
     @Test func historyInsertRecordsThenDispatches() throws {
@@ -122,9 +122,9 @@ import Testing
                 when: {history: {events: [{offer: o1}], matcher: ge, value: 1}}
                 then: [{type: url, detail: {seen: true}}]
             """)
-        _ = engine.process(EngineEvent(name: "e", type: "t", source: "s", data: ["offer": "o1"]))
+        _ = engine.process(Event(name: "e", type: "t", source: "s", data: ["offer": "o1"]))
         #expect(runtime.dispatched(clear: true).count == 1)
-        _ = engine.process(EngineEvent(name: "e", type: "t", source: "s", data: ["offer": "o1"]))
+        _ = engine.process(Event(name: "e", type: "t", source: "s", data: ["offer": "o1"]))
         // Already recorded: insertIfNotExists skips; the history condition now holds.
         let second = runtime.dispatched()
         #expect(second.count == 1)
@@ -142,7 +142,7 @@ import Testing
             """
         let (engine, _) = try engine(yaml)
         let out = engine.process(
-            EngineEvent(
+            Event(
                 name: "e", type: "t", source: "s",
                 data: ["xdm": ["commerce": ["order": ["priceTotal": 250.75]]]]))
         #expect(out.data?["bucket"] == "big-250")
@@ -162,11 +162,11 @@ import Testing
               - {id: d, when: {key: z, eq: 7}, then: []}
               - {id: e, when: {all: [{key: sku, eq: P1}, {key: n, gt: 2.5}]}, then: []}
             """)
-        let events: [EngineEvent] = [
-            EngineEvent(name: "", type: "t1", source: "s", data: ["x": "xABy"]),
-            EngineEvent(name: "", type: "T2", source: "s", data: ["y": 1]),
-            EngineEvent(name: "", type: "t3", source: "x", data: ["z": "7", "sku": "p1", "n": 3]),
-            EngineEvent(name: "", type: "t1", source: "s", data: nil),
+        let events: [Event] = [
+            Event(name: "", type: "t1", source: "s", data: ["x": "xABy"]),
+            Event(name: "", type: "T2", source: "s", data: ["y": 1]),
+            Event(name: "", type: "t3", source: "x", data: ["z": "7", "sku": "p1", "n": 3]),
+            Event(name: "", type: "t1", source: "s", data: nil),
         ]
         let runtime = StaticRulesRuntime()
         for e in events {
@@ -190,11 +190,11 @@ import Testing
         // 130 rules: more than two words of candidate bits.
         let many = (0..<130).map { "  - {id: r\($0), when: {key: n, eq: \($0)}, then: []}" }.joined(separator: "\n")
         let big = try Rules.compile("rules:\n" + many + "\n  - {id: last, when: {key: ~type, eq: t1}, then: []}\n")
-        let events: [EngineEvent] = [
-            EngineEvent(name: "", type: "t1", source: "s", data: ["x": "xaby", "n": 129]),
-            EngineEvent(name: "", type: "t2", source: "s", data: ["y": 1, "n": 3]),
-            EngineEvent(name: "", type: "t1", source: "s", data: nil),
-            EngineEvent(name: "", type: "t3", source: "s", data: ["n": "64"]),
+        let events: [Event] = [
+            Event(name: "", type: "t1", source: "s", data: ["x": "xaby", "n": 129]),
+            Event(name: "", type: "t2", source: "s", data: ["y": 1, "n": 3]),
+            Event(name: "", type: "t1", source: "s", data: nil),
+            Event(name: "", type: "t3", source: "s", data: ["n": "64"]),
         ]
         let runtime = StaticRulesRuntime()
         var reused = Resolver(event: events[0], runtime: runtime)
@@ -212,7 +212,7 @@ import Testing
 
     /// Events share their fields' storage between copies; a change to a copy must not show in the original.
     @Test func eventCopiesAreIndependentValues() {
-        let original = EngineEvent(name: "e", type: "t", source: "s", data: ["a": 1], mask: ["a"])
+        let original = Event(name: "e", type: "t", source: "s", data: ["a": 1], mask: ["a"])
         var copy = original
         #expect(copy == original)
         #expect(copy.hashValue == original.hashValue)
@@ -224,7 +224,7 @@ import Testing
         #expect(original.mask == ["a"])
         #expect(copy != original)
         #expect(copy.id == original.id)
-        let rebuilt = EngineEvent(
+        let rebuilt = Event(
             id: original.id, name: "e", type: "t", source: "s", data: ["a": 1],
             timestamp: original.timestamp, mask: ["a"])
         #expect(rebuilt == original)
@@ -238,7 +238,7 @@ import Testing
             reads.withLock { $0 += 1 }
             return Date(timeIntervalSince1970: 1_700_000_000)
         })
-        let event = EngineEvent(name: "", type: "t", source: "s", data: ["a": 1])
+        let event = Event(name: "", type: "t", source: "s", data: ["a": 1])
         var r = Resolver(event: event, runtime: runtime)
         _ = r.resolve(KeyRef.parse("~type"))
         _ = r.resolve(KeyRef.parse("a"))

@@ -156,7 +156,7 @@ import Testing
         let set = Planner().plan(try result.get())
         #expect(set.diagnostics.contains { $0.code == .rulesUnknownMatcher && $0.message.contains("did you mean 'eq'") })
         var r = Resolver(
-            event: EngineEvent(name: "e", type: "t", source: "s", data: ["v": 1, "w": 5]),
+            event: Event(name: "e", type: "t", source: "s", data: ["v": 1, "w": 5]),
             runtime: StaticRulesRuntime())
         #expect(Evaluator.matchCount(set, &r) == 1)
     }
@@ -191,7 +191,7 @@ import Testing
     @Test func templatesRenderAsTheReferenceDoes() throws {
         let runtime = StaticRulesRuntime()
         var r = Resolver(
-            event: EngineEvent(name: "e", type: "T", source: "S", data: ["n": 2, "d": 22.0, "s": "x y"]),
+            event: Event(name: "e", type: "T", source: "S", data: ["n": 2, "d": 22.0, "s": "x y"]),
             runtime: runtime)
         func render(_ s: String) -> String { Evaluator.render(Template.parse(s), &r) }
         #expect(render("n={%n%}") == "n=2")
@@ -216,7 +216,7 @@ import Testing
                 then: []
             """)
         var r = Resolver(
-            event: EngineEvent(name: "e", type: "t", source: "s", data: ["v": "abc", "w": 0, "x": "A"]),
+            event: Event(name: "e", type: "t", source: "s", data: ["v": "abc", "w": 0, "x": "A"]),
             runtime: StaticRulesRuntime())
         let traces = Evaluator.explain(set, &r)
         guard case .group(_, let result, let children) = traces[0].condition else {

@@ -10,8 +10,8 @@ final class MockRuntime: RulesRuntime {
         var xdmStates: [String: ValueObject?] = [:]
         var historyResults: [HistoryResult] = []
         var recordResult = true
-        var dispatched: [EngineEvent] = []
-        var recorded: [EngineEvent] = []
+        var dispatched: [Event] = []
+        var recorded: [Event] = []
         var lastQuery: (count: Int, enforceOrder: Bool)?
     }
 
@@ -23,13 +23,13 @@ final class MockRuntime: RulesRuntime {
         state.withLock { $0.sharedStates = sharedStates }
     }
 
-    var dispatched: [EngineEvent] { state.withLock { $0.dispatched } }
+    var dispatched: [Event] { state.withLock { $0.dispatched } }
 
-    func sharedState(_ extensionName: String, at event: EngineEvent) -> ValueObject? {
+    func sharedState(_ extensionName: String, at event: Event) -> ValueObject? {
         state.withLock { s in s.sharedStates[extensionName] ?? nil }
     }
 
-    func xdmSharedState(_ extensionName: String, at event: EngineEvent) -> ValueObject? {
+    func xdmSharedState(_ extensionName: String, at event: Event) -> ValueObject? {
         state.withLock { s in s.xdmStates[extensionName] ?? nil }
     }
 
@@ -40,14 +40,14 @@ final class MockRuntime: RulesRuntime {
         }
     }
 
-    func recordHistory(_ event: EngineEvent) -> Bool {
+    func recordHistory(_ event: Event) -> Bool {
         state.withLock { s in
             s.recorded.append(event)
             return s.recordResult
         }
     }
 
-    func dispatch(_ event: EngineEvent) {
+    func dispatch(_ event: Event) {
         state.withLock { $0.dispatched.append(event) }
     }
 

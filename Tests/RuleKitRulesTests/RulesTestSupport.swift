@@ -22,7 +22,7 @@ enum Rules {
         let set = try compile("rules:\n  - id: r\n    when: \(condition)\n    then: []\n")
         guard !set.rules.isEmpty else { return false }
         let runtime = StaticRulesRuntime(states: states, xdmStates: xdm)
-        let event = EngineEvent(name: "e", type: type, source: source, data: data?.objectValue)
+        let event = Event(name: "e", type: type, source: source, data: data?.objectValue)
         var r1 = Resolver(event: event, runtime: runtime, slotCount: set.slotCount)
         let tree = Evaluator.matches(set.rules[0].condition, &r1)
         var r2 = Resolver(event: event, runtime: runtime, slotCount: set.slotCount)

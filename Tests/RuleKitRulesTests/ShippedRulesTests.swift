@@ -16,11 +16,11 @@ import Testing
         return try result.get()
     }
 
-    static func examples() throws -> [EngineEvent] {
+    static func examples() throws -> [Event] {
         let url = SharedCorpus.repositoryRoot.appendingPathComponent("Examples/events.jsonl")
         return try JSONLinesReader(path: url.path).map { r in
             let v = try r.get()
-            return EngineEvent(
+            return Event(
                 name: v["name"]?.stringValue ?? "", type: v["type"]?.stringValue ?? "",
                 source: v["source"]?.stringValue ?? "", data: v["data"]?.objectValue)
         }

@@ -18,9 +18,9 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock], maxDuration: .seconds(5),
         maxIterations: 30)
-    let events: [EngineEvent] = load("bench/events-10k.jsonl").split(separator: 0x0A).map { line in
+    let events: [Event] = load("bench/events-10k.jsonl").split(separator: 0x0A).map { line in
         let v = try! JSONReader.read(Array(line)).value
-        return EngineEvent(
+        return Event(
             name: v["name"]?.stringValue ?? "", type: v["type"]?.stringValue ?? "",
             source: v["source"]?.stringValue ?? "", data: v["data"]?.objectValue)
     }

@@ -124,9 +124,9 @@ if on("yaml") || on("pull") || on("yaml-load") || on("yaml-plan") || on("yaml-al
 
 if on("match10") || on("match1000") || phase == "warm10" || phase == "batch10" {
     let before = rssKiB()
-    let events: [EngineEvent] = BenchData.load("bench/events-10k.jsonl").split(separator: 0x0A).map { line in
+    let events: [Event] = BenchData.load("bench/events-10k.jsonl").split(separator: 0x0A).map { line in
         let v = try! JSONReader.read(Array(line)).value
-        return EngineEvent(
+        return Event(
             name: v["name"]?.stringValue ?? "", type: v["type"]?.stringValue ?? "",
             source: v["source"]?.stringValue ?? "", data: v["data"]?.objectValue)
     }
@@ -190,7 +190,7 @@ if on("match10") || on("match1000") || phase == "warm10" || phase == "batch10" {
             }
         }
         let compacted = events.map { e in
-            EngineEvent(name: e.name, type: e.type, source: e.source, data: compact(.object(e.data ?? [:])).objectValue)
+            Event(name: e.name, type: e.type, source: e.source, data: compact(.object(e.data ?? [:])).objectValue)
         }
         time("match rules-\(n) x10k compacted copies", rounds: rounds) {
             for e in compacted {

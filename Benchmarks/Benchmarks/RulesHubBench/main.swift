@@ -62,7 +62,7 @@ func engineOnly() -> Double {
     for (k, v) in state { states[k] = v.objectValue }
     let engine = RulesEngine(runtime: StaticRulesRuntime(states: states))
     engine.setRules(compiled)
-    let engineEvents = events.map { EngineEvent(id: $0.id, name: $0.name, type: $0.type, source: $0.source, data: $0.data) }
+    let engineEvents = events.map { Event(id: $0.id, name: $0.name, type: $0.type, source: $0.source, data: $0.data) }
     let start = DispatchTime.now().uptimeNanoseconds
     for e in engineEvents { _ = engine.process(e) }
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9

@@ -7,12 +7,12 @@ import RuleKitCore
 
 enum EventMaker {
     static func events(keys: [String: [Value]], count: Int, _ random: inout SplitMix)
-        -> ([EngineEvent], StaticRulesRuntime)
+        -> ([Event], StaticRulesRuntime)
     {
         let sorted = keys.keys.sorted()
         var states: [String: ValueObject] = [:]
         var xdm: [String: ValueObject] = [:]
-        var events: [EngineEvent] = []
+        var events: [Event] = []
         for n in 0..<count {
             var data = ValueObject()
             var type = "com.adobe.eventType.generic.track"
@@ -47,7 +47,7 @@ enum EventMaker {
                 }
             }
             events.append(
-                EngineEvent(
+                Event(
                     name: "e\(n)", type: type, source: source,
                     data: random.next() % 8 == 0 ? nil : data,
                     timestamp: Date(timeIntervalSince1970: 1_700_000_000 + Double(n))))

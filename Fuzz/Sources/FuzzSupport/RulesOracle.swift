@@ -81,7 +81,7 @@ public enum RulesOracle {
         for sub in c.definition.conditions ?? [] { collect(sub, into: &keys, depth: depth + 1) }
     }
 
-    static func describe(_ e: EngineEvent) -> String {
+    static func describe(_ e: Event) -> String {
         "event \(e.type)/\(e.source) \(e.data.map { JSONWriter.string(.object($0)) }.map { String($0.prefix(300)) } ?? "nil")"
     }
 

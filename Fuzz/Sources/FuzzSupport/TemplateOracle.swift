@@ -75,7 +75,7 @@ public enum TemplateOracle {
                 EventMaker.pick([.string("v"), .int(7), .double(2.5), .bool(true)], &random),
                 at: tok.rawKey, in: &data, &random)
         }
-        let event = EngineEvent(name: "e", type: "t", source: "s", data: data)
+        let event = Event(name: "e", type: "t", source: "s", data: data)
         let runtime = StaticRulesRuntime(clock: { Date(timeIntervalSince1970: 1_700_000_000) })
         var r1 = Resolver(event: event, runtime: runtime)
         let rendered = Evaluator.render(template, &r1)

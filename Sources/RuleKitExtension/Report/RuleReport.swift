@@ -196,7 +196,7 @@ public struct RuleReportBuilder {
     }
 
     /// The event's data after `set`'s rules ran on it alone (a fresh engine: no state of other events).
-    func resultingData(_ set: CompiledRuleSet, _ event: EngineEvent) -> String {
+    func resultingData(_ set: CompiledRuleSet, _ event: Event) -> String {
         let engine = RulesEngine(runtime: StaticRulesRuntime(states: states, xdmStates: xdmStates))
         engine.setRules(set)
         return engine.process(event).data.map { JSONWriter.string(.object($0)) } ?? "null"
@@ -213,9 +213,9 @@ public struct RuleReportBuilder {
                 added: now.subtracting(was).sorted(), removed: was.subtracting(now).sorted(),
                 changedMatches: [], changedMatchCount: 0, changedData: [], dataChecked: 0)
         }
-        var sample: [(line: Int, event: EngineEvent)] = []
-        var firstMatchEvent: [Int: (Int, EngineEvent)] = [:]
-        var block: [EngineEvent] = []
+        var sample: [(line: Int, event: Event)] = []
+        var firstMatchEvent: [Int: (Int, Event)] = [:]
+        var block: [Event] = []
         var lines: [Int] = []
         var resolver: Resolver?
         let xdmValidator = linter.xdmValidator
@@ -259,7 +259,7 @@ public struct RuleReportBuilder {
         while let record = records.next() {
             switch record {
             case .success(.object(let o)):
-                let e = EngineEvent(
+                let e = Event(
                     name: o["name"]?.stringValue ?? "event", type: o["type"]?.stringValue ?? "",
                     source: o["source"]?.stringValue ?? "", data: o["data"]?.objectValue)
                 report.eventCount += 1

@@ -6,16 +6,16 @@ enum Consequences {
     /// Runs one consequence on `current` (the progressively processed event) and returns the new current
     /// event. Tokens resolve against the original trigger; produced events go to `out`.
     static func run(
-        _ c: PlannedConsequence, on current: EngineEvent, trigger: EngineEvent, resolver r: inout Resolver,
+        _ c: PlannedConsequence, on current: Event, trigger: Event, resolver r: inout Resolver,
         chain: Int, chainCounts: inout [UUID: Int], runtime: any RulesRuntime,
-        out: inout [EngineEvent]
-    ) -> EngineEvent {
+        out: inout [Event]
+    ) -> Event {
         let rendered = Evaluator.render(c, &r)
         let detail = rendered.detail
         switch c.kind {
         case .add, .mod:
             guard case .object(let eventdata)? = detail["eventdata"], let data = current.data else { return current }
-            return current.withData(EventDataMerge.merge(to: data, from: eventdata, overwrite: c.kind == .mod))
+            return current.copy(withData: EventDataMerge.merge(to: data, from: eventdata, overwrite: c.kind == .mod))
         case .dispatch:
             guard chain < RulesEngine.maxChainedConsequenceCount else { return current }
             guard case .string(let type)? = detail["type"], case .string(let source)? = detail["source"],
@@ -33,7 +33,7 @@ enum Consequences {
                 }
             default: return current
             }
-            let e = trigger.chained(name: RulesEventNames.dispatchEventName, type: type, source: source, data: data)
+            let e = trigger.createChainedEvent(name: RulesEventNames.dispatchEventName, type: type, source: source, data: data)
             chainCounts[e.id] = chain + 1
             out.append(e)
             return current
@@ -54,22 +54,22 @@ enum Consequences {
     }
 
     /// The generic rules-consequence event.
-    static func consequenceEvent(_ c: Consequence, trigger: EngineEvent) -> EngineEvent {
-        trigger.chained(
+    static func consequenceEvent(_ c: Consequence, trigger: Event) -> Event {
+        trigger.createChainedEvent(
             name: RulesEventNames.consequenceEventName, type: RulesEventNames.rulesEngineType,
             source: RulesEventNames.responseContent, data: ["triggeredconsequence": c.value])
     }
 
     /// The event-history operation of a `schema` consequence.
     static func history(
-        _ c: Consequence, schemaData: ValueObject, trigger: EngineEvent, runtime: any RulesRuntime,
-        out: inout [EngineEvent]
+        _ c: Consequence, schemaData: ValueObject, trigger: Event, runtime: any RulesRuntime,
+        out: inout [Event]
     ) {
         guard case .string(let operation)? = schemaData["operation"],
             operation == "insert" || operation == "insertIfNotExists",
             case .object(let content)? = schemaData["content"], !content.isEmpty
         else { return }
-        let historyEvent = trigger.chained(
+        let historyEvent = trigger.createChainedEvent(
             name: RulesEventNames.dispatchEventName, type: RulesEventNames.rulesEngineType,
             source: RulesEventNames.responseContent, data: content)
         if operation == "insertIfNotExists" {

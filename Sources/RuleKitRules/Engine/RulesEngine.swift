@@ -1,19 +1,21 @@
 internal import Foundation
-internal import RuleKitCore
+public import RuleKitCore
 
 /// Hands reevaluable rules to the host before their `schema` consequences run (the reference's
 /// `RuleReevaluationInterceptor`). Call `completion(true)` to re-evaluate and run them, `false` to drop them.
 public protocol RuleReevaluationInterceptor: AnyObject, Sendable {
     func onReevaluationTriggered(
-        event: EngineEvent, reevaluableRules: [PlannedRule],
+        event: Event, reevaluableRules: [PlannedRule],
         completion: @escaping @Sendable (Bool) -> Void)
 }
 
 /// The stateful Launch rules engine: rules, the dispatch-chain counts, the waiting-events cache and
 /// reevaluation, exactly as the reference's `LaunchRulesEngine` behaves.
 ///
-/// Thread-safe: every entry point runs under one lock, as the reference runs on one serial queue;
-/// events it produces are handed to the runtime after the lock is released, in order.
+/// Thread-safe. Lock order: the engine's lock is the innermost of all — it guards only bookkeeping (the
+/// rules in force, the waiting cache, chain counts), and no runtime (host) method is ever called while it
+/// is held; the resolver pool's lock is held only to take or return a resolver. Events the engine produces
+/// are handed to the runtime in order, after their chain counts are recorded.
 ///
 /// ```swift
 /// let engine = RulesEngine(name: "rules", runtime: hub)
@@ -28,15 +30,15 @@ public final class RulesEngine: Sendable {
     struct State {
         var rules = CompiledRuleSet.empty
         /// Events seen before the first reset event came back; nil once replayed.
-        var waiting: [EngineEvent]? = []
+        var waiting: [Event]? = []
         var chainCounts: [UUID: Int] = [:]
         weak var interceptor: (any RuleReevaluationInterceptor)?
-        /// The resolver of every pass, reset for each event: its caches keep their storage (a fresh one
-        /// per event would allocate and zero them, sized by the rule set, every time).
-        var resolver: Resolver?
     }
 
     private let state = Locked(State())
+    /// Resolvers between passes: their caches keep their storage (a fresh one per event would allocate
+    /// and zero them, sized by the rule set, every time). One per evaluation in flight.
+    private let resolvers = ResolverPool()
 
     /// The dispatch chain limit: events made by `dispatch` consequences may not dispatch again.
     public static let maxChainedConsequenceCount = 1
@@ -72,42 +74,54 @@ public final class RulesEngine: Sendable {
     }
 
     /// The reset event this engine dispatches on `replaceRules`.
-    public func resetEvent() -> EngineEvent {
-        EngineEvent(
+    public func resetEvent() -> Event {
+        Event(
             name: name, type: RulesEventNames.rulesEngineType, source: RulesEventNames.requestReset,
             data: ["name": .string(name)])
     }
 
-    func isOwnReset(_ e: EngineEvent) -> Bool {
+    func isOwnReset(_ e: Event) -> Bool {
         e.type == RulesEventNames.rulesEngineType && e.source == RulesEventNames.requestReset
             && e.data?["name"] == .string(name)
     }
 
     /// Processes an event: evaluates every rule against it, applies the consequences in order, and returns
     /// the event listeners should receive (the same event when nothing matched).
-    public func process(_ event: EngineEvent) -> EngineEvent {
-        var out: [EngineEvent] = []
-        var reevaluation: (any RuleReevaluationInterceptor, EngineEvent, [PlannedRule], EngineEvent)?
-        let result = state.withLock { s -> EngineEvent in
+    ///
+    /// The lock covers bookkeeping only (the waiting cache, chain counts, the rules in force): rules are
+    /// evaluated and the runtime is called with no lock held, so a host's state and history reads never
+    /// run under the engine's lock and different events may be evaluated at once.
+    public func process(_ event: Event) -> Event {
+        let (rules, interceptor, replay, chain) = state.withLock {
+            s -> (CompiledRuleSet, (any RuleReevaluationInterceptor)?, [(Event, Int)], Int) in
+            var replay: [(Event, Int)] = []
             if s.waiting != nil {
                 if isOwnReset(event) {
-                    let cached = s.waiting!
+                    replay = s.waiting!.map { ($0, s.chainCounts.removeValue(forKey: $0.id) ?? 0) }
                     s.waiting = nil
-                    for e in cached {
-                        let chain = s.chainCounts.removeValue(forKey: e.id) ?? 0
-                        _ = apply(
-                            event: e, rules: s.rules, chain: chain, chainCounts: &s.chainCounts, out: &out,
-                            interceptor: nil, reevaluation: &reevaluation, resolver: &s.resolver)
-                    }
                 } else {
                     s.waiting!.append(event)
                 }
             }
-            let chain = s.chainCounts.removeValue(forKey: event.id) ?? 0
-            return apply(
-                event: event, rules: s.rules, chain: chain, chainCounts: &s.chainCounts, out: &out,
-                interceptor: s.interceptor, reevaluation: &reevaluation, resolver: &s.resolver)
+            return (s.rules, s.interceptor, replay, s.chainCounts.removeValue(forKey: event.id) ?? 0)
         }
+        var out: [Event] = []
+        var chains: [UUID: Int] = [:]
+        var reevaluation: (any RuleReevaluationInterceptor, Event, [PlannedRule], Event)?
+        var r = resolvers.take(event: event, runtime: runtime, slotCount: rules.slotCount)
+        for (e, c) in replay {
+            r.reset(event: e)
+            _ = apply(
+                event: e, rules: rules, chain: c, chainCounts: &chains, out: &out, interceptor: nil,
+                reevaluation: &reevaluation, r: &r)
+        }
+        if !replay.isEmpty { r.reset(event: event) }
+        let result = apply(
+            event: event, rules: rules, chain: chain, chainCounts: &chains, out: &out, interceptor: interceptor,
+            reevaluation: &reevaluation, r: &r)
+        resolvers.give(r)
+        // Chain counts are known before the events they count are dispatched.
+        if !chains.isEmpty { state.withLock { s in s.chainCounts.merge(chains) { $1 } } }
         for e in out { runtime.dispatch(e) }
         if let (interceptor, processed, rules, original) = reevaluation {
             interceptor.onReevaluationTriggered(event: processed, reevaluableRules: rules) { [self] ok in
@@ -120,7 +134,7 @@ public final class RulesEngine: Sendable {
 
     /// Matches and renders without side effects: the consequences of every matching rule, or nil when
     /// no rule matched.
-    public func evaluate(_ event: EngineEvent) -> [Consequence]? {
+    public func evaluate(_ event: Event) -> [Consequence]? {
         let rules = self.rules
         var r = Resolver(event: event, runtime: runtime, slotCount: rules.slotCount)
         let matched = Evaluator.matchingRules(rules, &r)
@@ -130,48 +144,31 @@ public final class RulesEngine: Sendable {
 
     /// Re-runs all current rules against the original event after the interceptor approved, skipping
     /// consequences already processed; results are dispatched, the returned event discarded.
-    func reevaluate(original: EngineEvent, processed: EngineEvent, skipping done: Set<String>) {
-        var out: [EngineEvent] = []
-        state.withLock { s in
-            var r = Resolver(event: original, runtime: runtime, slotCount: s.rules.slotCount)
-            let matched = Evaluator.matchingRules(s.rules, &r)
-            let rest = matched.filter { rule in !rule.consequences.contains { done.contains($0.id) } }
-            var current = processed
-            for rule in rest {
-                for c in rule.consequences {
-                    current = Consequences.run(
-                        c, on: current, trigger: original, resolver: &r, chain: 0,
-                        chainCounts: &s.chainCounts, runtime: runtime, out: &out)
-                }
+    func reevaluate(original: Event, processed: Event, skipping done: Set<String>) {
+        let rules = self.rules
+        var out: [Event] = []
+        var chains: [UUID: Int] = [:]
+        var r = Resolver(event: original, runtime: runtime, slotCount: rules.slotCount)
+        let matched = Evaluator.matchingRules(rules, &r)
+        let rest = matched.filter { rule in !rule.consequences.contains { done.contains($0.id) } }
+        var current = processed
+        for rule in rest {
+            for c in rule.consequences {
+                current = Consequences.run(
+                    c, on: current, trigger: original, resolver: &r, chain: 0, chainCounts: &chains,
+                    runtime: runtime, out: &out)
             }
         }
+        if !chains.isEmpty { state.withLock { s in s.chainCounts.merge(chains) { $1 } } }
         for e in out { runtime.dispatch(e) }
     }
 
     private func apply(
-        event: EngineEvent, rules: CompiledRuleSet, chain: Int, chainCounts: inout [UUID: Int],
-        out: inout [EngineEvent], interceptor: (any RuleReevaluationInterceptor)?,
-        reevaluation: inout (any RuleReevaluationInterceptor, EngineEvent, [PlannedRule], EngineEvent)?,
-        resolver: inout Resolver?
-    )
-        -> EngineEvent
-    {
-        if resolver == nil {
-            resolver = Resolver(event: event, runtime: runtime, slotCount: rules.slotCount)
-        } else {
-            resolver!.reset(event: event)
-        }
-        return apply(
-            event: event, rules: rules, chain: chain, chainCounts: &chainCounts, out: &out,
-            interceptor: interceptor, reevaluation: &reevaluation, r: &resolver!)
-    }
-
-    private func apply(
-        event: EngineEvent, rules: CompiledRuleSet, chain: Int, chainCounts: inout [UUID: Int],
-        out: inout [EngineEvent], interceptor: (any RuleReevaluationInterceptor)?,
-        reevaluation: inout (any RuleReevaluationInterceptor, EngineEvent, [PlannedRule], EngineEvent)?,
+        event: Event, rules: CompiledRuleSet, chain: Int, chainCounts: inout [UUID: Int],
+        out: inout [Event], interceptor: (any RuleReevaluationInterceptor)?,
+        reevaluation: inout (any RuleReevaluationInterceptor, Event, [PlannedRule], Event)?,
         r: inout Resolver
-    ) -> EngineEvent {
+    ) -> Event {
         let matched = Evaluator.matchingRules(rules, &r)
         if matched.isEmpty { return event }
         var processed = event
@@ -200,5 +197,23 @@ public final class RulesEngine: Sendable {
             }
         }
         return processed
+    }
+}
+
+/// Resolvers kept between passes, one per evaluation in flight.
+final class ResolverPool: Sendable {
+    private let free = Locked<[Resolver]>([])
+
+    func take(event: Event, runtime: any RulesRuntime, slotCount: Int) -> Resolver {
+        if var r = free.withLock({ $0.popLast() }) {
+            r.reset(event: event)
+            return r
+        }
+        return Resolver(event: event, runtime: runtime, slotCount: slotCount)
+    }
+
+    func give(_ r: Resolver) {
+        // A few are enough: one per thread that evaluates at once.
+        free.withLock { if $0.count < 8 { $0.append(r) } }
     }
 }

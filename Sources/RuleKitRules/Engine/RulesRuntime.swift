@@ -10,16 +10,16 @@ public typealias HistoryResult = EventHistoryResult
 /// events consequences produce. The event hub implements it; tests use a mock.
 public protocol RulesRuntime: Sendable {
     /// The data of `extensionName`'s standard shared state at `event`'s version, or nil when there is none.
-    func sharedState(_ extensionName: String, at event: EngineEvent) -> ValueObject?
+    func sharedState(_ extensionName: String, at event: Event) -> ValueObject?
     /// The data of its XDM shared state (`~xdm.`), or nil.
-    func xdmSharedState(_ extensionName: String, at event: EngineEvent) -> ValueObject?
+    func xdmSharedState(_ extensionName: String, at event: Event) -> ValueObject?
     /// Runs history searches, one result per request (with `enforceOrder`, each search starts after the
     /// previous match).
     func queryHistory(_ requests: [HistoryRequest], enforceOrder: Bool) -> [HistoryResult]
     /// Records `event` in history; false when recording failed.
-    func recordHistory(_ event: EngineEvent) -> Bool
+    func recordHistory(_ event: Event) -> Bool
     /// Hands an event the engine produced to the host (it comes back through `process`).
-    func dispatch(_ event: EngineEvent)
+    func dispatch(_ event: Event)
     /// The evaluation clock (`~timestamp*` read it once per evaluation).
     func now() -> Date
     /// What `~sdkver` returns.
@@ -28,13 +28,13 @@ public protocol RulesRuntime: Sendable {
 
 extension RulesRuntime {
     /// No XDM shared states by default.
-    public func xdmSharedState(_ extensionName: String, at event: EngineEvent) -> ValueObject? { nil }
+    public func xdmSharedState(_ extensionName: String, at event: Event) -> ValueObject? { nil }
     /// The error value for every search by default (no history).
     public func queryHistory(_ requests: [HistoryRequest], enforceOrder: Bool) -> [HistoryResult] {
         requests.map { _ in .databaseError }
     }
     /// Records nothing by default.
-    public func recordHistory(_ event: EngineEvent) -> Bool { false }
+    public func recordHistory(_ event: Event) -> Bool { false }
     /// The system clock by default.
     public func now() -> Date { Date() }
     /// RuleKit's version by default.

@@ -10,7 +10,7 @@ public final class StaticRulesRuntime: RulesRuntime {
     public let xdmStates: [String: ValueObject]
     /// The clock evaluations read.
     public let clock: @Sendable () -> Date
-    private let recorded = Locked<([EngineEvent], [EngineEvent])>(([], []))
+    private let recorded = Locked<([Event], [Event])>(([], []))
 
     /// A runtime answering with these states and this clock, with an empty history.
     public init(
@@ -23,12 +23,12 @@ public final class StaticRulesRuntime: RulesRuntime {
     }
 
     /// The state of that name, matched exactly first, then case-insensitively; the same at every event.
-    public func sharedState(_ extensionName: String, at event: EngineEvent) -> ValueObject? {
+    public func sharedState(_ extensionName: String, at event: Event) -> ValueObject? {
         states[extensionName] ?? states.first { $0.key.lowercased() == extensionName.lowercased() }?.value
     }
 
     /// The XDM state of that name, matched exactly first, then case-insensitively.
-    public func xdmSharedState(_ extensionName: String, at event: EngineEvent) -> ValueObject? {
+    public func xdmSharedState(_ extensionName: String, at event: Event) -> ValueObject? {
         xdmStates[extensionName] ?? xdmStates.first { $0.key.lowercased() == extensionName.lowercased() }?.value
     }
 
@@ -53,13 +53,13 @@ public final class StaticRulesRuntime: RulesRuntime {
     }
 
     /// Keeps the event in the in-memory history.
-    public func recordHistory(_ event: EngineEvent) -> Bool {
+    public func recordHistory(_ event: Event) -> Bool {
         recorded.withLock { $0.1.append(event) }
         return true
     }
 
     /// Collects the event for `dispatched`.
-    public func dispatch(_ event: EngineEvent) {
+    public func dispatch(_ event: Event) {
         recorded.withLock { $0.0.append(event) }
     }
 
@@ -67,7 +67,7 @@ public final class StaticRulesRuntime: RulesRuntime {
     public func now() -> Date { clock() }
 
     /// Everything dispatched so far, in order; `clear` empties the list.
-    public func dispatched(clear: Bool = false) -> [EngineEvent] {
+    public func dispatched(clear: Bool = false) -> [Event] {
         recorded.withLock { r in
             defer { if clear { r.0.removeAll() } }
             return r.0

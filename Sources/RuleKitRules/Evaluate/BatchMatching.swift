@@ -1,4 +1,4 @@
-internal import RuleKitCore
+public import RuleKitCore
 
 /// Matching many events against one rule set: the same answers as `Evaluator.matchingRules` event by
 /// event, faster on streams whose data is out of cache.
@@ -18,7 +18,7 @@ extension Evaluator {
     /// order within an event (positions in `events` and in `set.rules`). `r` is reset for every event; its
     /// runtime answers shared-state keys and the clock as in per-event matching.
     public static func forEachMatch(
-        _ set: CompiledRuleSet, events: [EngineEvent], _ r: inout Resolver, _ body: (_ event: Int, _ rule: Int) -> Void
+        _ set: CompiledRuleSet, events: [Event], _ r: inout Resolver, _ body: (_ event: Int, _ rule: Int) -> Void
     ) {
         let slots = set.program.slots
         // The index's keys that walk event data: walked ahead, group by group.
@@ -37,7 +37,7 @@ extension Evaluator {
         var start = 0
         while start < events.count {
             let n = min(group, events.count - start)
-            for g in 0..<n { roots[g] = events[start + g].unsafeDataView }
+            for g in 0..<n { roots[g] = events[start + g].data?.unsafeView }
             roots.withUnsafeBufferPointer { roots in
                 walks.withUnsafeMutableBufferPointer { walks in
                     for k in walked.indices {
@@ -85,7 +85,7 @@ extension Evaluator {
     }
 
     /// How many (event, rule) matches `events` make against `set` (see `forEachMatch`).
-    public static func matchCount(_ set: CompiledRuleSet, events: [EngineEvent], _ r: inout Resolver) -> Int {
+    public static func matchCount(_ set: CompiledRuleSet, events: [Event], _ r: inout Resolver) -> Int {
         var n = 0
         forEachMatch(set, events: events, &r) { _, _ in n += 1 }
         return n

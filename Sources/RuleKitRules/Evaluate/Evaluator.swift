@@ -47,13 +47,7 @@ public enum Evaluator {
     // MARK: history
 
     static func historyOperand(_ h: PlannedCondition.Historical, _ r: inout Resolver) -> Int {
-        let requests = h.masks.map { mask in
-            HistoryRequest(
-                mask: Flatten.object(mask, arrays: true),
-                from: h.from.map { Date(timeIntervalSince1970: Double($0) / 1000) },
-                to: h.to.map { Date(timeIntervalSince1970: Double($0) / 1000) })
-        }
-        let results = r.runtime.queryHistory(requests, enforceOrder: h.searchType == .ordered)
+        let results = r.runtime.queryHistory(h.requests, enforceOrder: h.searchType == .ordered)
         switch h.searchType {
         case .mostRecent: return HistoryOperand.mostRecent(results)
         default: return HistoryOperand.count(results, searchType: h.searchType)

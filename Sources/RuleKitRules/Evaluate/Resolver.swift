@@ -5,9 +5,10 @@ public import RuleKitCore
 /// is read once (when a key first needs it), shared states are fetched once per extension.
 public struct Resolver {
     /// The event being evaluated.
-    public private(set) var event: EngineEvent
+    public private(set) var event: Event
     let runtime: any RulesRuntime
     private var clockReading: Date?
+    private var timestamps = Timestamps()
     private var states: [String: ValueObject?] = [:]
     private var xdmStates: [String: ValueObject?] = [:]
     /// The per-pass cache of condition keys, by slot; an entry is valid when its stamp is `generation`.
@@ -36,10 +37,10 @@ public struct Resolver {
     var touched: UInt8 = 0
 
     /// A resolver for `event`, with caches for `slotCount` condition keys.
-    public init(event: EngineEvent, runtime: any RulesRuntime, slotCount: Int = 0) {
+    public init(event: Event, runtime: any RulesRuntime, slotCount: Int = 0) {
         self.event = event
         self.runtime = runtime
-        dataView = self.event.unsafeDataView
+        dataView = self.event.data?.unsafeView
         if slotCount > 0 {
             slotValues = Array(repeating: nil, count: slotCount)
             slotStamps = Array(repeating: 0, count: slotCount)
@@ -47,9 +48,9 @@ public struct Resolver {
     }
 
     /// Starts a new pass for another event, keeping the cache's storage.
-    public mutating func reset(event: consuming EngineEvent) {
+    public mutating func reset(event: consuming Event) {
         self.event = event
-        dataView = self.event.unsafeDataView
+        dataView = self.event.data?.unsafeView
         clockReading = nil
         if !states.isEmpty { states.removeAll(keepingCapacity: true) }
         if !xdmStates.isEmpty { xdmStates.removeAll(keepingCapacity: true) }
@@ -276,8 +277,8 @@ public struct Resolver {
         case .type: return .string(event.type)
         case .source: return .string(event.source)
         case .timestampU: return .int(Int64(now.timeIntervalSince1970.rounded(.down)))
-        case .timestampZ: return .string(Timestamps.iso8601Local(now))
-        case .timestampP: return .string(Timestamps.iso8601UTCMillis(now))
+        case .timestampZ: return .string(timestamps.iso8601Local(now))
+        case .timestampP: return .string(timestamps.iso8601UTCMillis(now))
         case .sdkVersion: return .string(runtime.sdkVersion)
         case .cacheBust: return .string(String(Int.random(in: 1..<100_000_000)))
         case .allURL: return .string(event.data.map(AllURL.queryString) ?? "")
@@ -439,21 +440,28 @@ enum AllURL {
     }
 }
 
-/// The reference's timestamp formats.
-enum Timestamps {
-    static func iso8601Local(_ d: Date) -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone.current
-        f.dateFormat = "yyyy-MM-dd'T'HH:mm:ssXX"
-        return f.string(from: d)
+/// The reference's timestamp formats. A formatter costs far more to make than to use, so each resolver
+/// makes its two once, on first use, and keeps them across passes (a resolver serves one thread at a
+/// time, so they are never shared).
+struct Timestamps {
+    private var local: DateFormatter?
+    private var utc: DateFormatter?
+
+    mutating func iso8601Local(_ d: Date) -> String {
+        if local == nil { local = Self.formatter("yyyy-MM-dd'T'HH:mm:ssXX", TimeZone.current) }
+        return local!.string(from: d)
     }
 
-    static func iso8601UTCMillis(_ d: Date) -> String {
+    mutating func iso8601UTCMillis(_ d: Date) -> String {
+        if utc == nil { utc = Self.formatter("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'", TimeZone(identifier: "UTC")) }
+        return utc!.string(from: d)
+    }
+
+    private static func formatter(_ format: String, _ zone: TimeZone?) -> DateFormatter {
         let f = DateFormatter()
         f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "UTC")
-        f.dateFormat = "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"
-        return f.string(from: d)
+        f.timeZone = zone
+        f.dateFormat = format
+        return f
     }
 }

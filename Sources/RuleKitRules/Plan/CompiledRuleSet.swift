@@ -1,3 +1,4 @@
+internal import Foundation
 public import RuleKitCore
 
 /// Matcher operations of the engine, one per Launch matcher code.
@@ -112,6 +113,22 @@ public enum PlannedCondition: Sendable, Hashable {
         public var to: Int64?
         /// How the masks are searched.
         public var searchType: SearchType
+        /// The searches the runtime runs, one per mask: flattened and with their window as dates once, at
+        /// plan time, not for every event.
+        public let requests: [HistoryRequest]
+
+        /// A historical condition; its history requests are built here, once.
+        public init(masks: [ValueObject], operation: Operation, value: Int64, from: Int64?, to: Int64?, searchType: SearchType) {
+            self.masks = masks
+            self.operation = operation
+            self.value = value
+            self.from = from
+            self.to = to
+            self.searchType = searchType
+            let fromDate = from.map { Date(timeIntervalSince1970: Double($0) / 1000) }
+            let toDate = to.map { Date(timeIntervalSince1970: Double($0) / 1000) }
+            requests = masks.map { HistoryRequest(mask: Flatten.object($0, arrays: true), from: fromDate, to: toDate) }
+        }
     }
 }
 

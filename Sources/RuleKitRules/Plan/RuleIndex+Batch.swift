@@ -14,7 +14,7 @@ extension RuleIndex {
     /// whose probe needs the general path (a walk left undecided, text that is not ASCII, keys that are
     /// not) gets `decided[g] = false`, and its bits are then meaningless: the caller probes it alone.
     func markCandidates(
-        group events: ArraySlice<EngineEvent>, slots: SlotTable, words: Int,
+        group events: ArraySlice<Event>, slots: SlotTable, words: Int,
         walk: (Int, Int) -> FlatLookup.Walk?,
         bits: UnsafeMutableBufferPointer<UInt64>, decided: UnsafeMutableBufferPointer<Bool>,
         scratch: inout [UInt8]

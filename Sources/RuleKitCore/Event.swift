@@ -1,0 +1,154 @@
+public import Foundation
+
+/// An event: what extensions send each other through the hub, and what the rules engine reads and
+/// produces. One type for both layers, so the engine's view of a hub event is the event itself (its hub
+/// number included) and nothing is copied or looked up again between them.
+///
+/// A value type whose fields live in one shared, copy-on-write box: events are copied at every step (into
+/// a queue, a resolver, a consequence), and a copy is then one reference count, not one per string,
+/// object and list field.
+public struct Event: Sendable, Hashable, CustomStringConvertible {
+    final class Storage: @unchecked Sendable {
+        // @unchecked: mutated only while uniquely referenced (see `unique()`), so sharing it is safe.
+        var id: UUID
+        var name: String
+        var type: String
+        var source: String
+        var data: ValueObject?
+        var timestamp: Date
+        var responseID: UUID?
+        var parentID: UUID?
+        var mask: [String]?
+        var number: Int?
+
+        init(
+            id: UUID, name: String, type: String, source: String, data: ValueObject?, timestamp: Date,
+            responseID: UUID?, parentID: UUID?, mask: [String]?, number: Int?
+        ) {
+            self.id = id
+            self.name = name
+            self.type = type
+            self.source = source
+            self.data = data
+            self.timestamp = timestamp
+            self.responseID = responseID
+            self.parentID = parentID
+            self.mask = mask
+            self.number = number
+        }
+
+        func copy() -> Storage {
+            Storage(
+                id: id, name: name, type: type, source: source, data: data, timestamp: timestamp,
+                responseID: responseID, parentID: parentID, mask: mask, number: number)
+        }
+    }
+
+    private var storage: Storage
+
+    private mutating func unique() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
+
+    /// Unique per event; responses and chained events refer to it.
+    public var id: UUID {
+        get { storage.id }
+        set { unique().id = newValue }
+    }
+    /// A name for people and logs.
+    public var name: String {
+        get { storage.name }
+        set { unique().name = newValue }
+    }
+    /// The event type (`~type`); listeners register for a type and a source.
+    public var type: String {
+        get { storage.type }
+        set { unique().type = newValue }
+    }
+    /// The event source (`~source`).
+    public var source: String {
+        get { storage.source }
+        set { unique().source = newValue }
+    }
+    /// The payload: an object, or nil for an event without data.
+    public var data: ValueObject? {
+        get { storage.data }
+        set { unique().data = newValue }
+    }
+    /// When the event was made (the `~timestamp*` tokens read the evaluation clock, not this).
+    public var timestamp: Date {
+        get { storage.timestamp }
+        set { unique().timestamp = newValue }
+    }
+    /// Set on a response: the id of the event it answers.
+    public var responseID: UUID? {
+        get { storage.responseID }
+        set { unique().responseID = newValue }
+    }
+    /// Set on responses and chained events: the id of the event that caused it.
+    public var parentID: UUID? {
+        get { storage.parentID }
+        set { unique().parentID = newValue }
+    }
+    /// Keys whose values identify the event in event history; nil: not recorded.
+    public var mask: [String]? {
+        get { storage.mask }
+        set { unique().mask = newValue }
+    }
+    /// The hub's sequence number, set when the hub delivers the event (its shared-state version); nil for
+    /// an event no hub has numbered.
+    public package(set) var number: Int? {
+        get { storage.number }
+        set { unique().number = newValue }
+    }
+
+    /// An event; by default made now, with a fresh id, no links, no history mask and no number.
+    public init(
+        id: UUID = UUID(), name: String, type: String, source: String, data: ValueObject? = nil,
+        timestamp: Date = Date(), responseID: UUID? = nil, parentID: UUID? = nil, mask: [String]? = nil
+    ) {
+        storage = Storage(
+            id: id, name: name, type: type, source: source, data: data, timestamp: timestamp,
+            responseID: responseID, parentID: parentID, mask: mask, number: nil)
+    }
+
+    /// Equal when every field but the hub number is (a copy of an event made before the hub numbered it
+    /// is the same event).
+    public static func == (a: Event, b: Event) -> Bool {
+        if a.storage === b.storage { return true }
+        let x = a.storage
+        let y = b.storage
+        return x.id == y.id && x.name == y.name && x.type == y.type && x.source == y.source && x.data == y.data
+            && x.timestamp == y.timestamp && x.responseID == y.responseID && x.parentID == y.parentID
+            && x.mask == y.mask
+    }
+
+    /// Hashes the id (equal events have equal ids).
+    public func hash(into h: inout Hasher) { h.combine(storage.id) }
+
+    /// The name, type, source, id and data, for logs.
+    public var description: String {
+        "Event(\(name), \(type), \(source), id: \(id)\(data.map { ", data: \(Value.object($0))" } ?? ""))"
+    }
+
+    /// A response to this event: `responseID` and `parentID` are this event's id.
+    public func createResponseEvent(name: String, type: String, source: String, data: ValueObject?) -> Event {
+        Event(name: name, type: type, source: source, data: data, responseID: id, parentID: id)
+    }
+
+    /// An event caused by this one: only `parentID` is set.
+    public func createChainedEvent(
+        name: String, type: String, source: String, data: ValueObject?, mask: [String]? = nil
+    ) -> Event {
+        Event(name: name, type: type, source: source, data: data, parentID: id, mask: mask)
+    }
+
+    /// The same event (id, timestamp, links, mask, number) with other data: what preprocessors and
+    /// consequences return.
+    public func copy(withData data: ValueObject?) -> Event {
+        var e = self
+        e.data = data
+        return e
+    }
+}
