@@ -89,7 +89,7 @@ public struct Linter: Sendable {
                                 at: rule.location))
                     }
                     if planned.consequences.contains(where: { $0.kind == .other || $0.kind == .schema }),
-                        Self.canMatchConsequenceEvents(planned.condition)
+                        Self.canMatchConsequenceEvents(plan, rule: planned.index)
                     {
                         out.append(
                             .warning(
@@ -233,13 +233,13 @@ public struct Linter: Sendable {
     }
 
     /// Whether a rules-consequence event (type rulesEngine, data {triggeredconsequence}) can satisfy it.
-    static func canMatchConsequenceEvents(_ c: PlannedCondition) -> Bool {
+    static func canMatchConsequenceEvents(_ set: CompiledRuleSet, rule: Int) -> Bool {
         var r = Resolver(
             event: Event(
                 name: RulesEventNames.consequenceEventName, type: RulesEventNames.rulesEngineType,
                 source: RulesEventNames.responseContent,
                 data: ["triggeredconsequence": ["id": "x", "type": "url", "detail": [:]]]),
-            runtime: StaticRulesRuntime())
-        return Evaluator.matches(c, &r)
+            runtime: StaticRulesRuntime(), slotCount: set.slotCount)
+        return Evaluator.matches(set, rule: rule, &r)
     }
 }

@@ -84,11 +84,21 @@ struct EngineCase {
             for e in c["events"]?.arrayValue ?? [] {
                 let input = AEPRulesCorpus.event(e)
                 if let l = e["label"]?.stringValue { labels[l] = input }
+                crossCheck(input)
                 last = (input, engine.process(input))
             }
             check(c["expect"]?.objectValue ?? [:], dispatched: runtime.dispatched, last: last, prefix: "")
         }
         return failures
+    }
+
+    /// The rules in force against `input`: the interpreter must agree with the independent oracle, on a
+    /// runtime of its own with the case's states and history (the case's runtime counts queries).
+    mutating func crossCheck(_ input: Event) {
+        let check = MockRuntime(sharedStates: AEPRulesCorpus.sharedStates(c["sharedStates"]), clock: runtime.clock)
+        check.state.withLock { $0.historyResults = runtime.state.withLock { $0.historyResults } }
+        failures += OracleCheck.disagreements(
+            engine.rules, input, runtime: check, states: AEPRulesCorpus.knownStates(c["sharedStates"]))
     }
 
     mutating func runStep(_ step: ValueObject, number: Int) {
@@ -106,6 +116,7 @@ struct EngineCase {
                 input = AEPRulesCorpus.event(step["event"] ?? .null)
                 if let l = step["event"]?["label"]?.stringValue { labels[l] = input }
             }
+            crossCheck(input)
             last = (input, engine.process(input))
         case "replaceRules":
             let r = step["rules"] == .string("$case") ? c["rules"] ?? .null : step["rules"] ?? .null

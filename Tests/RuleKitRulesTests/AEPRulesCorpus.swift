@@ -31,6 +31,11 @@ struct AEPRulesCorpus {
         return out
     }
 
+    /// The shared states that have data, for the oracle.
+    static func knownStates(_ v: Value?) -> [String: ValueObject] {
+        sharedStates(v).compactMapValues { $0 }
+    }
+
     static func historyResults(_ v: Value?, now: Date) -> [HistoryResult] {
         (v?.arrayValue ?? []).map { r in
             HistoryResult(
@@ -144,9 +149,11 @@ struct AEPRulesCorpus {
         let i = Int(c["ruleIndex"]?.intValue ?? 0)
         guard i < set.rules.count else { return out + ["no rule \(i)"] }
         let runtime = MockRuntime(sharedStates: Self.sharedStates(c["sharedStates"]))
-        var r = Resolver(event: Self.event(c["event"] ?? .null), runtime: runtime)
-        let got = Evaluator.matches(set.rules[i].condition, &r)
+        let event = Self.event(c["event"] ?? .null)
+        var r = Resolver(event: event, runtime: runtime)
+        let got = Evaluator.matches(set, rule: i, &r)
         if let m = c["expect"]?["matches"]?.boolValue, m != got { out.append("matches \(got), expected \(m)") }
+        out += OracleCheck.disagreements(set, event, runtime: runtime, states: Self.knownStates(c["sharedStates"]))
         return out
     }
 

@@ -173,8 +173,9 @@ import Testing
             var r1 = Resolver(event: e, runtime: runtime, slotCount: set.slotCount)
             var r2 = Resolver(event: e, runtime: runtime, slotCount: set.slotCount)
             let viaIndex = Evaluator.matchingRules(set, &r1).map(\.label)
-            let viaTree = set.rules.filter { Evaluator.matches($0.condition, &r2) }.map(\.label)
-            #expect(viaIndex == viaTree, "\(e.type)")
+            let viaScan = set.rules.filter { Evaluator.matches(set, rule: $0.index, &r2) }.map(\.label)
+            #expect(viaIndex == viaScan, "\(e.type)")
+            #expect(OracleCheck.disagreements(set, e, runtime: runtime) == [])
         }
     }
 

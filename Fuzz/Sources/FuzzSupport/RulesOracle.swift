@@ -1,6 +1,7 @@
 // Rules oracle: a rules file in either syntax and format is loaded, planned and evaluated on events built
-// from its own keys and values. Every way of evaluating must agree: the condition tree and the flat
-// program, the rule index and a scan of every rule, batches and event by event. Converting the set to
+// from its own keys and values. Every way of evaluating must agree: the interpreter's fast paths and its
+// traced run (each comparison by the general path), the rule index and a scan of every rule, batches and
+// event by event. Converting the set to
 // RuleKit YAML (and a Launch set to Launch JSON) and loading it again gives the same rules.
 import Foundation
 import RuleKitCore
@@ -8,7 +9,7 @@ import RuleKitYAML
 
 @testable import RuleKitRules
 
-/// The rules oracle: evaluators, index, batch matching and round trips agree on generated events.
+/// The rules oracle: fast and traced evaluation, index, batch matching and round trips agree on generated events.
 public enum RulesOracle {
     static let name = "fuzz-rules"
 
@@ -50,19 +51,20 @@ public enum RulesOracle {
             let indexed = Evaluator.matchingRules(compiled, &r1).map(\.index)
             var r2 = Resolver(event: e, runtime: runtime, slotCount: compiled.slotCount)
             let scanned = Evaluator.matchingRules(plain, &r2).map(\.index)
-            var tree: [Int] = []
+            // Each rule by the interpreter's fast paths, and traced (the general path of every comparison).
+            var each: [Int] = []
             for rule in compiled.rules {
                 var r3 = Resolver(event: e, runtime: runtime, slotCount: compiled.slotCount)
-                let t = Evaluator.matches(rule.condition, &r3)
+                let fast = Evaluator.matches(compiled, rule: rule.index, &r3)
                 var r4 = Resolver(event: e, runtime: runtime, slotCount: compiled.slotCount)
-                let p = ProgramEvaluator.matches(compiled.program, rule: rule.index, &r4)
-                if t != p {
-                    Oracle.fail(name, "rule \(rule.label): tree \(t), program \(p) on \(describe(e))", input: input)
+                let traced = Evaluator.trace(compiled, rule: rule.index, &r4).result
+                if fast != traced {
+                    Oracle.fail(name, "rule \(rule.label): fast path \(fast), traced \(traced) on \(describe(e))", input: input)
                 }
-                if t { tree.append(rule.index) }
+                if fast { each.append(rule.index) }
             }
-            if indexed != scanned || scanned != tree {
-                Oracle.fail(name, "indexed \(indexed), scanned \(scanned), tree \(tree) on \(describe(e))", input: input)
+            if indexed != scanned || scanned != each {
+                Oracle.fail(name, "indexed \(indexed), scanned \(scanned), rule by rule \(each) on \(describe(e))", input: input)
             }
             perEvent.append(indexed)
         }

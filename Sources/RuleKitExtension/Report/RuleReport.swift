@@ -283,15 +283,15 @@ public struct RuleReportBuilder {
         flush()
         report.baseline = diff
         // Traces: each rule's first match, and its closest miss among the sampled events.
-        for (i, rule) in compiled.rules.enumerated() {
+        for i in compiled.rules.indices {
             if let (line, e) = firstMatchEvent[i] {
                 var r = Resolver(event: e, runtime: runtime, slotCount: compiled.slotCount)
-                report.rules[i].firstMatch = (line, ExplainText.render(Evaluator.trace(rule.condition, &r)))
+                report.rules[i].firstMatch = (line, ExplainText.render(Evaluator.trace(compiled, rule: i, &r)))
             }
             var best: (line: Int, failed: Int, trace: ConditionTrace)?
             for (line, e) in sample {
                 var r = Resolver(event: e, runtime: runtime, slotCount: compiled.slotCount)
-                let t = Evaluator.trace(rule.condition, &r)
+                let t = Evaluator.trace(compiled, rule: i, &r)
                 let failed = t.failedMatchers
                 if !t.result, failed > 0, best == nil || failed < best!.failed { best = (line, failed, t) }
                 if best?.failed == 1 { break }

@@ -70,13 +70,13 @@ extension Evaluator {
                         var x = bits[g * words + w]
                         while x != 0 {
                             let i = w << 6 | x.trailingZeroBitCount
-                            if ProgramEvaluator.matches(set.program, rule: i, &r) { body(start + g, i) }
+                            if Interpreter.matches(set.program, rule: i, &r) { body(start + g, i) }
                             x &= x - 1
                         }
                     }
                 } else {
                     set.index.forEachCandidate(&r, slots: slots) { i, r in
-                        if ProgramEvaluator.matches(set.program, rule: i, &r) { body(start + g, i) }
+                        if Interpreter.matches(set.program, rule: i, &r) { body(start + g, i) }
                     }
                 }
             }

@@ -6,31 +6,16 @@ public import RuleKitCore
 /// Stateless apart from the per-pass `Resolver`; the stateful parts of the reference (dispatch chains,
 /// the waiting-events cache, reevaluation) live in `RulesEngine`.
 public enum Evaluator {
-    /// Whether `condition` holds for the resolver's event.
-    public static func matches(_ condition: PlannedCondition, _ r: inout Resolver) -> Bool {
-        switch condition {
-        case .and(let cs):
-            for c in cs where !matches(c, &r) { return false }
-            return true
-        case .or(let cs):
-            for c in cs where matches(c, &r) { return true }
-            return false
-        case .unknownLogic:
-            return false
-        case .comparison(let key, let op, let operand):
-            return Compare.evaluate(r.resolve(key), op, operand)
-        case .existence(let key, let negated):
-            return (r.resolve(key) != nil) != negated
-        case .historical(let h):
-            return Compare.evaluate(.int(Int64(historyOperand(h, &r))), h.operation, .int(h.value))
-        }
+    /// Whether rule `rule` of `set` holds for the resolver's event (the index is not consulted).
+    public static func matches(_ set: CompiledRuleSet, rule: Int, _ r: inout Resolver) -> Bool {
+        Interpreter.matches(set.program, rule: rule, &r)
     }
 
     /// The rules of `set` whose condition holds for `event`, in order.
     public static func matchingRules(_ set: CompiledRuleSet, _ r: inout Resolver) -> [PlannedRule] {
         var out: [PlannedRule] = []
         set.index.forEachCandidate(&r, slots: set.program.slots) { i, r in
-            if ProgramEvaluator.matches(set.program, rule: i, &r) { out.append(set.rules[i]) }
+            if Interpreter.matches(set.program, rule: i, &r) { out.append(set.rules[i]) }
         }
         return out
     }
@@ -39,7 +24,7 @@ public enum Evaluator {
     public static func matchCount(_ set: CompiledRuleSet, _ r: inout Resolver) -> Int {
         var n = 0
         set.index.forEachCandidate(&r, slots: set.program.slots) { i, r in
-            if ProgramEvaluator.matches(set.program, rule: i, &r) { n += 1 }
+            if Interpreter.matches(set.program, rule: i, &r) { n += 1 }
         }
         return n
     }

@@ -62,48 +62,62 @@ extension Evaluator {
     /// Every rule of `set` against the resolver's event, with the full trace of each condition.
     public static func explain(_ set: CompiledRuleSet, _ r: inout Resolver) -> [RuleTrace] {
         set.rules.map { rule in
-            let t = trace(rule.condition, &r)
+            let t = trace(set, rule: rule.index, &r)
             let rendered = t.result ? rule.consequences.map { render($0, &r) } : []
             return RuleTrace(index: rule.index, label: rule.label, matched: t.result, condition: t, consequences: rendered)
         }
     }
 
-    /// Evaluates `c` whole against the resolver's event.
-    public static func trace(_ c: PlannedCondition, _ r: inout Resolver) -> ConditionTrace {
-        switch c {
-        case .and(let cs):
-            let children = cs.map { trace($0, &r) }
-            return .group(logic: "and", result: children.allSatisfy(\.result), children: children)
-        case .or(let cs):
-            let children = cs.map { trace($0, &r) }
-            return .group(logic: "or", result: children.contains(where: \.result), children: children)
-        case .unknownLogic(let logic, let cs):
-            return .group(logic: logic, result: false, children: cs.map { trace($0, &r) })
-        case .existence(let key, let negated):
-            let v = r.resolve(key)
-            return .existence(key: key.ref.description, value: v, negated: negated, result: (v != nil) != negated)
-        case .historical(let h):
-            let operand = historyOperand(h, &r)
-            let ok = Compare.evaluate(.int(Int64(operand)), h.operation, .int(h.value))
-            return .historical(
-                searchType: h.searchType.rawValue, operand: operand, operation: h.operation,
-                value: h.value, result: ok)
-        case .comparison(let key, let op, let operand):
-            let v = r.resolve(key)
-            let lhs = v ?? .string("")
-            let converted: Value? =
-                switch operand {
-                case .string: .string(Conversion.string(lhs))
-                case .int: Conversion.int(lhs).map(Value.int)
-                case .double: Conversion.double(lhs).map(Value.double)
-                case .bool: .bool(Conversion.bool(lhs))
-                }
-            return .comparison(
+    /// Evaluates rule `rule` of `set` whole (every child of every group) against the resolver's event.
+    public static func trace(_ set: CompiledRuleSet, rule: Int, _ r: inout Resolver) -> ConditionTrace {
+        var t = TraceBuilder()
+        _ = Interpreter.run(set.program, Int(set.program.roots[rule]), &r, &t)
+        return t.root
+    }
+}
+
+/// Builds a `ConditionTrace` as the interpreter reports each node.
+struct TraceBuilder: ConditionTracer {
+    static var evaluatesAll: Bool { true }
+    /// The children of each group being evaluated; the bottom level holds the root.
+    private var levels: [[ConditionTrace]] = [[]]
+
+    var root: ConditionTrace { levels[0][0] }
+
+    mutating func enterGroup() { levels.append([]) }
+
+    mutating func leaveGroup(logic: String, result: Bool) {
+        let children = levels.removeLast()
+        levels[levels.count - 1].append(.group(logic: logic, result: result, children: children))
+    }
+
+    mutating func comparison(key: SlotKey, resolved: Value?, operation: Operation, operand: Operand, result: Bool) {
+        let lhs = resolved ?? .string("")
+        let converted: Value? =
+            switch operand {
+            case .string: .string(Conversion.string(lhs))
+            case .int: Conversion.int(lhs).map(Value.int)
+            case .double: Conversion.double(lhs).map(Value.double)
+            case .bool: .bool(Conversion.bool(lhs))
+            }
+        // The general path's reading; the interpreter's fast path must agree with it (checked in debug
+        // builds, and by the tests against an independent oracle).
+        let outcome = Compare.outcome(resolved, operation, operand)
+        assert(outcome.isMatch == result, "fast path and general path disagree on \(key.ref) \(operation.code) \(operand.value)")
+        levels[levels.count - 1].append(
+            .comparison(
                 ComparisonTrace(
-                    key: key.ref.description, resolved: v, conversion: operand.typeName,
-                    converted: converted, operation: op, operand: operand.value,
-                    outcome: Compare.outcome(v, op, operand)))
-        }
+                    key: key.ref.description, resolved: resolved, conversion: operand.typeName, converted: converted,
+                    operation: operation, operand: operand.value, outcome: outcome)))
+    }
+
+    mutating func existence(key: SlotKey, resolved: Value?, negated: Bool, result: Bool) {
+        levels[levels.count - 1].append(.existence(key: key.ref.description, value: resolved, negated: negated, result: result))
+    }
+
+    mutating func historical(_ h: PlannedCondition.Historical, operand: Int, result: Bool) {
+        levels[levels.count - 1].append(
+            .historical(searchType: h.searchType.rawValue, operand: operand, operation: h.operation, value: h.value, result: result))
     }
 }
 

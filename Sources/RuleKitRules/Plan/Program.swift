@@ -1,20 +1,26 @@
 /// The planned conditions of a rule set flattened into arrays of plain values, so evaluation touches no
 /// reference counts: nodes, child lists, operands and a pool of lowercased operand bytes.
 ///
-/// Built once per `CompiledRuleSet`. Anything the flat form does not cover (historical conditions,
-/// operands with non-ASCII text) stays a `PlannedCondition` the evaluator walks the ordinary way.
+/// Built once per `CompiledRuleSet`, and the only form that is evaluated: the `PlannedCondition` tree is
+/// the input of this translation (and of the rule index), never walked per event. Every condition has a
+/// node: comparisons the resolver's converted forms can decide (`compare`), comparisons only the general
+/// path can (non-ASCII operand text, keys read afresh each time such as `~cachebust`: `compareValue`),
+/// existence, historical conditions, and groups (an unknown logic keeps its children, for explain).
 struct Program: Sendable {
     enum Kind: UInt8 {
-        case and, or, never, compare, exists, fallback
+        /// A group; `never` is one whose logic is unknown (always false, children kept for explain).
+        case and, or, never
+        case compare, compareValue, exists, history
     }
 
     struct Node: Sendable {
         var kind: Kind
         /// compare: the operation; exists: 1 when negated.
         var op: UInt8
-        /// and/or: first child in `children`; compare: operand index; fallback: index in `fallbacks`.
+        /// Groups: first child in `children`; compare, compareValue: operand index; history: index in
+        /// `historicals`.
         var a: Int32
-        /// and/or: child count.
+        /// Groups: child count.
         var b: Int32
         var slot: Int32
     }
@@ -33,7 +39,11 @@ struct Program: Sendable {
     var children: [Int32] = []
     var operands: [FlatOperand] = []
     var bytes: [UInt8] = []
-    var fallbacks: [PlannedCondition] = []
+    /// Each operand as planned, by operand index: what the general path and the trace read.
+    var operandValues: [Operand] = []
+    /// Group logic names of `never` nodes, by node index (for explain).
+    var unknownLogic: [Int32: String] = [:]
+    var historicals: [PlannedCondition.Historical] = []
     /// Root node of each rule, by rule position.
     var roots: [Int32] = []
     /// The key of each slot, and how to read it.
@@ -63,24 +73,28 @@ struct Program: Sendable {
 
     private mutating func add(_ c: PlannedCondition) -> Int32 {
         switch c {
-        case .and(let cs), .or(let cs):
+        case .and(let cs), .or(let cs), .unknownLogic(_, let cs):
             // The children's slots are reserved first and filled as each child is added (their own
             // children land after them): no temporary array per group.
             let start = children.count
             children.append(contentsOf: repeatElement(0, count: cs.count))
             for j in cs.indices { children[start + j] = add(cs[j]) }
-            let isAnd: Bool = if case .and = c { true } else { false }
-            return push(Node(kind: isAnd ? .and : .or, op: 0, a: Int32(start), b: Int32(cs.count), slot: -1))
-        case .unknownLogic:
-            return push(Node(kind: .never, op: 0, a: 0, b: 0, slot: -1))
+            let kind: Kind
+            switch c {
+            case .and: kind = .and
+            case .or: kind = .or
+            default: kind = .never
+            }
+            let node = push(Node(kind: kind, op: 0, a: Int32(start), b: Int32(cs.count), slot: -1))
+            if case .unknownLogic(let logic, _) = c { unknownLogic[node] = logic }
+            return node
         case .existence(let k, let negated):
-            guard k.cacheable else { return fallback(c) }
             record(k)
             return push(Node(kind: .exists, op: negated ? 1 : 0, a: 0, b: 0, slot: Int32(k.slot)))
         case .comparison(let k, let op, let operand):
-            guard k.cacheable else { return fallback(c) }
             record(k)
             var f = FlatOperand(kind: .string, int: 0, double: 0, bool: false, offset: 0, length: 0)
+            var general = !k.cacheable
             switch operand {
             case .string(_, var lowered):
                 // Copied whole (a byte at a time, each append checks capacity and uniqueness).
@@ -90,7 +104,7 @@ struct Program: Sendable {
                     bytes.append(contentsOf: b)
                     return true
                 }
-                guard ascii else { return fallback(c) }
+                if !ascii { general = true }
                 f.offset = Int32(start)
                 f.length = Int32(bytes.count - start)
             case .int(let i):
@@ -104,22 +118,14 @@ struct Program: Sendable {
                 f.bool = b
             }
             operands.append(f)
+            operandValues.append(operand)
             let opIndex = UInt8(Self.operations.firstIndex(of: op)!)
-            return push(Node(kind: .compare, op: opIndex, a: Int32(operands.count - 1), b: 0, slot: Int32(k.slot)))
-        case .historical:
-            return fallback(c)
+            return push(
+                Node(kind: general ? .compareValue : .compare, op: opIndex, a: Int32(operands.count - 1), b: 0, slot: Int32(k.slot)))
+        case .historical(let h):
+            historicals.append(h)
+            return push(Node(kind: .history, op: 0, a: Int32(historicals.count - 1), b: 0, slot: -1))
         }
-    }
-
-    private mutating func fallback(_ c: PlannedCondition) -> Int32 {
-        // The key is still recorded: the rule index reads every indexed key through this table.
-        switch c {
-        case .comparison(let k, _, _) where k.cacheable: record(k)
-        case .existence(let k, _) where k.cacheable: record(k)
-        default: break
-        }
-        fallbacks.append(c)
-        return push(Node(kind: .fallback, op: 0, a: Int32(fallbacks.count - 1), b: 0, slot: -1))
     }
 
     private mutating func push(_ n: Node) -> Int32 {
