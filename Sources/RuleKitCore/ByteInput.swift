@@ -57,7 +57,7 @@ public final class ByteInput {
         guard count > 0 else { return 0 }
         if chunk.count < count { chunk = [UInt8](repeating: 0, count: count) }
         while true {
-            let n = systemRead(fd, &chunk, count)
+            let n = systemRead(fd, into: &chunk, count: count)
             if n > 0 { buffer.append(contentsOf: chunk[0..<n]) }
             if n >= 0 { return n }
             let e = errno
@@ -102,15 +102,4 @@ public final class ByteInput {
         }
         return DiagnosticError(.error(.unreadable, why))
     }
-}
-
-/// `read(2)`, under a name that does not clash with the method above.
-private func systemRead(_ fd: Int32, _ p: UnsafeMutableRawPointer, _ n: Int) -> Int {
-    #if canImport(Glibc)
-        Glibc.read(fd, p, n)
-    #elseif canImport(Musl)
-        Musl.read(fd, p, n)
-    #else
-        Darwin.read(fd, p, n)
-    #endif
 }

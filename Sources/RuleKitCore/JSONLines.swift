@@ -124,13 +124,8 @@ public struct JSONLinesReader: Sequence {
             let file = self.file
             let limits = self.limits
             let line = self.line
-            return buffer.withUnsafeBufferPointer { all in
-                Result { () throws(DiagnosticError) -> Value in
-                    try JSONReader.read(
-                        buffer: UnsafeBufferPointer(rebasing: all[r]), file: file, limits: limits,
-                        lineOffset: line - 1
-                    ).value
-                }
+            return Result { () throws(DiagnosticError) -> Value in
+                try JSONReader.read(buffer[r], file: file, limits: limits, lineOffset: line - 1).value
             }
         }
     }

@@ -94,12 +94,6 @@ public struct ValueObject: Sendable {
         for (k, v) in pairs { self[k] = v }
     }
 
-    /// The address of the member storage: the same for copies of one object, stable while it is not
-    /// mutated (nil when empty). Lets validators memoize per object without hashing its location.
-    public var storageAddress: UnsafeRawPointer? {
-        _members.isEmpty ? nil : _members.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
-    }
-
     // The small accessors below are inlinable: loaders and the resolver call them for every node, from
     // other modules, where an opaque call also costs a retain of what it returns.
 
@@ -119,16 +113,6 @@ public struct ValueObject: Sendable {
     public var values: [Value] { _members.map(\.value) }
     /// The members, in order.
     public var members: [Member] { _members }
-
-    /// The position of `key`, if present.
-    @inlinable
-    public func index(forKey key: String) -> Int? {
-        if let idx = _index { return idx.positions[key] }
-        return _members.withUnsafeBufferPointer { members in
-            for i in members.indices where members[i].key == key { return i }
-            return nil
-        }
-    }
 
     /// The value of member `key`; setting nil removes it, setting a new key appends it.
     public subscript(key: String) -> Value? {

@@ -225,7 +225,8 @@ struct ReferenceOracle {
             h.from.map { Date(timeIntervalSince1970: Double($0) / 1000) }, h.to.map { Date(timeIntervalSince1970: Double($0) / 1000) }
         )
         let requests = h.masks.map { mask in
-            HistoryRequest(mask: ValueObject(Self.flatten(mask).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }), from: window.0, to: window.1)
+            HistoryRequest(
+                mask: ValueObject(Self.flatten(mask).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }), from: window.0, to: window.1)
         }
         let results = history(requests, h.searchType == .ordered)
         if results.contains(where: { $0.count < 0 }) { return -1 }

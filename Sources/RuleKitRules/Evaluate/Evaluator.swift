@@ -8,14 +8,16 @@ public import RuleKitCore
 public enum Evaluator {
     /// Whether rule `rule` of `set` holds for the resolver's event (the index is not consulted).
     public static func matches(_ set: CompiledRuleSet, rule: Int, _ r: inout Resolver) -> Bool {
-        Interpreter.matches(set.program, rule: rule, &r)
+        r.borrowingData { r in Interpreter.matches(set.program, rule: rule, &r) }
     }
 
     /// The rules of `set` whose condition holds for `event`, in order.
     public static func matchingRules(_ set: CompiledRuleSet, _ r: inout Resolver) -> [PlannedRule] {
         var out: [PlannedRule] = []
-        set.index.forEachCandidate(&r, slots: set.program.slots) { i, r in
-            if Interpreter.matches(set.program, rule: i, &r) { out.append(set.rules[i]) }
+        r.borrowingData { r in
+            set.index.forEachCandidate(&r, slots: set.program.slots) { i, r in
+                if Interpreter.matches(set.program, rule: i, &r) { out.append(set.rules[i]) }
+            }
         }
         return out
     }
@@ -23,8 +25,10 @@ public enum Evaluator {
     /// How many rules of `set` match (no allocation for the matches themselves).
     public static func matchCount(_ set: CompiledRuleSet, _ r: inout Resolver) -> Int {
         var n = 0
-        set.index.forEachCandidate(&r, slots: set.program.slots) { i, r in
-            if Interpreter.matches(set.program, rule: i, &r) { n += 1 }
+        r.borrowingData { r in
+            set.index.forEachCandidate(&r, slots: set.program.slots) { i, r in
+                if Interpreter.matches(set.program, rule: i, &r) { n += 1 }
+            }
         }
         return n
     }

@@ -71,7 +71,7 @@ extension Evaluator {
     /// Evaluates rule `rule` of `set` whole (every child of every group) against the resolver's event.
     public static func trace(_ set: CompiledRuleSet, rule: Int, _ r: inout Resolver) -> ConditionTrace {
         var t = TraceBuilder()
-        _ = Interpreter.run(set.program, Int(set.program.roots[rule]), &r, &t)
+        _ = r.borrowingData { r in Interpreter.run(set.program, Int(set.program.roots[rule]), &r, &t) }
         return t.root
     }
 }

@@ -63,7 +63,8 @@ enum Interpreter {
         case .exists:
             let result = r.exists(Int(n.slot), p.slots) != (n.op == 1)
             if T.evaluatesAll {
-                t.existence(key: p.slots.keys[Int(n.slot)], resolved: r.resolve(p.slots.keys[Int(n.slot)]), negated: n.op == 1, result: result)
+                t.existence(
+                    key: p.slots.keys[Int(n.slot)], resolved: r.resolve(p.slots.keys[Int(n.slot)]), negated: n.op == 1, result: result)
             }
             return result
         case .compare, .compareValue:
@@ -116,50 +117,7 @@ enum Interpreter {
                 // Non-ASCII text on the left: the general path decides.
                 return compareValue(p, n, &r)
             }
-            return r.forms.pool.withUnsafeBufferPointer { pool in
-                p.bytes.withUnsafeBufferPointer { ops in
-                    bytes(
-                        UnsafeBufferPointer(rebasing: pool[off..<(off + len)]),
-                        UnsafeBufferPointer(rebasing: ops[ro..<(ro + rl)]), op)
-                }
-            }
+            return ByteCompare.compare(r.forms.pool, off, len, p.bytes, ro, rl, op)
         }
-    }
-
-    /// The string operators on lowercased ASCII bytes.
-    @inline(__always)
-    static func bytes(_ l: UnsafeBufferPointer<UInt8>, _ r: UnsafeBufferPointer<UInt8>, _ op: Operation) -> Bool {
-        switch op {
-        case .equals: return l.count == r.count && memeq(l, 0, r)
-        case .notEquals: return !(l.count == r.count && memeq(l, 0, r))
-        case .startsWith: return r.count <= l.count && memeq(l, 0, r)
-        case .endsWith: return r.count <= l.count && memeq(l, l.count - r.count, r)
-        case .contains: return find(l, r)
-        case .notContains: return !find(l, r)
-        default: return false
-        }
-    }
-
-    @inline(__always)
-    static func memeq(_ l: UnsafeBufferPointer<UInt8>, _ at: Int, _ r: UnsafeBufferPointer<UInt8>) -> Bool {
-        var i = 0
-        while i < r.count {
-            if l[at + i] != r[i] { return false }
-            i += 1
-        }
-        return true
-    }
-
-    static func find(_ l: UnsafeBufferPointer<UInt8>, _ r: UnsafeBufferPointer<UInt8>) -> Bool {
-        if r.isEmpty { return true }
-        guard r.count <= l.count else { return false }
-        let first = r[0]
-        var i = 0
-        let last = l.count - r.count
-        while i <= last {
-            if l[i] == first && memeq(l, i, r) { return true }
-            i += 1
-        }
-        return false
     }
 }

@@ -29,18 +29,14 @@ public enum LaunchRulesLoader {
         return RulesLoadResult(ruleSet: ctx.diagnostics.hasErrors ? nil : set, diagnostics: diags)
     }
 
-    /// Reads Launch rules from JSON text. A file with no finding is read straight from its bytes
-    /// (`LaunchJSONFastPath`, several times faster); any other is read as a document with a source map,
-    /// so every problem is reported with its line, column and JSON pointer.
+    /// Reads Launch rules from JSON text, as a document with a source map, so every problem is reported
+    /// with its line, column and JSON pointer.
     ///
     /// - Throws: `DiagnosticError` when the text is not JSON (or is over `limits`).
     public static func load(json bytes: [UInt8], file: String = "<input>", limits: ReaderLimits = .default)
         throws(DiagnosticError) -> RulesLoadResult
     {
-        if let set = LaunchJSONFastPath.load(bytes, file: file, limits: limits) {
-            return RulesLoadResult(ruleSet: set, diagnostics: [])
-        }
-        return load(try JSONReader.read(bytes, file: file, limits: limits, keepSourceMap: true))
+        load(try JSONReader.read(bytes, file: file, limits: limits, keepSourceMap: true))
     }
 
     static func load(root: ValueCursor, ctx: inout LoaderContext) -> RuleSet? {

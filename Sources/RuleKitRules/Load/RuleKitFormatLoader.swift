@@ -363,28 +363,20 @@ public enum RuleSetLoader {
         guard case .object(let root) = document.value else { return .launch }
         if root["dataElements"] != nil || root["format"] != nil { return .rulekit }
         guard case .array(let rules)? = root["rules"] else { return .launch }
-        // Rules are looked at in place (borrowed views): copying each out of the array would cost a
-        // reference count in and out per rule, for two key lookups.
-        return rules.withUnsafeBufferPointer { rules in
-            for r in rules {
-                guard case .object(let o) = r.unsafeView else { continue }
-                if o.find("when", asciiCount: 4) != nil || o.find("then", asciiCount: 4) != nil { return .rulekit }
-            }
-            return .launch
+        for r in rules {
+            guard case .object(let o) = r else { continue }
+            if o["when"] != nil || o["then"] != nil { return .rulekit }
         }
+        return .launch
     }
 
-    /// Reads either format from JSON text: a Launch file with no finding straight from its bytes, any
-    /// other as a document with a source map (see `LaunchRulesLoader.load(json:file:limits:)`).
+    /// Reads either format from JSON text, as a document with a source map.
     ///
     /// - Throws: `DiagnosticError` when the text is not JSON (or is over `limits`).
     public static func load(json bytes: [UInt8], file: String = "<input>", limits: ReaderLimits = .default)
         throws(DiagnosticError) -> RulesLoadResult
     {
-        if let set = LaunchJSONFastPath.load(bytes, file: file, limits: limits) {
-            return RulesLoadResult(ruleSet: set, diagnostics: [])
-        }
-        return load(try JSONReader.read(bytes, file: file, limits: limits, keepSourceMap: true))
+        load(try JSONReader.read(bytes, file: file, limits: limits, keepSourceMap: true))
     }
 
     /// Loads a document in whichever format it is written.

@@ -1,7 +1,7 @@
 // RuleKitRules is RuleKit's rules engine: the Launch rule model, the loaders that build it from Launch
-// `rules.json` or RuleKit's YAML format (given as parsed `Document`s, or Launch JSON bytes read through
-// Core's `JSONPull` — this module has no parser of its own), the planner that compiles a rule set once into an immutable `CompiledRuleSet`, and the
-// evaluator and stateful engine that apply it to events with the exact semantics of the Launch rules
+// `rules.json` or RuleKit's YAML format (given as parsed `Document`s: this module has no parser of its
+// own), the planner that compiles a rule set once into an immutable `CompiledRuleSet`, and the one
+// interpreter and stateful engine that apply it to events with the exact semantics of the Launch rules
 // engine (`docs/rules-semantics.md` lists every decision). It depends only on RuleKitCore: events,
 // shared states, history and the clock come in through the `RulesRuntime` protocol.
 public import RuleKitCore

@@ -8,24 +8,19 @@ public enum Operation: String, Sendable, Hashable, CaseIterable {
 
     /// The Launch code → operation table.
     public init?(code: String) {
-        // Two bytes compared as a number: a `String` switch goes through a slow generic path, and
-        // planning reads a code per matcher.
-        let utf8 = code.utf8
-        guard utf8.count == 2 else { return nil }
-        let pair = UInt16(utf8[utf8.startIndex]) << 8 | UInt16(utf8[utf8.index(after: utf8.startIndex)])
-        switch pair {
-        case 0x6571: self = .equals  // eq
-        case 0x6E65: self = .notEquals  // ne
-        case 0x6774: self = .greaterThan  // gt
-        case 0x6765: self = .greaterEqual  // ge
-        case 0x6C74: self = .lessThan  // lt
-        case 0x6C65: self = .lessEqual  // le
-        case 0x636F: self = .contains  // co
-        case 0x6E63: self = .notContains  // nc
-        case 0x7377: self = .startsWith  // sw
-        case 0x6577: self = .endsWith  // ew
-        case 0x6578: self = .exists  // ex
-        case 0x6E78: self = .notExist  // nx
+        switch code {
+        case "eq": self = .equals
+        case "ne": self = .notEquals
+        case "gt": self = .greaterThan
+        case "ge": self = .greaterEqual
+        case "lt": self = .lessThan
+        case "le": self = .lessEqual
+        case "co": self = .contains
+        case "nc": self = .notContains
+        case "sw": self = .startsWith
+        case "ew": self = .endsWith
+        case "ex": self = .exists
+        case "nx": self = .notExist
         default: return nil
         }
     }

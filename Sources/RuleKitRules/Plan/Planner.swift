@@ -69,12 +69,12 @@ struct PlanState {
     var ruleLabel: String { ruleID ?? "#\(ruleIndex)" }
     var slots: [KeyRef: Int] = [:]
     /// Parsed keys by text: rule sets repeat the same few keys thousands of times.
-    var keyRefs = TextTable<KeyRef>()
+    var keyRefs: [String: KeyRef] = [:]
     /// Token strings already parsed, with the data element names they did not find: consequences of
     /// many rules repeat the same strings (`{%~state.…/global.privacy%}`), parsed once.
-    var templates = TextTable<(Template, unknown: [String])>()
+    var templates: [String: (Template, unknown: [String])] = [:]
     /// Matcher keys by text, with their slots (one lookup per matcher instead of two).
-    var slotKeys = TextTable<SlotKey>()
+    var slotKeys: [String: SlotKey] = [:]
 
     mutating func keyRef(_ text: String) -> KeyRef {
         if let k = keyRefs[text] { return k }
@@ -257,55 +257,15 @@ struct PlanState {
         return PlannedConsequence(id: q.id, type: q.type, kind: kind, detail: detail, source: q)
     }
 
-    /// `s.lowercased()`, sharing `s`'s storage when it is ASCII without capitals (most matcher values):
-    /// no new string is made. Other ASCII is lowercased byte by byte (what `lowercased()` does to ASCII,
-    /// without its Unicode tables); only non-ASCII text goes through `lowercased()`.
+    /// `s.lowercased()`, keeping `s` itself when it has nothing to lower (most matcher values), so the
+    /// plan holds one copy of the text.
     static func lowered(_ s: String) -> String {
-        // Read in place (a native string always has contiguous UTF-8; `withUTF8` would need a copy).
-        s.utf8.withContiguousStorageIfAvailable { b -> String in
-            // Eight bytes at a time. With each byte's top bit set (x), subtracting 0x41 from a byte leaves
-            // its top bit set iff the byte is at least 0x41, and subtracting 0x5B iff at least 0x5B (no
-            // borrow crosses bytes): a capital is the first without the second. Non-ASCII shows in w.
-            let raw = UnsafeRawBufferPointer(b)
-            let high: UInt64 = 0x8080_8080_8080_8080
-            var i = 0
-            var plain = true
-            while i + 8 <= b.count {
-                let w = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                let x = w | high
-                let capitals = (x &- 0x4141_4141_4141_4141) & ~(x &- 0x5B5B_5B5B_5B5B_5B5B) & high
-                if (w & high) | capitals != 0 {
-                    plain = false
-                    break
-                }
-                i += 8
-            }
-            if plain {
-                while i < b.count {
-                    let c = b[i]
-                    if c >= 0x80 || (c >= 0x41 && c <= 0x5A) {
-                        plain = false
-                        break
-                    }
-                    i += 1
-                }
-            }
-            if plain { return s }
-            guard !b.contains(where: { $0 >= 0x80 }) else { return s.lowercased() }
-            return String(unsafeUninitializedCapacity: b.count) { out in
-                for j in 0..<b.count {
-                    let c = b[j]
-                    out[j] = c &- 0x41 < 26 ? c | 0x20 : c
-                }
-                return b.count
-            }
-        } ?? s.lowercased()
+        let l = s.lowercased()
+        return l == s ? s : l
     }
 
-    /// Whether `s` has a '{', read in place (the generic `utf8.contains` steps through an iterator).
-    static func hasBrace(_ s: String) -> Bool {
-        s.utf8.withContiguousStorageIfAvailable { $0.contains(0x7B) } ?? s.utf8.contains(0x7B)
-    }
+    /// Whether `s` has a '{'.
+    static func hasBrace(_ s: String) -> Bool { s.utf8.contains(0x7B) }
 
     /// Whether some string inside `v` has a '{' (a token, or the '{{' that draws a warning): subtrees
     /// without one are kept as they are, with no per-member rebuilding.

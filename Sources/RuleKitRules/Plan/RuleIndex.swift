@@ -37,13 +37,6 @@ struct RuleIndex: Sendable {
             table = ByteKeyTable(keys: values)
             tableRules = table == nil ? [] : rules
         }
-
-        /// The rules filed under `text` (lowercased ASCII); only for an anchor with a `table`.
-        @inline(__always)
-        func rules(for text: UnsafeBufferPointer<UInt8>, _ body: (Int) -> Void) {
-            guard let table, let e = table.find(text) else { return }
-            for i in tableRules[e] { body(i) }
-        }
     }
 
     final class PatternAnchor: Sendable {
@@ -60,25 +53,11 @@ struct RuleIndex: Sendable {
             self.rulesByPattern = rulesByPattern
             self.allRules = allRules
         }
-
-        /// The rules some pattern of which `text` (lowercased ASCII) matches, in one automaton pass.
-        @inline(__always)
-        func rules(for text: UnsafeBufferPointer<UInt8>, _ body: (Int) -> Void) {
-            automaton.scan(text) { pid, end in
-                let ok: Bool =
-                    switch modes[pid] {
-                    case .contains, .equals: true
-                    case .startsWith: end == automaton.lengths[pid]
-                    case .endsWith: end == text.count
-                    }
-                if ok { for i in rulesByPattern[pid] { body(i) } }
-            }
-        }
     }
 
-    private(set) var equalities: [EqualityAnchor] = []
-    private(set) var patterns: [PatternAnchor] = []
-    private(set) var always: [Int] = []
+    var equalities: [EqualityAnchor] = []
+    var patterns: [PatternAnchor] = []
+    var always: [Int] = []
     let ruleCount: Int
     /// The slots every event's probe reads (each anchor's key), ascending.
     private(set) var probedSlots: [Int] = []
@@ -90,14 +69,13 @@ struct RuleIndex: Sendable {
 
     init(_ rules: [PlannedRule]) {
         ruleCount = rules.count
-        // Each rule's usable predicates, as ids of distinct predicates, kept flat: rule i's are
-        // `optionIDs[optionStart[i]..<optionStart[i + 1]]`. Slots and predicate ids are small dense
-        // integers: arrays, not dictionaries, hold what is per slot or per predicate, and a predicate
-        // costs one byte hash (`PredicateIDs`), however often it is looked at.
+        // Each rule's usable predicates, as ids of distinct predicates (numbered in first-seen order),
+        // kept flat: rule i's are `optionIDs[optionStart[i]..<optionStart[i + 1]]`.
         var optionIDs: [Int] = []
         var optionStart: [Int] = [0]
         optionStart.reserveCapacity(rules.count + 1)
-        var ids = PredicateIDs()
+        var ids: [Predicate: Int] = [:]
+        var distinct: [Predicate] = []
         var shared: [Int] = []
         var keys: [SlotKey?] = []
         var keyUse: [Int] = []
@@ -107,8 +85,15 @@ struct RuleIndex: Sendable {
             let start = optionIDs.count
             if !Self.collect(rules[i].condition, required: true, keys: &keys, into: &found) {
                 for p in found {
-                    let (id, new) = ids.id(of: p)
-                    if new { shared.append(0) }
+                    let id: Int
+                    if let known = ids[p] {
+                        id = known
+                    } else {
+                        id = distinct.count
+                        ids[p] = id
+                        distinct.append(p)
+                        shared.append(0)
+                    }
                     guard !optionIDs[start...].contains(id) else { continue }
                     optionIDs.append(id)
                     if p.slot >= keyUse.count {
@@ -120,7 +105,6 @@ struct RuleIndex: Sendable {
             }
             optionStart.append(optionIDs.count)
         }
-        let distinct = ids.distinct
         // Each rule filed under one predicate: the rules of each predicate, in rule order.
         var filed = [[Int]](repeating: [], count: distinct.count)
         for i in rules.indices {
@@ -184,66 +168,6 @@ struct RuleIndex: Sendable {
         }
     }
 
-    /// Calls `body` with each candidate rule position for an event, ascending. The candidate set is a
-    /// bit set kept in the resolver between events, so an event allocates nothing here.
-    func forEachCandidate(_ r: inout Resolver, slots: SlotTable, _ body: (Int, inout Resolver) -> Void) {
-        if equalities.isEmpty && patterns.isEmpty {
-            for i in always { body(i, &r) }
-            return
-        }
-        var bits = r.takeCandidateBits(words: (ruleCount + 63) / 64)
-        markCandidates(&bits, &r, slots: slots)
-        for w in bits.indices where bits[w] != 0 {
-            var x = bits[w]
-            bits[w] = 0
-            while x != 0 {
-                body(w << 6 | x.trailingZeroBitCount, &r)
-                x &= x - 1
-            }
-        }
-        r.returnCandidateBits(bits)
-    }
-
-    private func markCandidates(_ bits: inout [UInt64], _ r: inout Resolver, slots: SlotTable) {
-        // Every probed key's string form first; the loops below only read them (no call into the
-        // resolver between them, so the anchors are read without reference counting). The event-data
-        // keys among them are walked together first.
-        r.prewalk(probedSlots, slots)
-        for slot in probedSlots { _ = r.stringForm(slot, slots) }
-        bits.withUnsafeMutableBufferPointer { bits in
-            @inline(__always) func set(_ i: Int) { bits[i >> 6] |= 1 << UInt64(i & 63) }
-            for i in always { set(i) }
-            r.forms.pool.withUnsafeBufferPointer { pool in
-                func text(_ slot: Int) -> UnsafeBufferPointer<UInt8>? {
-                    let len = Int(r.forms.stringLength[slot])
-                    let off = Int(r.forms.stringOffset[slot])
-                    return len < 0 ? nil : UnsafeBufferPointer(rebasing: pool[off..<(off + len)])
-                }
-                for a in equalities {
-                    // ASCII text against ASCII keys: the bytes of the slot's lowercased form decide (the
-                    // rest takes the String path below).
-                    guard a.table != nil, let t = text(a.key.slot) else { continue }
-                    a.rules(for: t, set)
-                }
-                for a in patterns {
-                    // Non-ASCII text: the byte automaton cannot decide; every rule filed here is a candidate.
-                    guard let t = text(a.key.slot) else {
-                        a.allRules.forEach(set)
-                        continue
-                    }
-                    a.rules(for: t, set)
-                }
-            }
-            for a in equalities where a.table == nil || r.forms.stringLength[a.key.slot] < 0 {
-                let v = r.resolve(a.key) ?? .string("")
-                let text: String
-                if case .string(let s) = v { text = s } else { text = Conversion.string(v) }
-                guard let list = a.rulesByValue[text.lowercased()] else { continue }
-                for i in list { set(i) }
-            }
-        }
-    }
-
     /// The indexable predicates a condition requires (every one must hold for it to hold), when
     /// `required`, with the key of each slot they read (the first seen); returns whether it holds a
     /// historical condition anywhere (such rules are never filed). One walk for both.
@@ -285,30 +209,5 @@ struct RuleIndex: Sendable {
         default:
             return false
         }
-    }
-}
-
-/// Distinct index predicates numbered in first-seen order, found by a byte hash of their text (no
-/// `String` hashing): a rule set of a thousand rules looks up thousands of them while it is planned.
-struct PredicateIDs {
-    private(set) var distinct: [RuleIndex.Predicate] = []
-    private var table = ProbeTable()
-
-    static func hash(_ p: RuleIndex.Predicate) -> UInt64 {
-        let h = TextTable<Int>.hash(p.value)
-        return (h ^ UInt64(p.slot) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(p.mode.rawValue) << 56) &* 0xFF51_AFD7_ED55_8CCD
-    }
-
-    /// The id of `p`, and whether it is new.
-    mutating func id(of p: RuleIndex.Predicate) -> (Int, new: Bool) {
-        let h = Self.hash(p)
-        // Read in place (a local copy of `distinct` would make the append below copy it whole).
-        let (found, bucket) = table.find(h) { e in
-            self.distinct[e].slot == p.slot && self.distinct[e].mode == p.mode && self.distinct[e].value == p.value
-        }
-        if let e = found { return (e, false) }
-        distinct.append(p)
-        table.insert(h, at: bucket)
-        return (distinct.count - 1, true)
     }
 }

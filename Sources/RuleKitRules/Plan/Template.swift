@@ -52,43 +52,36 @@ public struct Template: Sendable, Hashable {
     ) -> Template {
         // Byte search: the delimiters are ASCII in practice, and a UTF-8 match of a whole delimiter
         // always starts on a character boundary, so slicing the bytes gives valid strings.
-        let o = open == "{%" ? Self.defaultOpen : Array(open.utf8)
-        let c = close == "%}" ? Self.defaultClose : Array(close.utf8)
-        return Array(text.utf8).withUnsafeBufferPointer { bytes in
-            var segments: [Segment] = []
-            var pos = 0
-            // Decoded from a buffer, not an array slice: the generic slice path goes byte by byte.
-            func string(_ from: Int, _ to: Int) -> String {
-                String(decoding: UnsafeBufferPointer(rebasing: bytes[from..<to]), as: UTF8.self)
+        let o = Array(open.utf8)
+        let c = Array(close.utf8)
+        let bytes = Array(text.utf8)
+        var segments: [Segment] = []
+        var pos = 0
+        func string(_ from: Int, _ to: Int) -> String { String(decoding: bytes[from..<to], as: UTF8.self) }
+        while let start = find(o, in: bytes, from: pos) {
+            if start > pos { segments.append(.text(string(pos, start))) }
+            guard let end = find(c, in: bytes, from: start + o.count) else {
+                return Template(segments: [], unclosed: true)
             }
-            while let start = find(o, in: bytes, from: pos) {
-                if start > pos { segments.append(.text(string(pos, start))) }
-                guard let end = find(c, in: bytes, from: start + o.count) else {
-                    return Template(segments: [], unclosed: true)
-                }
-                segments.append(.token(token(string(start + o.count, end), resolveKey: resolveKey)))
-                pos = end + c.count
-            }
-            if pos < bytes.count { segments.append(.text(string(pos, bytes.count))) }
-            return Template(segments: segments, unclosed: false)
+            segments.append(.token(token(string(start + o.count, end), resolveKey: resolveKey)))
+            pos = end + c.count
         }
+        if pos < bytes.count { segments.append(.text(string(pos, bytes.count))) }
+        return Template(segments: segments, unclosed: false)
     }
 
-    static let defaultOpen = Array("{%".utf8), defaultClose = Array("%}".utf8)
-
-    /// Whether `text` holds the two bytes "{%" (no copy of the text).
+    /// Whether `text` holds the two bytes "{%".
     static func containsOpen(_ text: String) -> Bool {
-        func scan(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
-            guard b.count >= 2 else { return false }
-            for i in 0..<(b.count - 1) where b[i] == 0x7B && b[i + 1] == 0x25 { return true }
-            return false
+        var previous: UInt8 = 0
+        for b in text.utf8 {
+            if previous == 0x7B && b == 0x25 { return true }
+            previous = b
         }
-        if let found = text.utf8.withContiguousStorageIfAvailable(scan) { return found }
-        return Array(text.utf8).withUnsafeBufferPointer(scan)
+        return false
     }
 
     /// The first position at or after `from` where `needle` occurs in `hay`.
-    static func find(_ needle: [UInt8], in hay: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+    static func find(_ needle: [UInt8], in hay: [UInt8], from: Int) -> Int? {
         guard let first = needle.first, hay.count - needle.count >= from else { return nil }
         var i = from
         while i <= hay.count - needle.count {

@@ -1,3 +1,10 @@
+// Invariants:
+// 1. The table's arrays are immutable after `init`; lookups read them through pointers lent for the
+//    call (`withUnsafeBufferPointer`), never kept.
+// 2. A looked-up text is a buffer the caller lends for the call (the resolver's string-form pool, while
+//    the pass is running); it is only read.
+// The plain reference is `RuleIndex.EqualityAnchor.rulesByValue` (a `Dictionary`), which the index also
+// uses for non-ASCII text; the oracle tests check the index never skips a matching rule.
 /// A read-only hash table from byte strings to small integers, for the rule index's equalities.
 ///
 /// The index has each event's value as lowercased ASCII bytes already (the slot's string form), so a

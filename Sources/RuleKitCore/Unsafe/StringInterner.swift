@@ -1,3 +1,5 @@
+// Invariants: the interner reads the bytes it is given (a buffer lent by the reader for the call) and
+// keeps only the `String`s it made from them; it keeps no pointer.
 /// A direct-mapped cache of recently made strings, keyed by their bytes.
 ///
 /// Rules files repeat the same long scalars (event types, sources, key paths) thousands of times; a
@@ -6,7 +8,7 @@
 /// Swift, so they cost no allocation, but making one still validates and decodes its bytes: keys such as
 /// `type` and `definition` recur in every rule, and a second small cache keyed by the bytes themselves
 /// (two words) hands back the earlier one instead.
-/// Used by the YAML reader, and by the JSON reader for rules files (`JSONPull`).
+/// Used by the YAML reader, and by the JSON reader for rules files.
 package struct StringInterner {
     private var slots: [String?]
     private let mask: Int

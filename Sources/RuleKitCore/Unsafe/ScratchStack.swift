@@ -1,3 +1,7 @@
+// Invariants:
+// 1. `base` is memory this noncopyable stack allocates, owns and frees: elements `0..<count` are
+//    initialized, the rest not; it is never shared (noncopyable, kept in the reader's stack frame).
+// 2. Every index is checked (`precondition`) before it is read or moved.
 /// A reader's scratch stack for the children of the containers it has open (the JSON and YAML readers').
 ///
 /// When a container closes, its children are moved (not copied) into an array of exactly their count:
@@ -5,15 +9,16 @@
 /// children before parents. Copying a slice and then removing it would retain and release every child.
 /// Noncopyable, so it lives in the reader's own stack frame: no runtime exclusivity checks, and the
 /// storage is freed (with whatever an error left on it) when the reader ends.
-public struct ScratchStack<Element>: ~Copyable {
+@usableFromInline
+package struct ScratchStack<Element>: ~Copyable {
     @usableFromInline var base: UnsafeMutablePointer<Element>
     @usableFromInline var capacity: Int
     @usableFromInline var _count = 0
     /// How many elements are on the stack.
-    @inlinable public var count: Int { _count }
+    @inlinable package var count: Int { _count }
 
     /// An empty stack with room for `capacity` elements before it grows.
-    public init(capacity: Int = 64) {
+    package init(capacity: Int = 64) {
         self.capacity = capacity
         base = .allocate(capacity: capacity)
     }
@@ -25,7 +30,7 @@ public struct ScratchStack<Element>: ~Copyable {
 
     /// Pushes `element`, growing the storage when full.
     @inlinable
-    public mutating func append(_ element: consuming Element) {
+    package mutating func append(_ element: consuming Element) {
         if _count == capacity { grow() }
         (base + _count).initialize(to: element)
         _count += 1
@@ -42,7 +47,7 @@ public struct ScratchStack<Element>: ~Copyable {
 
     /// Read in place (no copy of the element).
     @inlinable
-    public subscript(i: Int) -> Element {
+    package subscript(i: Int) -> Element {
         unsafeAddress {
             precondition(i >= 0 && i < _count, "index out of range")
             return UnsafePointer(base + i)
@@ -55,7 +60,7 @@ public struct ScratchStack<Element>: ~Copyable {
 
     /// Drops the elements from `start` on.
     @inlinable
-    public mutating func removeAll(from start: Int) {
+    package mutating func removeAll(from start: Int) {
         precondition(start >= 0 && start <= count, "start out of range")
         (base + start).deinitialize(count: _count - start)
         _count = start
@@ -63,7 +68,7 @@ public struct ScratchStack<Element>: ~Copyable {
 
     /// Moves the elements from `start` on into a new array of exactly their count.
     @inlinable
-    public mutating func popArray(from start: Int) -> [Element] {
+    package mutating func popArray(from start: Int) -> [Element] {
         precondition(start >= 0 && start <= _count, "start out of range")
         let n = _count - start
         guard n > 0 else { return [] }

@@ -1,3 +1,6 @@
+// Invariants:
+// 1. `SlotPlan.steps` points into the `FlatPath` of the slot's key; the table holds every key (`keys`),
+//    so the steps live as long as the table, and are immutable.
 /// The condition keys of a program by slot, with what the resolver's fast paths need to read them.
 struct SlotTable: Sendable {
     /// The key of each slot.

@@ -1,3 +1,9 @@
+// Invariants:
+// 1. The roots of a group are views of the events of `events`, an array the caller holds unmodified for
+//    the whole call (`unsafeViewWhileHeld`); walks over them are used only within the call.
+// 2. The resolver gets each event's data lent for its own pass (`Resolver.borrowingData`).
+// The plain reference is event-by-event matching (`Evaluator.matchingRules`), which tests and the fuzzer
+// compare with on every input.
 public import RuleKitCore
 
 /// Matching many events against one rule set: the same answers as `Evaluator.matchingRules` event by
@@ -37,7 +43,7 @@ extension Evaluator {
         var start = 0
         while start < events.count {
             let n = min(group, events.count - start)
-            for g in 0..<n { roots[g] = events[start + g].data?.unsafeView }
+            for g in 0..<n { roots[g] = events[start + g].data?.unsafeViewWhileHeld }
             roots.withUnsafeBufferPointer { roots in
                 walks.withUnsafeMutableBufferPointer { walks in
                     for k in walked.indices {
@@ -65,18 +71,20 @@ extension Evaluator {
                 for k in walked.indices {
                     if let w = walks[k * group + g] { r.presetWalk(walked[k], w) }
                 }
-                if probed {
-                    for w in 0..<words {
-                        var x = bits[g * words + w]
-                        while x != 0 {
-                            let i = w << 6 | x.trailingZeroBitCount
-                            if Interpreter.matches(set.program, rule: i, &r) { body(start + g, i) }
-                            x &= x - 1
+                r.borrowingData { r in
+                    if probed {
+                        for w in 0..<words {
+                            var x = bits[g * words + w]
+                            while x != 0 {
+                                let i = w << 6 | x.trailingZeroBitCount
+                                if Interpreter.matches(set.program, rule: i, &r) { body(start + g, i) }
+                                x &= x - 1
+                            }
                         }
-                    }
-                } else {
-                    set.index.forEachCandidate(&r, slots: slots) { i, r in
-                        if Interpreter.matches(set.program, rule: i, &r) { body(start + g, i) }
+                    } else {
+                        set.index.forEachCandidate(&r, slots: slots) { i, r in
+                            if Interpreter.matches(set.program, rule: i, &r) { body(start + g, i) }
+                        }
                     }
                 }
             }
@@ -89,79 +97,5 @@ extension Evaluator {
         var n = 0
         forEachMatch(set, events: events, &r) { _, _ in n += 1 }
         return n
-    }
-}
-
-extension FlatLookup {
-    /// `plainWalk` for a group of roots at once, level by level (see `Evaluator.forEachMatch`). A nil
-    /// root (an event without data) or a walk that needs the general path (a dotted key, an indexed
-    /// object) leaves nil: the resolver then walks that one itself.
-    /// Returns a byte sum of what it touched (kept by the caller, so the touching loads are not elided).
-    @discardableResult
-    static func groupWalk(
-        _ roots: UnsafeBufferPointer<UnsafeObjectView?>, _ steps: UnsafeBufferPointer<FlatPath.Step>,
-        into out: UnsafeMutableBufferPointer<Walk?>
-    ) -> UInt8 {
-        walkTogether(roots.count, root: { roots[$0] }, steps: { _ in steps }, into: out)
-    }
-
-    /// `plainWalk` of several paths from one root at once: the group walk across the keys of one event
-    /// instead of across events (see `Resolver.prewalk`).
-    @discardableResult
-    static func multiWalk(
-        _ root: UnsafeObjectView, _ paths: UnsafeBufferPointer<UnsafeBufferPointer<FlatPath.Step>>,
-        into out: UnsafeMutableBufferPointer<Walk?>
-    ) -> UInt8 {
-        walkTogether(paths.count, root: { _ in root }, steps: { paths[$0] }, into: out)
-    }
-
-    /// Walks `count` (root, steps) pairs level by level, so the loads of different walks are independent
-    /// and the processor overlaps their waits. Initializes `out[0..<count]`: each walk's result, nil where
-    /// the root is nil or only the general path can finish.
-    @inline(__always)
-    private static func walkTogether(
-        _ count: Int, root: (Int) -> UnsafeObjectView?,
-        steps: (Int) -> UnsafeBufferPointer<FlatPath.Step>,
-        into out: UnsafeMutableBufferPointer<Walk?>
-    ) -> UInt8 {
-        var touched: UInt8 = 0
-        withUnsafeTemporaryAllocation(
-            of: (view: UnsafeValueView, sawDotted: Bool, open: Bool).self,
-            capacity: count
-        ) { current in
-            // `current[k]`: where walk k stands, and whether it is still going.
-            var pending = 0
-            for k in 0..<count {
-                out.initializeElement(at: k, to: nil)
-                if let r = root(k), !steps(k).isEmpty {
-                    current.initializeElement(at: k, to: (.object(r), false, true))
-                    pending += 1
-                } else {
-                    current.initializeElement(at: k, to: (.leaf, false, false))
-                }
-            }
-            var level = 0
-            while pending > 0 {
-                for k in 0..<count where current[k].open {
-                    let path = steps(k)
-                    switch advance(current[k].view, path[level], last: level == path.count - 1, &current[k].sawDotted) {
-                    case .next(let next):
-                        current[k].view = next
-                    case .done(let w):
-                        if case .found(let v) = w, let bytes = v.pointee.unsafeLongStringUTF8 {
-                            // A long string's bytes are one more allocation: fetched now, with the others.
-                            touched &+= bytes[bytes.count - 1]
-                        }
-                        // A walk only the general path can finish stays nil: the resolver walks it itself.
-                        if case .slow = w {} else { out[k] = w }
-                        current[k].open = false
-                        pending -= 1
-                    }
-                }
-                level += 1
-            }
-            _ = current.deinitialize()
-        }
-        return touched
     }
 }

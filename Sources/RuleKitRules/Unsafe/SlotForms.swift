@@ -1,3 +1,9 @@
+// Invariants:
+// 1. The byte pool is written only while a pass runs, and read through pointers lent for one comparison.
+// 2. A `UnsafePointer<Value>` handed to `append(of:)` comes from a walk over a borrowed view that is valid
+//    for the whole call (see `FlatWalk.swift`).
+// The plain reference for every form is the general path (`Conversion` on the resolved `Value`), which
+// the trace uses and the oracle tests compare with.
 internal import RuleKitCore
 
 /// The converted forms of each slot's value for one pass: its string form lowercased into a byte pool
@@ -55,7 +61,7 @@ struct SlotForms {
 
     /// Appends a leaf's string form as bytes (see `appendLowercasedASCII(of:)`).
     static func append(of v: UnsafePointer<Value>, to out: inout [UInt8]) {
-        if let bytes = v.pointee.unsafeLongStringUTF8 { return out.append(contentsOf: bytes) }
+        if v.pointee.withLongStringUTF8({ out.append(contentsOf: $0) }) != nil { return }
         switch v.pointee {
         case .string(let s): append(s, to: &out)
         case .object, .array: return

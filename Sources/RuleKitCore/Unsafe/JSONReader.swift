@@ -1,3 +1,13 @@
+// The JSON reader: a byte-level parser over the input, lent to it for one call.
+//
+// Invariants:
+// 1. The parser reads the input through a buffer lent for the call (`withUnsafeBufferPointer`, or a
+//    buffer the caller lends likewise); every index is checked against `buf.count` before it is read, and
+//    no pointer into the input outlives the call (strings and numbers are copied into `Value`s).
+// 2. Depth, size and count limits (`ReaderLimits`) are checked before the structures they bound grow.
+// The plain reference is Foundation's `JSONSerialization`, which the `json` fuzz target compares with on
+// accept/reject and on every value.
+
 internal import Foundation
 
 /// A strict RFC 8259 JSON reader producing `Value`.
@@ -60,8 +70,21 @@ public enum JSONReader {
         return try result.get()
     }
 
-    /// Reads from raw memory; `lineOffset` shifts reported lines (for JSON lines).
+    /// Reads one JSON text from part of a byte array; `lineOffset` shifts reported lines (for JSON lines).
     public static func read(
+        _ bytes: ArraySlice<UInt8>, file: String, limits: ReaderLimits = .default, keepSourceMap: Bool = false,
+        lineOffset: Int = 0
+    ) throws(DiagnosticError) -> Document {
+        let result = bytes.withUnsafeBufferPointer { b in
+            Result { () throws(DiagnosticError) -> Document in
+                try read(buffer: b, file: file, limits: limits, keepSourceMap: keepSourceMap, lineOffset: lineOffset)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Reads from memory lent for the call; `lineOffset` shifts reported lines (for JSON lines).
+    package static func read(
         buffer: UnsafeBufferPointer<UInt8>, file: String, limits: ReaderLimits = .default,
         keepSourceMap: Bool = false, lineOffset: Int = 0
     ) throws(DiagnosticError) -> Document {

@@ -1,3 +1,8 @@
+// Invariants:
+// 1. The automaton is immutable after `init`; a scan reads the text through a buffer the caller lends for
+//    the call and keeps nothing.
+// 2. Its answers are only candidates: every rule it lets through is evaluated in full, and the oracle
+//    tests check (against a scan of every rule) that it never holds back a rule that matches.
 /// A multi-pattern matcher over lowercased ASCII bytes (Aho–Corasick): finds every occurrence of every
 /// pattern in one pass over the text, so the index can tell which `co`/`sw`/`ew` rules can match an
 /// event without testing each rule.

@@ -1,3 +1,7 @@
+// Invariants:
+// 1. `walk(slot, g)` answers come from group walks over the batch's roots, valid while the caller holds
+//    the batch (see `BatchMatching.swift`); texts are read through buffers lent for the call.
+// 2. The group probe only ever adds candidates; every candidate is evaluated in full by the interpreter.
 internal import RuleKitCore
 
 /// The rule index's probe for a group of events at once (see `Evaluator.forEachMatch`): anchor by

@@ -1,3 +1,6 @@
+// Invariants: as `JSONReader.swift` — strings are decoded from the lent input buffer into new `String`s,
+// every byte index checked against the buffer's count, UTF-8 validated before a string is made.
+
 extension JSONParser {
     /// Parses a string token at `pos` (which holds the opening quote).
     ///

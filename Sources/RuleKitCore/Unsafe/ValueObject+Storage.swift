@@ -1,0 +1,20 @@
+// Invariants: the member storage is read through a pointer lent for the call; `storageAddress` is an
+// identity only (compared, never dereferenced), the same for copies of one object while none is mutated.
+
+extension ValueObject {
+    /// The address of the member storage: the same for copies of one object, stable while it is not
+    /// mutated (nil when empty). Lets validators memoize per object without hashing its location.
+    public var storageAddress: UnsafeRawPointer? {
+        _members.isEmpty ? nil : _members.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+    }
+
+    /// The position of `key`, if present.
+    @inlinable
+    public func index(forKey key: String) -> Int? {
+        if let idx = _index { return idx.positions[key] }
+        return _members.withUnsafeBufferPointer { members in
+            for i in members.indices where members[i].key == key { return i }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,149 @@
+// The resolver's fast paths: slot values read over a borrowed view of the event data, converted into
+// the per-pass forms the interpreter compares.
+//
+// Invariants:
+// 1. `dataView` is set only by `borrowingData`, for the closure it runs, from the event's own data (held
+//    by the resolver for the pass); it is nil outside. Debug builds check, at every use, that the view
+//    still reads the event's data (`isView(of:)`).
+// 2. `prewalks` hold walks over that view for the current pass only: an entry is read only when its stamp
+//    is the pass's `generation`, and a new pass (`reset`) never starts inside `borrowingData`.
+// 3. With no view (outside `borrowingData`, or an event without data) every reader falls back to the
+//    general path (`slotValue` → `resolve`), the plain reference the trace and the oracle tests use.
+internal import Foundation
+internal import RuleKitCore
+
+extension Resolver {
+    /// Runs `body` with the event's data lent to the fast paths for this pass.
+    @inline(__always)
+    mutating func borrowingData<R>(_ body: (inout Resolver) -> R) -> R {
+        guard let data = event.data else { return body(&self) }
+        return data.withUnsafeView { view in
+            dataView = view
+            defer { dataView = nil }
+            return body(&self)
+        }
+    }
+
+    /// Walks the `.data` slots among `slotList` not walked yet this pass, all at once (see
+    /// `FlatLookup.multiWalk`), and records their walks: the rule index's probe reads several keys of
+    /// every event, and their walks into data out of cache then wait on memory together.
+    mutating func prewalk(_ slotList: [Int], _ slots: SlotTable) {
+        guard let root = dataView else { return }
+        let count = slotList.count
+        withUnsafeTemporaryAllocation(of: UnsafeBufferPointer<FlatPath.Step>.self, capacity: count) { paths in
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: count) { chosen in
+                var n = 0
+                for slot in slotList
+                where slots.plans[slot].kind == .data
+                    && !(slot < prewalkStamps.count && prewalkStamps[slot] == generation)
+                {
+                    paths.initializeElement(at: n, to: slots.plans[slot].steps)
+                    chosen.initializeElement(at: n, to: slot)
+                    n += 1
+                }
+                guard n > 1 else { return }
+                withUnsafeTemporaryAllocation(of: FlatLookup.Walk?.self, capacity: n) { out in
+                    touched &+= FlatLookup.multiWalk(root, UnsafeBufferPointer(rebasing: paths[0..<n]), into: out)
+                    for k in 0..<n {
+                        if let w = out[k] { presetWalk(chosen[k], w) }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Records a `.data` slot's walk, done ahead for this pass's event (see `Evaluator.forEachMatch`).
+    mutating func presetWalk(_ slot: Int, _ walk: FlatLookup.Walk) {
+        if slot >= prewalkStamps.count {
+            prewalkStamps.append(contentsOf: repeatElement(0, count: slot + 1 - prewalkStamps.count))
+            prewalks.append(contentsOf: repeatElement(.missing, count: slot + 1 - prewalks.count))
+        }
+        prewalks[slot] = walk
+        prewalkStamps[slot] = generation
+    }
+
+    /// A `.data` slot's walk over the borrowed event data, or nil when only the general path can tell
+    /// (no event data makes every key "", and dotted keys or indexed objects on the way).
+    @inline(__always)
+    func dataWalk(_ slot: Int, _ plan: SlotPlan) -> FlatLookup.Walk? {
+        guard plan.kind == .data, let root = dataView else { return nil }
+        assert(event.data.map(root.isView(of:)) ?? false, "the borrowed view is not the event's data")
+        if slot < prewalkStamps.count && prewalkStamps[slot] == generation { return prewalks[slot] }
+        let w = FlatLookup.plainWalk(root, plan.steps)
+        if case .slow = w { return nil }
+        return w
+    }
+
+    /// The slot's string form, lowercased, as (offset, length) in `forms.pool`; length -1 when not ASCII.
+    mutating func stringForm(_ slot: Int, _ slots: SlotTable) -> (Int, Int) {
+        touchForms(slot)
+        if forms.ready[slot] & 1 != 0 { return (Int(forms.stringOffset[slot]), Int(forms.stringLength[slot])) }
+        let plan = slots.plans[slot]
+        let length: Int
+        if let w = dataWalk(slot, plan) {
+            // Read in place; a missing key or a container is "" (the reference's flattened map has no entry).
+            if case .found(let v) = w { length = forms.appendLowercasedASCII(of: v) } else { length = 0 }
+        } else if plan.kind == .type {
+            length = forms.appendLowercasedASCII(event.type)
+        } else if plan.kind == .source {
+            length = forms.appendLowercasedASCII(event.source)
+        } else {
+            let v = slotValue(slot, slots) ?? .string("")
+            if case .string(let s) = v {
+                length = forms.appendLowercasedASCII(s)
+            } else {
+                length = forms.appendLowercasedASCII(Conversion.string(v))
+            }
+        }
+        let offset = forms.pool.count - max(length, 0)
+        forms.ready[slot] |= 1
+        forms.stringOffset[slot] = Int32(offset)
+        forms.stringLength[slot] = Int32(length)
+        return (offset, length)
+    }
+
+    /// The slot's `int(...)` conversion (a missing key is "", which does not convert).
+    mutating func intForm(_ slot: Int, _ slots: SlotTable) -> Int64? {
+        touchForms(slot)
+        if forms.ready[slot] & 2 == 0 {
+            let v: Int64?
+            if let w = dataWalk(slot, slots.plans[slot]) {
+                if case .found(let p) = w, p.isLeaf { v = Conversion.int(p.pointee) } else { v = nil }
+            } else {
+                v = Conversion.int(slotValue(slot, slots) ?? .string(""))
+            }
+            forms.ints[slot] = v ?? 0
+            forms.intOK[slot] = v != nil
+            forms.ready[slot] |= 2
+        }
+        return forms.intOK[slot] ? forms.ints[slot] : nil
+    }
+
+    /// The slot's `double(...)` conversion.
+    mutating func doubleForm(_ slot: Int, _ slots: SlotTable) -> Double? {
+        touchForms(slot)
+        if forms.ready[slot] & 4 == 0 {
+            let v: Double?
+            if let w = dataWalk(slot, slots.plans[slot]) {
+                if case .found(let p) = w, p.isLeaf { v = Conversion.double(p.pointee) } else { v = nil }
+            } else {
+                v = Conversion.double(slotValue(slot, slots) ?? .string(""))
+            }
+            forms.doubles[slot] = v ?? 0
+            forms.doubleOK[slot] = v != nil
+            forms.ready[slot] |= 4
+        }
+        return forms.doubleOK[slot] ? forms.doubles[slot] : nil
+    }
+
+    /// Whether the slot's key exists (its value is not nil).
+    mutating func exists(_ slot: Int, _ slots: SlotTable) -> Bool {
+        if let w = dataWalk(slot, slots.plans[slot]) {
+            if case .found(let p) = w, p.isLeaf { return true }
+            return false
+        }
+        if case .none = slotValue(slot, slots) { return false }
+        return true
+    }
+
+}
