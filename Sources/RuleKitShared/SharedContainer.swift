@@ -154,19 +154,7 @@ public final class SharedContainer: Sendable {
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .io(operation: "create a temporary file", path: temp, reason: String(cString: strerror(errno))) }
         let bytes = Self.encode(value)
-        var written = 0
-        var failure: Int32 = 0
-        bytes.withUnsafeBytes { raw in
-            while written < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + written, raw.count - written)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                written += n
-            }
-        }
+        var failure = writeAll(fd, bytes)
         if failure == 0 && fsync(fd) != 0 { failure = errno }
         close(fd)
         if failure != 0 {

@@ -82,28 +82,13 @@ public final class SharedContainerWatcher: Sendable {
 
         private static func readInotify(fd: Int32, stopped: Locked<Bool>, onChange: @Sendable (String) -> Void) {
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-            let headerSize = MemoryLayout<inotify_event>.size
             while !stopped.withLock({ $0 }) {
                 var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 // A short time-out, so `stop()` is noticed promptly.
                 guard poll(&p, 1, 50) > 0 else { continue }
-                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+                let n = readSome(fd, into: &buffer)
                 guard n > 0 else { continue }
-                var offset = 0
-                var changed: [String] = []
-                buffer.withUnsafeBytes { raw in
-                    while offset + headerSize <= n {
-                        let len = Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
-                        let nameStart = offset + headerSize
-                        let nameBytes = raw[nameStart..<min(nameStart + len, n)].prefix { $0 != 0 }
-                        let name = String(decoding: nameBytes, as: UTF8.self)
-                        if !name.hasPrefix("."), name.hasSuffix(".json") {
-                            let c = String(name.dropLast(5))
-                            if !changed.contains(c) { changed.append(c) }
-                        }
-                        offset = nameStart + len
-                    }
-                }
+                let changed = changedCollections(in: buffer, count: n)
                 for c in changed { onChange(c) }
             }
         }

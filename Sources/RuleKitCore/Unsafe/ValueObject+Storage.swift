@@ -18,3 +18,16 @@ extension ValueObject {
         }
     }
 }
+
+extension Value {
+    /// An identity for an object's or array's storage, the same for copies of the value while none is
+    /// mutated (nil for other values, and for empty ones): validators memoize per container with it. Only
+    /// compared, never turned back into a pointer.
+    package var storageIdentity: UInt? {
+        switch self {
+        case .object(let o): o.storageAddress.map { UInt(bitPattern: $0) }
+        case .array(let a): a.isEmpty ? nil : a.withUnsafeBufferPointer { $0.baseAddress.map { UInt(bitPattern: $0) } }
+        default: nil
+        }
+    }
+}

@@ -254,8 +254,7 @@ final class Pattern: @unchecked Sendable {
         guard let glob else { return matches(subject.text) }
         // '.' does not match line terminators in ECMA regexes.
         if hasWildcard, subject.hasLineTerminator { return regexFallback(subject.text) }
-        var text = subject.text
-        return text.withUTF8 { Pattern.match(glob, $0[...]) }
+        return Pattern.match(glob, subject.text)
     }
 
     /// LF, CR, U+2028 or U+2029 (E2 80 A8/A9), which '.' does not match.
@@ -308,60 +307,6 @@ final class Pattern: @unchecked Sendable {
             if reports > maxProgressReports { stop.pointee = true }
         }
         return found
-    }
-
-    /// Glob matching on bytes: literals in order, gaps of at least `min` characters between them.
-    static func match(_ g: Glob, _ text: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
-        var pieces = g.pieces[...]
-        var t = text
-        // Leading literal with ^: must be a prefix.
-        if g.anchoredStart, case .literal(let l)? = pieces.first {
-            guard t.starts(with: l) else { return false }
-            t = t.dropFirst(l.count)
-            pieces = pieces.dropFirst()
-        }
-        // Trailing literal with $: must be a suffix.
-        var tailLiteral: [UInt8]?
-        if g.anchoredEnd, case .literal(let l)? = pieces.last {
-            tailLiteral = l
-            pieces = pieces.dropLast()
-        }
-        var gapMin = 0
-        var gapOpen = !g.anchoredStart
-        for p in pieces {
-            switch p {
-            case .any(let m):
-                gapMin += m
-                gapOpen = true
-            case .literal(let l):
-                if !gapOpen {
-                    guard t.starts(with: l) else { return false }
-                    t = t.dropFirst(l.count)
-                } else {
-                    guard let at = find(l, in: t, from: gapMin) else { return false }
-                    t = t[(at + l.count)...]
-                }
-                gapMin = 0
-                gapOpen = false
-            }
-        }
-        if let tail = tailLiteral {
-            guard t.count >= tail.count + gapMin else { return false }
-            if !gapOpen { return t.elementsEqual(tail) }
-            return t.suffix(tail.count).elementsEqual(tail)
-        }
-        if g.anchoredEnd && !gapOpen { return t.isEmpty }
-        return t.count >= gapMin
-    }
-
-    static func find(_ l: [UInt8], in t: Slice<UnsafeBufferPointer<UInt8>>, from minOffset: Int) -> Int? {
-        guard t.count >= l.count + minOffset else { return nil }
-        var i = t.startIndex + minOffset
-        while i + l.count <= t.endIndex {
-            if t[i..<(i + l.count)].elementsEqual(l) { return i }
-            i += 1
-        }
-        return nil
     }
 }
 

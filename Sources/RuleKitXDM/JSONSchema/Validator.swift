@@ -416,13 +416,7 @@ struct Run {
     }
 
     static func identity(_ v: Value) -> UInt64? {
-        let p: UnsafeRawPointer?
-        switch v {
-        case .object(let o): p = o.storageAddress
-        case .array(let a): p = a.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
-        default: return nil
-        }
-        return p.map { UInt64(UInt(bitPattern: $0)) }
+        v.storageIdentity.map { UInt64($0) }
     }
 
     static func typeName(_ v: Value) -> String {

@@ -1,3 +1,5 @@
+// Invariants: a scalar's bytes are lent for the call (they belong to a libyaml event still alive, see
+// `LibYAMLParser.swift`) and only read, every index inside the buffer; results are new `Value`s.
 internal import Foundation
 internal import RuleKitCore
 

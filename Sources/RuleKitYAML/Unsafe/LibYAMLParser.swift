@@ -1,3 +1,11 @@
+// Invariants:
+// 1. libyaml's parser reads the input through a pointer lent for the parse (`withUnsafeBufferPointer`),
+//    and every event's scalar bytes are read only before `yaml_event_delete` frees them: strings are
+//    copied into `Value`s at once, nothing keeps a pointer into an event.
+// 2. Every `yaml_parser_initialize` is paired with `yaml_parser_delete`, every event with
+//    `yaml_event_delete`, on every path (defer).
+// The plain reference is libyaml's own event stream (`YAMLReader.bareEventPull`), which the `yaml` fuzz
+// target holds the reader to, and the yaml-test-suite corpus.
 internal import CYAML
 internal import RuleKitCore
 
