@@ -8,17 +8,21 @@ internal import RuleKitRules
 /// version), so a state read needs no lookup by id.
 final class HubRulesRuntime: RulesRuntime {
     let runtime: any ExtensionRuntime
+    let override: (@Sendable (String, Event, Bool) -> ValueObject?)?
 
-    init(runtime: any ExtensionRuntime) {
+    init(runtime: any ExtensionRuntime, override: (@Sendable (String, Event, Bool) -> ValueObject?)? = nil) {
         self.runtime = runtime
+        self.override = override
     }
 
     func sharedState(_ extensionName: String, at event: Event) -> ValueObject? {
-        runtime.getSharedState(extensionName: extensionName, event: event, barrier: false, resolution: .any)?.value
+        if let override, let state = override(extensionName, event, false) { return state }
+        return runtime.getSharedState(extensionName: extensionName, event: event, barrier: false, resolution: .any)?.value
     }
 
     func xdmSharedState(_ extensionName: String, at event: Event) -> ValueObject? {
-        runtime.getXDMSharedState(extensionName: extensionName, event: event, barrier: false, resolution: .any)?.value
+        if let override, let state = override(extensionName, event, true) { return state }
+        return runtime.getXDMSharedState(extensionName: extensionName, event: event, barrier: false, resolution: .any)?.value
     }
 
     func queryHistory(_ requests: [HistoryRequest], enforceOrder: Bool) -> [HistoryResult] {

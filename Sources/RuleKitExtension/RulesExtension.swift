@@ -29,6 +29,9 @@ public final class RulesExtension: Extension, @unchecked Sendable {
         /// `sources` as the host already read them (rules from standard input cannot be read twice): the
         /// first load uses them; reloads read `sources` again.
         public var preloaded: RuleFiles?
+        /// States that stand in for the hub's, per event: `(extension name, event, xdm)` → the state, or nil
+        /// to read the hub's (a service evaluating a device's batch with the states the device sent).
+        public var stateOverride: (@Sendable (String, Event, Bool) -> ValueObject?)?
 
         /// A configuration; every value has the default the CLI uses.
         public init(
@@ -87,7 +90,7 @@ public final class RulesExtension: Extension, @unchecked Sendable {
     /// An extension loading rules as `configuration` says.
     public init(runtime: any ExtensionRuntime, configuration: Configuration) {
         self.runtime = runtime
-        hubRuntime = HubRulesRuntime(runtime: runtime)
+        hubRuntime = HubRulesRuntime(runtime: runtime, override: configuration.stateOverride)
         engine = RulesEngine(name: configuration.engineName, runtime: hubRuntime)
         control = RulesControl(configuration: configuration)
         control.extensionRef = self
@@ -112,7 +115,8 @@ public final class RulesExtension: Extension, @unchecked Sendable {
                 let (aligned, findings) = alignment.align(xdm)
                 if !findings.isEmpty {
                     data?["xdm"] = aligned
-                    runtime.dispatch(event: XDMAlignment.report(findings, subject: "event \(event.id)", policy: alignment.policy))
+                    runtime.dispatch(
+                        event: XDMAlignment.report(findings, subject: "event \(event.id)", policy: alignment.policy, cause: event))
                 }
             }
             return event.copy(withData: data)

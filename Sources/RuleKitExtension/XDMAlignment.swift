@@ -87,22 +87,24 @@ public struct XDMAlignment: Sendable {
     }
 
     /// The diagnostics event for findings about `subject` (an event id or an extension's state).
-    static func report(_ findings: [Finding], subject: String, policy: Policy) -> Event {
+    static func report(_ findings: [Finding], subject: String, policy: Policy, cause: Event? = nil) -> Event {
         let lines = findings.map {
             "rulekit: XDM \(policy.rawValue): \(subject) at \($0.path.isEmpty ? "/" : $0.path): \($0.message) (\($0.action.rawValue))"
         }
         FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        // Caused by the event whose data was checked: a host waiting for everything an event caused waits
+        // for its report too.
+        let data: ValueObject = [
+            "subject": .string(subject), "policy": .string(policy.rawValue),
+            "findings": .array(
+                findings.map {
+                    [
+                        "path": .string($0.path), "message": .string($0.message),
+                        "action": .string($0.action.rawValue),
+                    ]
+                }),
+        ]
         return Event(
-            name: "XDM alignment", type: diagnosticsEventType, source: diagnosticsEventSource,
-            data: [
-                "subject": .string(subject), "policy": .string(policy.rawValue),
-                "findings": .array(
-                    findings.map {
-                        [
-                            "path": .string($0.path), "message": .string($0.message),
-                            "action": .string($0.action.rawValue),
-                        ]
-                    }),
-            ])
+            name: "XDM alignment", type: diagnosticsEventType, source: diagnosticsEventSource, data: data, parentID: cause?.id)
     }
 }

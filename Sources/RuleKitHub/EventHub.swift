@@ -93,11 +93,13 @@ public final class EventHub: Sendable {
     let timerQueue = DispatchQueue(label: "rulekit.hub.timers")
     let callbackQueue = DispatchQueue(label: "rulekit.hub.callbacks", attributes: .concurrent)
     let placeholder: ExtensionContainer
+    /// What is still to deliver, per block dispatched with a completion.
+    let settling = Settling()
 
     /// A hub, not yet booted: it boots when extensions are registered.
     public init(options: Options = Options()) {
         self.options = options
-        placeholder = ExtensionContainer(label: EventHub.name)
+        placeholder = ExtensionContainer(label: EventHub.name, settling: settling)
         let runtime = HubRuntime(hub: self, container: placeholder)
         let ext = HubPlaceholderExtension(runtime: runtime)
         placeholder.state.withLock {
@@ -191,7 +193,7 @@ public final class EventHub: Sendable {
         let group = DispatchGroup()
         let made = Locked<[(ExtensionContainer, (any Extension)?, String)]>([])
         for (make, label) in makers {
-            let container = ExtensionContainer(label: label)
+            let container = ExtensionContainer(label: label, settling: settling)
             let runtime = HubRuntime(hub: self, container: container)
             group.enter()
             container.queue.async {
@@ -297,6 +299,16 @@ public final class EventHub: Sendable {
     /// event dispatched meanwhile (by an extension reacting to the first of them) comes between them.
     /// What an offline run needs to deliver the same order every time.
     public func dispatch<S: Sequence<Event>>(contentsOf events: S) {
+        dispatch(contentsOf: events, whenDelivered: nil)
+    }
+
+    /// Dispatches events as one block (as `dispatch(contentsOf:)`), and calls `completion` once they, and
+    /// every event they caused (dispatched with a `parentID` among them, transitively), have been delivered
+    /// to every extension: what a host that feeds a stream block by block waits for. An event an extension
+    /// holds (stopped, or not ready for it) is not delivered yet.
+    public func dispatch<S: Sequence<Event>>(contentsOf events: S, whenDelivered completion: (@Sendable () -> Void)?) {
+        let events = Array(events)
+        settling.enter(events, completion: completion)
         let schedule = state.withLock { s -> Bool in
             for event in events {
                 var e = event
@@ -401,6 +413,7 @@ public final class EventHub: Sendable {
                 }
                 batch[i] = event
             }
+            for e in batch { settling.fanOut(e, to: containers.count) }
             for c in containers { c.enqueue(contentsOf: batch) }
             batch.removeAll(keepingCapacity: true)
         }

@@ -39,8 +39,12 @@ final class ExtensionContainer: Sendable {
     /// Set at creation: the lowercased name is the hub's key once the extension exists.
     let label: String
 
-    init(label: String) {
+    /// The hub's count of deliveries still to do.
+    let settling: Settling
+
+    init(label: String, settling: Settling) {
         self.label = label
+        self.settling = settling
         self.queue = DispatchQueue(label: "rulekit.extension.\(label)")
         registration.enter()
     }
@@ -97,6 +101,7 @@ final class ExtensionContainer: Sendable {
                 s.pending.popFirst()
                 s.lastProcessed = event.number ?? s.lastProcessed
             }
+            settling.delivered(event)
         }
     }
 

@@ -1,0 +1,157 @@
+// The hub assembly every host of rules needs — the rules extension, state publishers, a shared container,
+// event history and XDM alignment on one booted hub — behind one type that `rulekit run` and
+// `rulekit serve` share: blocks of input events in, the events they produced out, in hub order.
+internal import Foundation
+public import RuleKitCore
+public import RuleKitHub
+public import RuleKitShared
+
+/// A booted hub with the rules extension, fed block by block.
+///
+/// ```swift
+/// let host = try RulesHost(.init(rules: ["Rules"], states: ["com.adobe.module.configuration": config]))
+/// let out = await host.process(events)   // the inputs as delivered, and every event their rules dispatched
+/// ```
+public final class RulesHost: Sendable {
+    /// What the hub is made of.
+    public struct Configuration: Sendable {
+        /// Rules files or folders.
+        public var rules: [String]
+        /// The same rules as the caller already read them (rules from standard input cannot be read twice).
+        public var preloaded: RuleFiles?
+        /// Shared states published before the first event, by extension name.
+        public var states: [String: ValueObject]
+        /// XDM shared states published before the first event, by extension name.
+        public var xdmStates: [String: ValueObject]
+        /// Where event history is kept.
+        public var history: any EventHistoryStore
+        /// A shared data container: its changes arrive as events, and the last good rules are kept there.
+        public var container: SharedContainer?
+        /// XDM alignment of rule-attached XDM (nil: off).
+        public var xdm: XDMAlignment?
+        /// States that stand in for published ones, per event (a device's states sent with its batch):
+        /// `(extension name, event, xdm)` → the state, or nil to read the hub's.
+        public var stateOverride: (@Sendable (String, Event, Bool) -> ValueObject?)?
+        /// Sees every event the hub delivers, its own bookkeeping included, in hub order.
+        public var observer: (@Sendable (Event) -> Void)?
+
+        /// A configuration with the rules of `rules` and nothing else: in-memory history, no states.
+        public init(
+            rules: [String] = ["Rules"], preloaded: RuleFiles? = nil, states: [String: ValueObject] = [:],
+            xdmStates: [String: ValueObject] = [:], history: any EventHistoryStore = InMemoryEventHistory(),
+            container: SharedContainer? = nil, xdm: XDMAlignment? = nil
+        ) {
+            self.rules = rules
+            self.preloaded = preloaded
+            self.states = states
+            self.xdmStates = xdmStates
+            self.history = history
+            self.container = container
+            self.xdm = xdm
+        }
+    }
+
+    /// The hub the rules run in.
+    public let hub: EventHub
+    /// The rules extension's control: reload, and the outcome of the last load.
+    public let rules: RulesControl
+    private let batches = Locked(Batches())
+
+    /// The events each block in flight produced so far, and which block every event belongs to.
+    private struct Batches {
+        var next = 0
+        var owner: [UUID: Int] = [:]
+        var events: [Int: [Event]] = [:]
+    }
+
+    /// Boots the hub with the configured extensions.
+    ///
+    /// - Throws: `HubError` when an extension could not be registered.
+    public init(_ configuration: Configuration) throws(HubError) {
+        var options = EventHub.Options()
+        options.history = configuration.history
+        hub = EventHub(options: options)
+        let batches = self.batches
+        let observer = configuration.observer
+        hub.registerEventListener(type: EventType.wildcard, source: EventSource.wildcard) { e in
+            observer?(e)
+            batches.withLock { b in
+                guard let n = b.owner[e.id] ?? e.parentID.flatMap({ b.owner[$0] }) else { return }
+                b.owner[e.id] = n
+                b.events[n, default: []].append(e)
+            }
+        }
+        var rulesConfiguration = RulesExtension.Configuration(
+            sources: configuration.rules, xdm: configuration.xdm, container: configuration.container,
+            preloaded: configuration.preloaded)
+        rulesConfiguration.stateOverride = configuration.stateOverride
+        let extensionConfiguration = rulesConfiguration
+        let control = Locked<RulesControl?>(nil)
+        var factories: [EventHub.ExtensionFactory] = [
+            { runtime in
+                let e = RulesExtension(runtime: runtime, configuration: extensionConfiguration)
+                control.withLock { $0 = e.control }
+                return e
+            }
+        ]
+        if let container = configuration.container { factories.append(SharedDataExtension.factory(container)) }
+        for name in Set(configuration.states.keys).union(configuration.xdmStates.keys).sorted() {
+            factories.append(
+                StatePublisherExtension.factory(name: name, state: configuration.states[name], xdm: configuration.xdmStates[name]))
+        }
+        let booted = DispatchSemaphore(value: 0)
+        let failure = Locked<HubError?>(nil)
+        hub.registerExtensions(factories: factories) { r in
+            if case .failure(let e) = r { failure.withLock { $0 = e } }
+            booted.signal()
+        }
+        booted.wait()
+        if let e = failure.withLock({ $0 }) { throw e }
+        guard let rules = control.withLock({ $0 }) else { throw HubError.initFailed(RulesExtension.extensionName) }
+        self.rules = rules
+    }
+
+    /// Dispatches `events` as one block and returns, once they and everything they caused have been
+    /// delivered, the events they produced: each input as delivered (after the rules ran) and every event
+    /// their rules dispatched, in hub order.
+    public func process(_ events: [Event]) async -> [Event] {
+        await withCheckedContinuation { (done: CheckedContinuation<[Event], Never>) in
+            process(events) { done.resume(returning: $0) }
+        }
+    }
+
+    /// `process(_:)` for callers that block (a command-line run reading its input meanwhile).
+    public func processWaiting(_ events: [Event]) -> [Event] {
+        let done = DispatchSemaphore(value: 0)
+        let out = Locked<[Event]>([])
+        process(events) { result in
+            out.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return out.withLock { $0 }
+    }
+
+    /// `process(_:)` with a completion.
+    public func process(_ events: [Event], completion: @escaping @Sendable ([Event]) -> Void) {
+        let n = batches.withLock { b -> Int in
+            let n = b.next
+            b.next += 1
+            for e in events { b.owner[e.id] = n }
+            b.events[n] = []
+            return n
+        }
+        let batches = self.batches
+        hub.dispatch(
+            contentsOf: events,
+            whenDelivered: {
+                let produced = batches.withLock { b -> [Event] in
+                    let list = b.events.removeValue(forKey: n) ?? []
+                    for e in events { b.owner[e.id] = nil }
+                    for e in list { b.owner[e.id] = nil }
+                    return list
+                }
+                completion(produced)
+            })
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import RuleKitCore
+import Testing
+
+@testable import RuleKitHub
+
+/// `dispatch(contentsOf:whenDelivered:)`: the completion runs once the block and everything it caused
+/// (events dispatched with a parent in it, transitively) reached every extension — not before, and with
+/// nothing else waited for.
+@Suite struct SettlingTests {
+    @Test func theCompletionWaitsForEveryExtensionAndEveryDescendant() {
+        let hub = bootedHub([ExtA.self, ExtB.self])
+        let a = recorder(hub, ExtA.extensionName)
+        let b = recorder(hub, ExtB.extensionName)
+        b.delay.withLock { $0 = 0.002 }
+        // Each input event causes two generations of chained events, dispatched by a preprocessor while
+        // their parent is processed (as the rules engine does).
+        hub.registerPreprocessor { e in
+            if e.name.hasPrefix("E") || e.name.hasPrefix("child") {
+                let next = e.name.hasPrefix("E") ? "child of \(e.name)" : "grandchild of \(e.name)"
+                if !e.name.hasPrefix("grandchild") { hub.dispatch(e.createChainedEvent(name: next, type: "t", source: "s", data: nil)) }
+            }
+            return e
+        }
+        let block = (0..<20).map { event($0) }
+        let done = DispatchSemaphore(value: 0)
+        let seenAtCompletion = Locked<(Int, Int)>((0, 0))
+        hub.dispatch(contentsOf: block) {
+            seenAtCompletion.withLock { $0 = (a.userEvents.count, b.userEvents.count) }
+            done.signal()
+        }
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        // 20 inputs, 20 children, 20 grandchildren: all of them at both extensions.
+        #expect(seenAtCompletion.withLock { $0 } == (60, 60))
+    }
+
+    @Test func anEmptyBlockCompletesAtOnceAndAHeldEventHoldsTheCompletion() {
+        let hub = bootedHub([ExtA.self])
+        let a = recorder(hub, ExtA.extensionName)
+        let empty = DispatchSemaphore(value: 0)
+        hub.dispatch(contentsOf: [Event](), whenDelivered: { empty.signal() })
+        #expect(empty.wait(timeout: .now() + 5) == .success)
+        a.ready.withLock { $0 = false }
+        let done = Locked(false)
+        hub.dispatch(contentsOf: [event(1)], whenDelivered: { done.withLock { $0 = true } })
+        Thread.sleep(forTimeInterval: 0.2)
+        // Not ready: the event is held, so it is not delivered, and the block is not done.
+        #expect(!done.withLock { $0 })
+        a.ready.withLock { $0 = true }
+        a.runtime.startEvents()
+        #expect(eventually { done.withLock { $0 } })
+    }
+
+    @Test func blocksCompleteIndependently() {
+        let hub = bootedHub([ExtA.self])
+        let finished = Locked<[Int]>([])
+        let group = DispatchGroup()
+        for n in 0..<8 {
+            group.enter()
+            hub.dispatch(contentsOf: (0..<50).map { event(n * 100 + $0) }) {
+                finished.withLock { $0.append(n) }
+                group.leave()
+            }
+        }
+        #expect(group.wait(timeout: .now() + 30) == .success)
+        // The hub delivers in order, so blocks finish in the order they were dispatched.
+        #expect(finished.withLock { $0 } == Array(0..<8))
+    }
+}
