@@ -18,11 +18,18 @@ let package = Package(
         .library(name: "RuleKitXDM", targets: ["RuleKitXDM"]),
         .library(name: "RuleKitExtension", targets: ["RuleKitExtension"]),
         .library(name: "RuleKitShared", targets: ["RuleKitShared"]),
+        .library(name: "RuleKitServe", targets: ["RuleKitServe"]),
         .executable(name: "rulekit", targets: ["rulekit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.5.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.21.0"),
     ],
     targets: [
         // The only C in the package: libyaml, reached through one module map.
@@ -42,13 +49,29 @@ let package = Package(
             dependencies: [
                 "RuleKitCore", "RuleKitYAML", "RuleKitRules", "RuleKitHub", "RuleKitXDM", "RuleKitShared",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        // The enrichment service: the rules host behind HTTP, with metrics, reload and PostgreSQL history.
+        .target(
+            name: "RuleKitServe",
+            dependencies: [
+                "RuleKitCore", "RuleKitRules", "RuleKitHub", "RuleKitXDM", "RuleKitExtension",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strict),
         .executableTarget(
             name: "rulekit",
             dependencies: [
                 "RuleKitCore", "RuleKitYAML", "RuleKitRules", "RuleKitXDM", "RuleKitHub", "RuleKitExtension", "RuleKitShared",
+                "RuleKitServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),

@@ -32,6 +32,8 @@ public final class RulesExtension: Extension, @unchecked Sendable {
         /// States that stand in for the hub's, per event: `(extension name, event, xdm)` → the state, or nil
         /// to read the hub's (a service evaluating a device's batch with the states the device sent).
         public var stateOverride: (@Sendable (String, Event, Bool) -> ValueObject?)?
+        /// Hears the labels of the rules that matched each event (a service's per-rule counts).
+        public var onRulesMatched: (@Sendable ([String]) -> Void)?
 
         /// A configuration; every value has the default the CLI uses.
         public init(
@@ -91,7 +93,11 @@ public final class RulesExtension: Extension, @unchecked Sendable {
     public init(runtime: any ExtensionRuntime, configuration: Configuration) {
         self.runtime = runtime
         hubRuntime = HubRulesRuntime(runtime: runtime, override: configuration.stateOverride)
-        engine = RulesEngine(name: configuration.engineName, runtime: hubRuntime)
+        var onMatch: (@Sendable ([PlannedRule]) -> Void)?
+        if let heard = configuration.onRulesMatched {
+            onMatch = { @Sendable rules in heard(rules.map(\.label)) }
+        }
+        engine = RulesEngine(name: configuration.engineName, runtime: hubRuntime, onMatch: onMatch)
         control = RulesControl(configuration: configuration)
         control.extensionRef = self
     }
@@ -285,9 +291,7 @@ final class ConsequenceChain: Sendable {
                 d.depth[old] = nil
             }
             if depth > limit {
-                FileHandle.standardError.write(
-                    Data(
-                        "rulekit: consequence chain of \(depth) events cut at event \(event.id) (limit \(limit))\n".utf8))
+                RuleKitLog.rules.warning("consequence chain of \(depth) events cut at event \(event.id) (limit \(limit))")
                 return true
             }
             return false

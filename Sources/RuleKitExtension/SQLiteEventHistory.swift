@@ -17,9 +17,11 @@ public final class SQLiteEventHistory: EventHistoryStore {
     public let retention: Int?
     private let inserts = Locked(0)
 
-    /// Opens (or creates) the history in `directory/history.sqlite`.
-    public static func open(directory: String, retention: Int? = 1_000_000) -> Result<SQLiteEventHistory, DiagnosticError> {
-        let path = PathText.join(directory, "history.sqlite")
+    /// Opens (or creates) the history in `directory/file`.
+    public static func open(
+        directory: String, file: String = "history.sqlite", retention: Int? = 1_000_000
+    ) -> Result<SQLiteEventHistory, DiagnosticError> {
+        let path = PathText.join(directory, file)
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
@@ -35,8 +37,16 @@ public final class SQLiteEventHistory: EventHistoryStore {
             try pool.write { db in
                 try db.execute(
                     sql: """
-                        CREATE TABLE IF NOT EXISTS events (hash INTEGER NOT NULL, ts REAL NOT NULL);
-                        CREATE INDEX IF NOT EXISTS events_hash_ts ON events (hash, ts);
+                        CREATE TABLE IF NOT EXISTS events (hash INTEGER NOT NULL, ts REAL NOT NULL, identity TEXT NOT NULL DEFAULT '');
+                        """)
+                // A history made before identities were kept gets the column (its records: no identity).
+                if try !db.columns(in: "events").contains(where: { $0.name == "identity" }) {
+                    try db.execute(sql: "ALTER TABLE events ADD COLUMN identity TEXT NOT NULL DEFAULT ''")
+                }
+                try db.execute(
+                    sql: """
+                        DROP INDEX IF EXISTS events_hash_ts;
+                        CREATE INDEX IF NOT EXISTS events_identity_hash_ts ON events (identity, hash, ts);
                         """)
             }
             // A corrupt file can open; reading it is what fails.
@@ -56,13 +66,15 @@ public final class SQLiteEventHistory: EventHistoryStore {
         self.retention = retention
     }
 
-    /// Records one event's hash at `timestamp`; false when the write failed.
+    /// Records one event's hash at `timestamp`, under `HistoryIdentity.current`; false when the write
+    /// failed.
     public func record(hash: UInt32, timestamp: Date) -> Bool {
+        let identity = HistoryIdentity.current ?? ""
         do {
             try pool.write { db in
                 try db.execute(
-                    sql: "INSERT INTO events (hash, ts) VALUES (?, ?)",
-                    arguments: [Int64(hash), timestamp.timeIntervalSince1970 * 1000])
+                    sql: "INSERT INTO events (hash, ts, identity) VALUES (?, ?, ?)",
+                    arguments: [Int64(hash), timestamp.timeIntervalSince1970 * 1000, identity])
             }
             if let retention,
                 inserts.withLock({
@@ -78,12 +90,13 @@ public final class SQLiteEventHistory: EventHistoryStore {
         }
     }
 
-    /// Inserts many records in one transaction (benchmarks, imports).
+    /// Inserts many records in one transaction (benchmarks, imports), under `HistoryIdentity.current`.
     public func record(_ records: [(UInt32, Date)]) -> Bool {
+        let identity = HistoryIdentity.current ?? ""
         do {
             try pool.write { db in
-                let stmt = try db.makeStatement(sql: "INSERT INTO events (hash, ts) VALUES (?, ?)")
-                for (h, t) in records { try stmt.execute(arguments: [Int64(h), t.timeIntervalSince1970 * 1000]) }
+                let stmt = try db.makeStatement(sql: "INSERT INTO events (hash, ts, identity) VALUES (?, ?, ?)")
+                for (h, t) in records { try stmt.execute(arguments: [Int64(h), t.timeIntervalSince1970 * 1000, identity]) }
             }
             return true
         } catch {
@@ -97,10 +110,11 @@ public final class SQLiteEventHistory: EventHistoryStore {
         }
     }
 
-    /// Counts the records of `hash` within the window; the error value when the read failed.
+    /// Counts the records of `hash` within the window, among those of `HistoryIdentity.current`; the error
+    /// value when the read failed.
     public func query(hash: UInt32, from: Date?, to: Date?, after: Date?) -> EventHistoryResult {
-        var sql = "SELECT count(*), min(ts), max(ts) FROM events WHERE hash = ?"
-        var args: [any DatabaseValueConvertible] = [Int64(hash)]
+        var sql = "SELECT count(*), min(ts), max(ts) FROM events WHERE identity = ? AND hash = ?"
+        var args: [any DatabaseValueConvertible] = [HistoryIdentity.current ?? "", Int64(hash)]
         if let from {
             sql += " AND ts >= ?"
             args.append(from.timeIntervalSince1970 * 1000)

@@ -88,10 +88,10 @@ public struct XDMAlignment: Sendable {
 
     /// The diagnostics event for findings about `subject` (an event id or an extension's state).
     static func report(_ findings: [Finding], subject: String, policy: Policy, cause: Event? = nil) -> Event {
-        let lines = findings.map {
-            "rulekit: XDM \(policy.rawValue): \(subject) at \($0.path.isEmpty ? "/" : $0.path): \($0.message) (\($0.action.rawValue))"
+        for f in findings {
+            RuleKitLog.xdm.warning(
+                "XDM \(policy.rawValue): \(subject) at \(f.path.isEmpty ? "/" : f.path): \(f.message) (\(f.action.rawValue))")
         }
-        FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         // Caused by the event whose data was checked: a host waiting for everything an event caused waits
         // for its report too.
         let data: ValueObject = [

@@ -1,7 +1,8 @@
 public import Foundation
 public import RuleKitCore
 
-/// Where the hub keeps event history: events recorded by the hash of their masked data.
+/// Where the hub keeps event history: events recorded by the hash of their masked data. A store that keeps
+/// one history per identity records and searches under `HistoryIdentity.current`.
 public protocol EventHistoryStore: Sendable {
     func record(hash: UInt32, timestamp: Date) -> Bool
     /// One result per hash: matches in [from, to]; with `after`, only those at or after it.
@@ -47,22 +48,25 @@ public enum EventHistoryHash {
 
 /// An in-memory history (the default; the rules extension brings a SQLite one).
 public final class InMemoryEventHistory: EventHistoryStore {
-    private let records = Locked<[(UInt32, Date)]>([])
+    private let records = Locked<[(UInt32, Date, String?)]>([])
 
     /// An empty history.
     public init() {}
 
-    /// Records one event's hash at `timestamp`; always succeeds.
+    /// Records one event's hash at `timestamp`, under `HistoryIdentity.current`; always succeeds.
     public func record(hash: UInt32, timestamp: Date) -> Bool {
-        records.withLock { $0.append((hash, timestamp)) }
+        let identity = HistoryIdentity.current
+        records.withLock { $0.append((hash, timestamp, identity)) }
         return true
     }
 
-    /// Counts the records of `hash` within the window.
+    /// Counts the records of `hash` within the window, among those of `HistoryIdentity.current`.
     public func query(hash: UInt32, from: Date?, to: Date?, after: Date?) -> EventHistoryResult {
-        records.withLock { all in
-            let hits = all.filter { h, t in
-                h == hash && (from.map { t >= $0 } ?? true) && (to.map { t <= $0 } ?? true) && (after.map { t >= $0 } ?? true)
+        let identity = HistoryIdentity.current
+        return records.withLock { all in
+            let hits = all.filter { h, t, id in
+                h == hash && id == identity && (from.map { t >= $0 } ?? true) && (to.map { t <= $0 } ?? true)
+                    && (after.map { t >= $0 } ?? true)
             }.map(\.1)
             return EventHistoryResult(count: hits.count, oldest: hits.min(), newest: hits.max())
         }

@@ -52,6 +52,9 @@ public final class EventHub: Sendable {
         public var history: any EventHistoryStore
         /// How many event ids the hub remembers for versioning copies of events it did not hand out.
         public var rememberedEventIDs: Int
+        /// Whose history an event belongs to (nil: one history for all): set as `HistoryIdentity.current`
+        /// while the event is preprocessed (the rules query and record history then) and recorded.
+        public var identity: (@Sendable (Event) -> String?)?
 
         /// Options with the defaults of a native app and an in-memory history.
         public init(
@@ -395,9 +398,12 @@ public final class EventHub: Sendable {
             for i in batch.indices {
                 let original = batch[i]
                 var event = original
-                for p in preprocessors {
-                    event = p(event)
-                    event.number = original.number
+                let identity = options.identity?(original)
+                HistoryIdentity.$current.withValue(identity) {
+                    for p in preprocessors {
+                        event = p(event)
+                        event.number = original.number
+                    }
                 }
                 if let rid = event.responseID {
                     let entries = state.withLock { $0.responseListeners.removeValue(forKey: rid) } ?? []
@@ -409,7 +415,11 @@ public final class EventHub: Sendable {
                 }
                 if let mask = original.mask {
                     let hash = EventHistoryHash.hash(event.data, mask: mask.isEmpty ? nil : mask)
-                    if hash != 0 { _ = options.history.record(hash: hash, timestamp: event.timestamp) }
+                    if hash != 0 {
+                        HistoryIdentity.$current.withValue(identity) {
+                            _ = options.history.record(hash: hash, timestamp: event.timestamp)
+                        }
+                    }
                 }
                 batch[i] = event
             }

@@ -2,11 +2,13 @@
 // Exit codes are fixed: 0 success, 1 findings or failures, 2 bad usage or unreadable input.
 import ArgumentParser
 import Foundation
+import Logging
 import RuleKitCore
 
 @main
 struct RuleKitMain {
     static func main() {
+        LoggingSystem.bootstrap { StderrLogHandler(label: $0) }
         do {
             var command = try RuleKitCommand.parseAsRoot()
             try command.run()
@@ -39,7 +41,7 @@ struct RuleKitCommand: ParsableCommand {
         version: RuleKitVersion.current,
         subcommands: [
             RunCommand.self, MatchCommand.self, TestCommand.self, ParseCommand.self, LintCommand.self, ConvertCommand.self,
-            ExplainCommand.self, ReportCommand.self, XDMCommand.self, SchemaCommand.self, SharedCommand.self,
+            ExplainCommand.self, ReportCommand.self, XDMCommand.self, SchemaCommand.self, SharedCommand.self, ServeCommand.self,
         ]
     )
 

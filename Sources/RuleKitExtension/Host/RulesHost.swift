@@ -29,9 +29,11 @@ public final class RulesHost: Sendable {
         public var container: SharedContainer?
         /// XDM alignment of rule-attached XDM (nil: off).
         public var xdm: XDMAlignment?
-        /// States that stand in for published ones, per event (a device's states sent with its batch):
-        /// `(extension name, event, xdm)` → the state, or nil to read the hub's.
-        public var stateOverride: (@Sendable (String, Event, Bool) -> ValueObject?)?
+        /// Hears the labels of the rules that matched each event.
+        public var onRulesMatched: (@Sendable ([String]) -> Void)?
+        /// Where in an event's data its identity lives (`["xdm", "identityMap", "ECID", "0", "id"]`): history
+        /// is then kept per identity (see `HistoryIdentity`). Nil: one history.
+        public var identityPath: [String]?
         /// Sees every event the hub delivers, its own bookkeeping included, in hub order.
         public var observer: (@Sendable (Event) -> Void)?
 
@@ -57,11 +59,13 @@ public final class RulesHost: Sendable {
     public let rules: RulesControl
     private let batches = Locked(Batches())
 
-    /// The events each block in flight produced so far, and which block every event belongs to.
+    /// The events each block in flight produced so far, which block every event belongs to, and the
+    /// states each block was sent with.
     private struct Batches {
         var next = 0
         var owner: [UUID: Int] = [:]
         var events: [Int: [Event]] = [:]
+        var states: [Int: (standard: [String: ValueObject], xdm: [String: ValueObject])] = [:]
     }
 
     /// Boots the hub with the configured extensions.
@@ -70,6 +74,9 @@ public final class RulesHost: Sendable {
     public init(_ configuration: Configuration) throws(HubError) {
         var options = EventHub.Options()
         options.history = configuration.history
+        if let path = configuration.identityPath {
+            options.identity = { e in HistoryIdentity.value(at: path, in: e.data) }
+        }
         hub = EventHub(options: options)
         let batches = self.batches
         let observer = configuration.observer
@@ -84,7 +91,18 @@ public final class RulesHost: Sendable {
         var rulesConfiguration = RulesExtension.Configuration(
             sources: configuration.rules, xdm: configuration.xdm, container: configuration.container,
             preloaded: configuration.preloaded)
-        rulesConfiguration.stateOverride = configuration.stateOverride
+        rulesConfiguration.onRulesMatched = configuration.onRulesMatched
+        // A block's own states stand in for the published ones while its events (and what they cause) are
+        // evaluated.
+        rulesConfiguration.stateOverride = { name, event, xdm in
+            batches.withLock { b in
+                guard let n = b.owner[event.id] ?? event.parentID.flatMap({ b.owner[$0] }), let states = b.states[n] else {
+                    return nil
+                }
+                let table = xdm ? states.xdm : states.standard
+                return table[name] ?? table.first { $0.key.lowercased() == name.lowercased() }?.value
+            }
+        }
         let extensionConfiguration = rulesConfiguration
         let control = Locked<RulesControl?>(nil)
         var factories: [EventHub.ExtensionFactory] = [
@@ -114,9 +132,11 @@ public final class RulesHost: Sendable {
     /// Dispatches `events` as one block and returns, once they and everything they caused have been
     /// delivered, the events they produced: each input as delivered (after the rules ran) and every event
     /// their rules dispatched, in hub order.
-    public func process(_ events: [Event]) async -> [Event] {
+    public func process(
+        _ events: [Event], states: [String: ValueObject] = [:], xdmStates: [String: ValueObject] = [:]
+    ) async -> [Event] {
         await withCheckedContinuation { (done: CheckedContinuation<[Event], Never>) in
-            process(events) { done.resume(returning: $0) }
+            process(events, states: states, xdmStates: xdmStates) { done.resume(returning: $0) }
         }
     }
 
@@ -132,13 +152,18 @@ public final class RulesHost: Sendable {
         return out.withLock { $0 }
     }
 
-    /// `process(_:)` with a completion.
-    public func process(_ events: [Event], completion: @escaping @Sendable ([Event]) -> Void) {
+    /// `process(_:states:xdmStates:)` with a completion. `states` and `xdmStates` (a device's, sent with its
+    /// events) stand in for the published states of those names while this block is evaluated.
+    public func process(
+        _ events: [Event], states: [String: ValueObject] = [:], xdmStates: [String: ValueObject] = [:],
+        completion: @escaping @Sendable ([Event]) -> Void
+    ) {
         let n = batches.withLock { b -> Int in
             let n = b.next
             b.next += 1
             for e in events { b.owner[e.id] = n }
             b.events[n] = []
+            if !states.isEmpty || !xdmStates.isEmpty { b.states[n] = (states, xdmStates) }
             return n
         }
         let batches = self.batches
@@ -147,6 +172,7 @@ public final class RulesHost: Sendable {
             whenDelivered: {
                 let produced = batches.withLock { b -> [Event] in
                     let list = b.events.removeValue(forKey: n) ?? []
+                    b.states[n] = nil
                     for e in events { b.owner[e.id] = nil }
                     for e in list { b.owner[e.id] = nil }
                     return list

@@ -43,10 +43,18 @@ public final class RulesEngine: Sendable {
     /// The dispatch chain limit: events made by `dispatch` consequences may not dispatch again.
     public static let maxChainedConsequenceCount = 1
 
-    /// An engine with no rules, reading from and dispatching to `runtime`.
-    public init(name: String = RulesEventNames.defaultEngineName, runtime: any RulesRuntime) {
+    /// Told the rules that matched each processed event (a service's per-rule counts); not under any lock.
+    let onMatch: (@Sendable ([PlannedRule]) -> Void)?
+
+    /// An engine with no rules, reading from and dispatching to `runtime`; `onMatch` hears the rules that
+    /// matched each event it processes.
+    public init(
+        name: String = RulesEventNames.defaultEngineName, runtime: any RulesRuntime,
+        onMatch: (@Sendable ([PlannedRule]) -> Void)? = nil
+    ) {
         self.name = name
         self.runtime = runtime
+        self.onMatch = onMatch
     }
 
     /// The rules in force.
@@ -171,6 +179,7 @@ public final class RulesEngine: Sendable {
     ) -> Event {
         let matched = Evaluator.matchingRules(rules, &r)
         if matched.isEmpty { return event }
+        onMatch?(matched)
         var processed = event
         if let interceptor {
             let reevaluable = matched.filter { $0.reEvaluate && $0.hasSchemaConsequence }

@@ -1,0 +1,256 @@
+// The service without its HTTP: a set of rules hosts (one hub per worker, all sharing one history store),
+// a bounded queue in front of them, XDM validation, and reloads that refuse a broken rule set whole.
+public import Foundation
+internal import Logging
+public import RuleKitCore
+internal import RuleKitExtension
+internal import RuleKitHub
+internal import RuleKitRules
+internal import RuleKitXDM
+
+/// Why a batch was not processed.
+public enum ServeError: Error, Sendable, Equatable {
+    /// The queue is full: retry after the given seconds.
+    case overloaded(retryAfter: Int)
+    /// The service is shutting down.
+    case stopping
+}
+
+/// What the rules in force are, and how the last load went (`GET /v1/rules`).
+public struct RulesStatus: Sendable {
+    /// Whether the last attempt loaded (false: the previous rules kept serving).
+    public var lastAttemptLoaded: Bool
+    /// Rules in force.
+    public var count: Int
+    /// A hash of the rules files in force (FNV-1a 64 over their paths and bytes, in path order).
+    public var contentHash: String
+    /// When the rules in force were loaded.
+    public var loadedAt: Date
+    /// When the last attempt was made.
+    public var attemptedAt: Date
+    /// The findings of the last attempt.
+    public var diagnostics: [Diagnostic]
+}
+
+/// The enrichment service: batches of events in, the events they produced out.
+public final class EnrichmentService: Sendable {
+    let options: ServeOptions
+    let hosts: [RulesHost]
+    let metrics = ServeMetrics()
+    let validator: JSONSchemaValidator?
+    let history: any EventHistoryStore
+    let postgres: PostgresEventHistory?
+    private let logger = Logger(label: "rulekit.serve")
+    private let queue = Locked<(inFlight: Int, next: Int, stopping: Bool)>((0, 0, false))
+    private let status: Locked<RulesStatus>
+    private let watched: Locked<[String: Date]>
+
+    /// Builds the hosts and loads the rules; a rule set that does not load, or a history that cannot be
+    /// opened, is an error (nothing would be served right).
+    public init(_ options: ServeOptions) throws(DiagnosticError) {
+        self.options = options
+        var files = RuleFiles()
+        files.load(options.rules)
+        if files.hasErrors { throw DiagnosticError(files.diagnostics.filter { $0.severity == .error }) }
+        let metrics = self.metrics
+        switch options.history {
+        case .memory:
+            history = InMemoryEventHistory()
+            postgres = nil
+        case .sqlite(let path):
+            let url = URL(fileURLWithPath: path)
+            switch SQLiteEventHistory.open(directory: url.deletingLastPathComponent().path, file: url.lastPathComponent) {
+            case .success(let store): history = store
+            case .failure(let e): throw e
+            }
+            postgres = nil
+        case .postgres(let url):
+            let store = try PostgresEventHistory(url: url, spoolCapacity: options.spoolCapacity, metrics: metrics)
+            history = store
+            postgres = store
+        }
+        var alignment: XDMAlignment?
+        var validator: JSONSchemaValidator?
+        if let schemas = options.schemas {
+            let registry = try XDMRegistry(folder: URL(fileURLWithPath: schemas))
+            if let cls = registry.documents.keys.sorted().first(where: { $0.hasSuffix("/experienceevent") }) {
+                alignment = try XDMAlignment(registry: registry, classID: cls, policy: options.xdmPolicy)
+                validator = try registry.compose(class: cls, fieldGroups: registry.fieldGroups(for: cls)).validator
+            }
+        }
+        self.validator = validator
+        var hosts: [RulesHost] = []
+        for _ in 0..<max(1, options.workers) {
+            var c = RulesHost.Configuration(
+                rules: options.rules, preloaded: files, states: options.states, xdmStates: options.xdmStates, history: history,
+                xdm: alignment)
+            c.identityPath = options.identityPath
+            c.onRulesMatched = { metrics.fired($0) }
+            do { hosts.append(try RulesHost(c)) } catch {
+                throw DiagnosticError(.error("serve.hub", "the hub could not start: \(error)"))
+            }
+        }
+        self.hosts = hosts
+        let now = Date()
+        status = Locked(
+            RulesStatus(
+                lastAttemptLoaded: true, count: hosts[0].rules.ruleCount, contentHash: Self.hash(options.rules), loadedAt: now,
+                attemptedAt: now, diagnostics: files.diagnostics))
+        watched = Locked(Self.stamps(options.rules))
+    }
+
+    /// Processes one batch on the next worker, with the device's states; the events it produced, in hub
+    /// order (XDM alignment findings, which are diagnostics, left out as `rulekit run` leaves them out).
+    ///
+    /// - Throws: `ServeError.overloaded` when the queue is full (nothing of the batch was accepted).
+    public func enrich(
+        _ events: [Event], states: [String: ValueObject] = [:], xdmStates: [String: ValueObject] = [:]
+    ) async throws(ServeError) -> [Event] {
+        let capacity = hosts.count + options.limits.queueCapacity
+        let admitted = queue.withLock { q -> Result<Int, ServeError> in
+            if q.stopping { return .failure(.stopping) }
+            guard q.inFlight < capacity else { return .failure(.overloaded(retryAfter: 1)) }
+            q.inFlight += 1
+            q.next += 1
+            return .success(q.next)
+        }
+        let ticket: Int
+        switch admitted {
+        case .success(let t): ticket = t
+        case .failure(let e):
+            metrics.rejected.increment()
+            throw e
+        }
+        metrics.queueDepth.record(queue.withLock { $0.inFlight })
+        defer {
+            let depth = queue.withLock { q -> Int in
+                q.inFlight -= 1
+                return q.inFlight
+            }
+            metrics.queueDepth.record(depth)
+        }
+        metrics.eventsIn.increment(by: Int64(events.count))
+        let produced = await hosts[ticket % hosts.count].process(events, states: states, xdmStates: xdmStates)
+        let out = produced.filter { $0.type != XDMAlignment.diagnosticsEventType }
+        metrics.eventsOut.increment(by: Int64(out.count))
+        return out
+    }
+
+    /// Validates payloads against the ExperienceEvent class of the schema folder, as
+    /// `rulekit xdm validate --format json` does: one verdict per payload.
+    public func validate(_ payloads: [(line: Int, value: Value)]) -> [Value]? {
+        guard let validator else { return nil }
+        return payloads.map { line, v in
+            let errors = validator.validate(v)
+            return [
+                "line": .int(Int64(line)), "valid": .bool(errors.isEmpty),
+                "errors": .array(errors.map { ["path": .string($0.instancePath), "message": .string($0.message)] }),
+            ]
+        }
+    }
+
+    /// The rules in force and the last attempt.
+    public var rulesStatus: RulesStatus { status.withLock { $0 } }
+
+    /// Whether batches are taken (`/readyz`): rules are loaded once the service exists, so until it stops.
+    public var isReady: Bool { !queue.withLock { $0.stopping } }
+
+    /// Reloads the rules on every worker; a set with any error is refused whole, the previous rules keep
+    /// serving, and the failure shows in the status, the log and the metrics.
+    @discardableResult
+    public func reload(reason: String) -> Bool {
+        var files = RuleFiles()
+        files.load(options.rules)
+        let now = Date()
+        watched.withLock { $0 = Self.stamps(options.rules) }
+        guard !files.hasErrors else {
+            metrics.reloadFailures.increment()
+            logger.error(
+                "rules reload (\(reason)) refused; the previous rules keep serving",
+                metadata: ["errors": "\(files.diagnostics.filter { $0.severity == .error }.count)"])
+            logger.error("\(files.render(files.diagnostics.filter { $0.severity == .error }))")
+            status.withLock { s in
+                s.lastAttemptLoaded = false
+                s.attemptedAt = now
+                s.diagnostics = files.diagnostics
+            }
+            return false
+        }
+        var count = 0
+        for h in hosts {
+            let outcome = h.rules.reload()
+            count = outcome?.ruleCount ?? count
+        }
+        metrics.reloads.increment()
+        logger.info("rules reloaded (\(reason))", metadata: ["rules": "\(count)"])
+        status.withLock { s in
+            s = RulesStatus(
+                lastAttemptLoaded: true, count: count, contentHash: Self.hash(options.rules), loadedAt: now, attemptedAt: now,
+                diagnostics: files.diagnostics)
+        }
+        return true
+    }
+
+    /// Reloads when a rules file changed since the last look (its size or modification time).
+    func reloadIfChanged() {
+        let now = Self.stamps(options.rules)
+        let changed = watched.withLock { old -> Bool in old != now }
+        if changed { reload(reason: "a rules file changed") }
+    }
+
+    /// Stops taking batches; those in flight finish.
+    func beginStopping() {
+        queue.withLock { $0.stopping = true }
+    }
+
+    /// Waits (up to `timeout`) until no batch is in flight.
+    func drain(timeout: Duration) async {
+        let deadline = ContinuousClock.now + timeout
+        while queue.withLock({ $0.inFlight }) > 0 && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    // MARK: rules files
+
+    /// Every rules file under the sources, with its modification time and size folded into one date.
+    static func stamps(_ sources: [String]) -> [String: Date] {
+        var out: [String: Date] = [:]
+        for path in files(sources) {
+            let attrs = try? FileManager.default.attributesOfItem(atPath: path)
+            let date = attrs?[.modificationDate] as? Date ?? .distantPast
+            let size = (attrs?[.size] as? NSNumber)?.doubleValue ?? 0
+            out[path] = date.addingTimeInterval(size / 1e9)
+        }
+        return out
+    }
+
+    static func files(_ sources: [String]) -> [String] {
+        var out: [String] = []
+        for s in sources {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: s, isDirectory: &isDir) else { continue }
+            if isDir.boolValue {
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: s)) ?? []
+                for n in names.sorted()
+                where (n.hasSuffix(".yaml") || n.hasSuffix(".yml") || n.hasSuffix(".json")) && !n.hasSuffix(".test.yaml") {
+                    out.append(s.hasSuffix("/") ? s + n : s + "/" + n)
+                }
+            } else {
+                out.append(s)
+            }
+        }
+        return out
+    }
+
+    /// FNV-1a 64 over the rules files' paths and bytes, in order: changes when any rule changes.
+    static func hash(_ sources: [String]) -> String {
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325
+        for path in files(sources) {
+            for b in Array(path.utf8) + (FileManager.default.contents(atPath: path).map { [UInt8]($0) } ?? []) {
+                h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3
+            }
+        }
+        return String(h, radix: 16)
+    }
+}

@@ -1,0 +1,190 @@
+// `rulekit serve` over HTTP (Hummingbird 2): the routes, their errors and limits, and the service group
+// that runs the server, the rules watcher and the history together and shuts them down in order.
+internal import Foundation
+internal import Hummingbird
+internal import Logging
+internal import NIOCore
+internal import RuleKitCore
+internal import RuleKitExtension
+internal import ServiceLifecycle
+internal import UnixSignals
+
+/// Runs the enrichment service until SIGTERM or SIGINT.
+public enum ServeApp {
+    /// Builds the service from `options`, listens, and serves until a graceful shutdown (SIGTERM or
+    /// SIGINT): the server stops accepting, batches in flight finish, history is flushed. `listening` is
+    /// told the address once the server accepts connections.
+    public static func run(_ options: ServeOptions, listening: @escaping @Sendable (String) -> Void) async throws {
+        let service = try EnrichmentService(options)
+        let logger = Logger(label: "rulekit.serve")
+        let router = Router()
+        routes(router, service)
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(options.host, port: options.port), serverName: "rulekit"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? options.port
+                listening("http://\(options.host):\(port)")
+            },
+            logger: logger)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let pg = service.postgres { services.append(.init(service: pg)) }
+        services.append(.init(service: RulesWatcher(service: service)))
+        services.append(.init(service: StopFirst(service: service)))
+        services.append(.init(service: app))
+        let group = ServiceGroup(
+            configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+
+    /// The routes of the service.
+    static func routes(_ router: Router<BasicRequestContext>, _ service: EnrichmentService) {
+        let limits = service.options.limits
+        router.post("/v1/events") { request, _ -> Response in
+            let start = ContinuousClock.now
+            service.metrics.requests.increment()
+            defer {
+                let d = ContinuousClock.now - start
+                service.metrics.latency.recordNanoseconds(d.components.seconds * 1_000_000_000 + d.components.attoseconds / 1_000_000_000)
+            }
+            let body: BatchBody
+            switch await read(request, limits: limits, envelope: true) {
+            case .body(let b): body = b
+            case .rejected(let r): return r
+            }
+            var events: [Event] = []
+            events.reserveCapacity(body.documents.count)
+            for (line, v) in body.documents {
+                guard case .object(let o) = v else { return problem(.badRequest, "an event must be a JSON object", line: line) }
+                events.append(EventJSON.event(o))
+            }
+            do {
+                let out = try await service.enrich(events, states: body.states, xdmStates: body.xdmStates)
+                var text = ""
+                for e in out { text += JSONWriter.string(.object(EventJSON.object(e))) + "\n" }
+                return Response(
+                    status: .ok, headers: [.contentType: "application/x-ndjson"], body: .init(byteBuffer: ByteBuffer(string: text)))
+            } catch ServeError.overloaded(let seconds) {
+                var r = problem(.tooManyRequests, "the queue is full; retry later")
+                r.headers[.retryAfter] = "\(seconds)"
+                return r
+            } catch {
+                return problem(.serviceUnavailable, "the service is shutting down")
+            }
+        }
+        router.post("/v1/xdm/validate") { request, _ -> Response in
+            let body: BatchBody
+            switch await read(request, limits: limits, envelope: false) {
+            case .body(let b): body = b
+            case .rejected(let r): return r
+            }
+            guard let verdicts = service.validate(body.documents) else {
+                return problem(.notFound, "no XDM ExperienceEvent schema is loaded (start with --schemas)")
+            }
+            let text = verdicts.map { JSONWriter.string($0) + "\n" }.joined()
+            return Response(status: .ok, headers: [.contentType: "application/x-ndjson"], body: .init(byteBuffer: ByteBuffer(string: text)))
+        }
+        router.get("/v1/rules") { _, _ -> Response in
+            let s = service.rulesStatus
+            let iso = ISO8601DateFormatter()
+            let o: Value = [
+                "count": .int(Int64(s.count)), "contentHash": .string(s.contentHash), "loadedAt": .string(iso.string(from: s.loadedAt)),
+                "lastAttempt": [
+                    "at": .string(iso.string(from: s.attemptedAt)), "loaded": .bool(s.lastAttemptLoaded),
+                    "diagnostics": .array(
+                        s.diagnostics.map { d in
+                            var x: ValueObject = [
+                                "severity": .string(d.severity.rawValue), "code": .string(d.code.rawValue), "message": .string(d.message),
+                            ]
+                            if let l = d.location { x["location"] = .string(l.description) }
+                            return .object(x)
+                        }),
+                ],
+            ]
+            return json(.ok, o)
+        }
+        router.get("/healthz") { _, _ in "ok\n" }
+        router.get("/readyz") { _, _ -> Response in
+            service.isReady
+                ? Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "ready\n"))) : problem(.serviceUnavailable, "not ready")
+        }
+        router.get("/metrics") { _, _ -> Response in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                body: .init(byteBuffer: ByteBuffer(string: service.metrics.render())))
+        }
+    }
+
+    /// A request's body, or the response that refuses it.
+    enum Read {
+        case body(BatchBody)
+        case rejected(Response)
+    }
+
+    /// The body of a request, parsed within the limits; a 4xx response when it is not acceptable.
+    static func read(_ request: Request, limits: ServeLimits, envelope: Bool) async -> Read {
+        var request = request
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limits.maxBodyBytes {
+            return .rejected(problem(.contentTooLarge, "the body is over \(limits.maxBodyBytes) bytes"))
+        }
+        let buffer: ByteBuffer
+        do { buffer = try await request.collectBody(upTo: limits.maxBodyBytes) } catch {
+            return .rejected(problem(.contentTooLarge, "the body is over \(limits.maxBodyBytes) bytes"))
+        }
+        do {
+            return .body(
+                try BatchBody.parse(
+                    Array(buffer.readableBytesView), maxDocuments: limits.maxDocuments, limits: limits.reader, envelope: envelope))
+        } catch {
+            let status: HTTPResponse.Status = error.message.hasPrefix("more than") ? .contentTooLarge : .badRequest
+            return .rejected(json(status, error.value))
+        }
+    }
+
+    static func problem(_ status: HTTPResponse.Status, _ message: String, line: Int? = nil) -> Response {
+        var o: ValueObject = ["error": .string(message)]
+        if let line { o["line"] = .int(Int64(line)) }
+        return json(status, .object(o))
+    }
+
+    static func json(_ status: HTTPResponse.Status, _ v: Value) -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(string: JSONWriter.string(v) + "\n")))
+    }
+}
+
+/// Reloads the rules on SIGHUP and when a rules file changes; stops at the graceful shutdown.
+struct RulesWatcher: Service {
+    let service: EnrichmentService
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    for await _ in await UnixSignalsSequence(trapping: .sighup) {
+                        service.reload(reason: "SIGHUP")
+                    }
+                }
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: service.options.watchInterval)
+                        service.reloadIfChanged()
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// At the graceful shutdown (before the server stops), turns new batches away and waits for those in
+/// flight, so no accepted event is dropped.
+struct StopFirst: Service {
+    let service: EnrichmentService
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        service.beginStopping()
+        await service.drain(timeout: .seconds(30))
+    }
+}

@@ -1,0 +1,78 @@
+// How `rulekit serve` is configured: the same rules, schemas, states and policies as `rulekit run`, plus
+// where it listens, where history lives and whose it is, and the limits of a request.
+public import Foundation
+public import RuleKitCore
+public import RuleKitExtension
+
+/// Where event history is kept.
+public enum HistoryLocation: Sendable, Equatable {
+    /// In memory, lost at exit (tests).
+    case memory
+    /// A SQLite file (one node).
+    case sqlite(String)
+    /// A PostgreSQL database shared by a fleet: `postgres://user:password@host:port/database`.
+    case postgres(URL)
+
+    /// Parses `sqlite:FILE`, `postgres://…` or `memory`.
+    public init?(_ text: String) {
+        if text == "memory" {
+            self = .memory
+        } else if text.hasPrefix("sqlite:") {
+            let path = String(text.dropFirst(7))
+            guard !path.isEmpty else { return nil }
+            self = .sqlite(path)
+        } else if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://"), let url = URL(string: text), url.host != nil {
+            self = .postgres(url)
+        } else {
+            return nil
+        }
+    }
+}
+
+/// The limits of one request and of the queue.
+public struct ServeLimits: Sendable {
+    /// Largest request body, in bytes (413 beyond).
+    public var maxBodyBytes = 16 << 20
+    /// Most events (or payloads) in one request (413 beyond).
+    public var maxDocuments = 10_000
+    /// Depth, size and count limits of the JSON in a body.
+    public var reader = ReaderLimits.default
+    /// Batches waiting for a worker beyond those being processed; past this, 429 with `Retry-After`.
+    public var queueCapacity = 64
+
+    /// The defaults.
+    public init() {}
+}
+
+/// Everything `rulekit serve` is started with.
+public struct ServeOptions: Sendable {
+    /// Rules files or folders.
+    public var rules: [String] = ["Rules"]
+    /// The schema folder (XDM alignment and `/v1/xdm/validate`), if any.
+    public var schemas: String?
+    /// What alignment does with misaligned XDM.
+    public var xdmPolicy: XDMAlignment.Policy = .warn
+    /// Shared states published at start, by extension name.
+    public var states: [String: ValueObject] = [:]
+    /// XDM shared states published at start, by extension name.
+    public var xdmStates: [String: ValueObject] = [:]
+    /// The address to listen on.
+    public var host = "127.0.0.1"
+    /// The port to listen on (0: any free port, printed when listening).
+    public var port = 8080
+    /// Where history lives.
+    public var history: HistoryLocation = .sqlite("rulekit-history.sqlite")
+    /// Where in an event its identity lives (history is then per identity).
+    public var identityPath: [String]?
+    /// Request and queue limits.
+    public var limits = ServeLimits()
+    /// Hubs evaluating batches at once (one per core by default).
+    public var workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// How often the rules files are checked for changes.
+    public var watchInterval: Duration = .seconds(2)
+    /// Records kept locally while PostgreSQL is unreachable, replayed when it returns.
+    public var spoolCapacity = 100_000
+
+    /// Options with every default.
+    public init() {}
+}

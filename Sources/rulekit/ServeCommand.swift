@@ -1,0 +1,116 @@
+import ArgumentParser
+import Foundation
+import RuleKitCore
+import RuleKitExtension
+import RuleKitServe
+
+/// `rulekit serve`: the same rules as `rulekit run`, as an enrichment service for a fleet.
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the rules as an HTTP enrichment service.",
+        discussion: """
+            POST /v1/events takes a batch of events (JSON lines, a JSON array, or {"events":[...],"states":{...},\
+            "xdmStates":{...}} with the device's states for the batch) and answers with the events they produced, \
+            as `rulekit run` writes them. POST /v1/xdm/validate validates payloads; GET /v1/rules, /healthz, \
+            /readyz and /metrics (Prometheus) tell how it is doing. SIGHUP, or a change to a rules file, reloads \
+            the rules (a broken set is refused whole and the previous rules keep serving); SIGTERM stops taking \
+            batches, finishes those in flight and flushes history. See docs/serving.md.
+
+            Example:
+              rulekit serve --rules Rules --listen 127.0.0.1:8080 --history sqlite:/tmp/rulekit-history.sqlite \\
+                --state com.adobe.module.configuration=Examples/state.json
+            """
+    )
+
+    @Option(name: .long, help: "Rules file or folder (repeatable; default Rules/).")
+    var rules: [String] = []
+
+    @OptionGroup var stateOptions: StateArguments
+
+    @Option(help: "The folder of XDM schemas (alignment and /v1/xdm/validate; default: Schemas).")
+    var schemas: String?
+
+    @Option(name: .customLong("xdm-policy"), help: "warn (report misaligned XDM) or enforce (coerce or drop it).")
+    var xdmPolicy: XDMAlignment.Policy = .warn
+
+    @Option(help: "HOST:PORT to listen on (port 0: any free port, printed when listening).")
+    var listen = "127.0.0.1:8080"
+
+    @Option(help: "Where event history lives: sqlite:FILE, postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE, or memory.")
+    var history = "sqlite:rulekit-history.sqlite"
+
+    @Option(help: "Where in an event its identity lives (a dotted path such as xdm.identityMap.ECID.0.id): history per identity.")
+    var identity: String?
+
+    @Option(help: "Hubs evaluating batches at once (default: one per core).")
+    var workers: Int?
+
+    @Option(name: .customLong("max-events"), help: "Most events in one request.")
+    var maxEvents = 10_000
+
+    @Option(name: .customLong("max-body"), help: "Largest request body, in bytes.")
+    var maxBody = 16 << 20
+
+    @Option(name: .customLong("queue"), help: "Batches that may wait for a worker before requests get 429.")
+    var queue = 64
+
+    func run() throws {
+        var options = ServeOptions()
+        options.rules = rules.isEmpty ? ["Rules"] : rules
+        (options.states, options.xdmStates) = try stateOptions.load()
+        options.schemas = try SchemaFolder.resolve(schemas, skipping: "XDM alignment and /v1/xdm/validate are")
+        options.xdmPolicy = xdmPolicy
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port)
+        else {
+            Stderr.write("error: --listen takes HOST:PORT, not '\(listen)'\n")
+            throw ExitCode(2)
+        }
+        options.host = String(listen[..<colon])
+        options.port = port
+        guard let location = HistoryLocation(history) else {
+            Stderr.write("error: --history takes sqlite:FILE, postgres://USER@HOST/DATABASE or memory, not '\(history)'\n")
+            throw ExitCode(2)
+        }
+        options.history = location
+        options.identityPath = identity.map { $0.split(separator: ".", omittingEmptySubsequences: false).map(String.init) }
+        if let workers {
+            guard (1...256).contains(workers) else {
+                Stderr.write("error: --workers must be from 1 to 256\n")
+                throw ExitCode(2)
+            }
+            options.workers = workers
+        }
+        guard maxEvents > 0, maxBody > 0, queue >= 0 else {
+            Stderr.write("error: --max-events and --max-body must be positive, --queue not negative\n")
+            throw ExitCode(2)
+        }
+        options.limits.maxDocuments = maxEvents
+        options.limits.maxBodyBytes = maxBody
+        options.limits.queueCapacity = queue
+        StderrLogHandler.serviceFormat.withLock { $0 = true }
+        let done = DispatchSemaphore(value: 0)
+        let failure = Locked<String?>(nil)
+        let code = Locked<Int32>(0)
+        Task {
+            defer { done.signal() }
+            do {
+                try await ServeApp.run(options) { address in
+                    // The address on standard output: a supervisor (or a test) reads the port from it.
+                    FileHandle.standardOutput.write(Data("rulekit serve: listening on \(address)\n".utf8))
+                }
+            } catch let e as DiagnosticError {
+                failure.withLock { $0 = DiagnosticRenderer().render(e.diagnostics) }
+                code.withLock { $0 = 2 }
+            } catch {
+                failure.withLock { $0 = "error: \(error)" }
+                code.withLock { $0 = 1 }
+            }
+        }
+        done.wait()
+        if let f = failure.withLock({ $0 }) {
+            Stderr.write(f + "\n")
+            throw ExitCode(code.withLock { $0 })
+        }
+    }
+}

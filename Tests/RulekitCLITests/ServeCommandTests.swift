@@ -1,0 +1,186 @@
+import Foundation
+import RuleKitCore
+import RuleKitTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A `rulekit serve` process on a free port, stopped (SIGTERM) when the test is done with it.
+final class ServeProcess: @unchecked Sendable {
+    let process = Process()
+    let base: URL
+    let stderr = Pipe()
+
+    init(_ args: [String], in directory: URL? = nil) throws {
+        process.executableURL = try CLIRunner.requireExecutable()
+        process.arguments = ["serve", "--listen", "127.0.0.1:0"] + args
+        process.currentDirectoryURL = directory ?? SharedCorpus.repositoryRoot
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = stderr
+        try process.run()
+        // The first line says where it listens.
+        var line = Data()
+        while let byte = try out.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data([0x0A]) { line.append(byte) }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let range = text.range(of: "http://") else {
+            process.terminate()
+            throw NSError(domain: "serve", code: 1, userInfo: [NSLocalizedDescriptionKey: "no address in '\(text)'"])
+        }
+        base = URL(string: String(text[range.lowerBound...]))!
+    }
+
+    /// SIGTERM, then the exit status.
+    @discardableResult
+    func stop() -> Int32 {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit { if process.isRunning { process.terminate() } }
+}
+
+/// A blocking HTTP call for tests.
+enum HTTP {
+    struct Reply {
+        var status: Int
+        var headers: [String: String]
+        var body: String
+    }
+
+    static func call(_ url: URL, method: String = "GET", body: String? = nil) throws -> Reply {
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        if let body { request.httpBody = Data(body.utf8) }
+        let done = DispatchSemaphore(value: 0)
+        let result = Locked<Result<Reply, any Error>?>(nil)
+        URLSession.shared.dataTask(with: request) { data, response, error in
+            defer { done.signal() }
+            if let error {
+                result.withLock { $0 = .failure(error) }
+                return
+            }
+            let http = response as? HTTPURLResponse
+            var headers: [String: String] = [:]
+            for (k, v) in http?.allHeaderFields ?? [:] { headers["\(k)".lowercased()] = "\(v)" }
+            result.withLock {
+                $0 = .success(Reply(status: http?.statusCode ?? 0, headers: headers, body: String(decoding: data ?? Data(), as: UTF8.self)))
+            }
+        }.resume()
+        _ = done.wait(timeout: .now() + 60)
+        guard let r = result.withLock({ $0 }) else { throw NSError(domain: "http", code: 1) }
+        return try r.get()
+    }
+}
+
+/// `rulekit serve` end to end: the same rules give the same output as `rulekit run`; bad input gets a
+/// located 4xx; a broken rules file is refused whole while the previous rules keep serving; SIGTERM ends it
+/// cleanly.
+@Suite(.serialized) struct ServeCommandTests {
+    static let state = ["--state", "com.adobe.module.configuration=Examples/state.json"]
+
+    /// Events' ids differ per run: replaced by their order of appearance.
+    static func normalized(_ text: String) -> String {
+        var map: [String: String] = [:]
+        var out = ""
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+            var s = String(line)
+            let pattern = /[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}/
+            for m in s.matches(of: pattern) {
+                let id = String(m.output)
+                if map[id] == nil { map[id] = "ID-\(map.count + 1)" }
+            }
+            for (id, label) in map { s = s.replacingOccurrences(of: id, with: label) }
+            out += s + "\n"
+        }
+        return out
+    }
+
+    @Test func aBatchGivesWhatRunGives() throws {
+        let server = try ServeProcess(["--history", "memory"] + Self.state)
+        defer { #expect(server.stop() == 0) }
+        let events = try String(contentsOf: SharedCorpus.repositoryRoot.appendingPathComponent("Examples/events.jsonl"), encoding: .utf8)
+        let reply = try HTTP.call(server.base.appendingPathComponent("v1/events"), method: "POST", body: events)
+        #expect(reply.status == 200)
+        #expect(reply.headers["content-type"] == "application/x-ndjson")
+        let run = try CLIRunner.run(["run"] + Self.state + ["Examples/events.jsonl"])
+        #expect(run.status == 0)
+        #expect(Self.normalized(reply.body) == Self.normalized(run.stdout))
+        // The same batch as a JSON array, and as an envelope whose states stand in for the published ones.
+        let array = "[" + events.split(separator: "\n").joined(separator: ",") + "]"
+        let asArray = try HTTP.call(server.base.appendingPathComponent("v1/events"), method: "POST", body: array)
+        #expect(Self.normalized(asArray.body) == Self.normalized(run.stdout))
+        let purchase =
+            #"{"name":"Purchase","type":"com.adobe.eventType.edge","source":"com.adobe.eventSource.requestContent","data":{"xdm":{"eventType":"commerce.purchases","commerce":{"order":{"priceTotal":959.45,"currencyCode":"GBP"}},"marketing":{"trackingCode":"cmp1"}}}}"#
+        let optedIn = try HTTP.call(
+            server.base.appendingPathComponent("v1/events"), method: "POST",
+            body: #"{"events":[\#(purchase)],"states":{"com.adobe.module.configuration":{"global.privacy":"optedin"}}}"#)
+        let optedOut = try HTTP.call(
+            server.base.appendingPathComponent("v1/events"), method: "POST",
+            body: #"{"events":[\#(purchase)],"states":{"com.adobe.module.configuration":{"global.privacy":"optedout"}}}"#)
+        #expect(optedIn.status == 200 && optedOut.status == 200)
+        #expect(optedIn.body.contains("cmp1"), "the batch's own states must reach the rules")
+        #expect(!optedOut.body.contains("cmp1"))
+        let metrics = try HTTP.call(server.base.appendingPathComponent("metrics"))
+        #expect(metrics.body.contains("rulekit_events_in_total 10"))
+        #expect(metrics.body.contains(#"rulekit_rules_fired_total{rule="big-order"}"#))
+    }
+
+    @Test func badInputGetsALocatedClientError() throws {
+        let server = try ServeProcess(["--history", "memory", "--max-events", "3"])
+        defer { server.stop() }
+        let url = server.base.appendingPathComponent("v1/events")
+        let broken = try HTTP.call(url, method: "POST", body: "{\"name\":\"a\"}\n{\"name\": tru}\n")
+        #expect(broken.status == 400)
+        let error = try JSONReader.value(broken.body)
+        #expect(error["line"] == 2)
+        #expect(error["column"] != nil)
+        let tooMany = try HTTP.call(url, method: "POST", body: String(repeating: "{\"name\":\"e\"}\n", count: 4))
+        #expect(tooMany.status == 413)
+        let notAnEvent = try HTTP.call(url, method: "POST", body: "[1]")
+        #expect(notAnEvent.status == 400)
+        #expect(try HTTP.call(server.base.appendingPathComponent("healthz")).status == 200)
+        #expect(try HTTP.call(server.base.appendingPathComponent("readyz")).status == 200)
+    }
+
+    @Test func aBrokenRulesFileIsRefusedWholeAndThePreviousRulesKeepServing() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rk-serve-\(UUID())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rules = dir.appendingPathComponent("rules.yaml")
+        try "rules:\n  - {id: tag, when: {key: ~type, eq: t}, then: [{add: {tagged: one}}]}\n".write(
+            to: rules, atomically: true, encoding: .utf8)
+        let server = try ServeProcess(["--history", "memory", "--rules", rules.path, "--schemas", "Schemas"])
+        defer { server.stop() }
+        let url = server.base.appendingPathComponent("v1/events")
+        let event = #"{"name":"e","type":"t","source":"s","data":{}}"#
+        #expect(try HTTP.call(url, method: "POST", body: event).body.contains(#""tagged":"one""#))
+        // Broken: refused, and the old rule still answers.
+        try "rules:\n  - {id: tag, when: {key: ~type, eqq: t}\n".write(to: rules, atomically: true, encoding: .utf8)
+        kill(server.process.processIdentifier, SIGHUP)
+        var status = try JSONReader.value(try HTTP.call(server.base.appendingPathComponent("v1/rules")).body)
+        for _ in 0..<100 where status["lastAttempt"]?["loaded"] != false {
+            Thread.sleep(forTimeInterval: 0.05)
+            status = try JSONReader.value(try HTTP.call(server.base.appendingPathComponent("v1/rules")).body)
+        }
+        #expect(status["lastAttempt"]?["loaded"] == false)
+        #expect(status["lastAttempt"]?["diagnostics"]?[0]?["location"]?.stringValue?.hasPrefix(rules.path + ":") == true)
+        #expect(try HTTP.call(url, method: "POST", body: event).body.contains(#""tagged":"one""#))
+        #expect(try HTTP.call(server.base.appendingPathComponent("metrics")).body.contains("rulekit_rules_reload_failures_total 1"))
+        // Fixed: the change is seen without a signal.
+        try "rules:\n  - {id: tag, when: {key: ~type, eq: t}, then: [{add: {tagged: two}}]}\n".write(
+            to: rules, atomically: true, encoding: .utf8)
+        var body = ""
+        for _ in 0..<200 where !body.contains(#""tagged":"two""#) {
+            Thread.sleep(forTimeInterval: 0.05)
+            body = try HTTP.call(url, method: "POST", body: event).body
+        }
+        #expect(body.contains(#""tagged":"two""#))
+        let valid = try HTTP.call(server.base.appendingPathComponent("v1/xdm/validate"), method: "POST", body: #"{"eventType": 5}"#)
+        #expect(valid.status == 200)
+        #expect(try JSONReader.value(valid.body)["valid"] == false)
+    }
+}
