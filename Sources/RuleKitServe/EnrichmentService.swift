@@ -57,6 +57,7 @@ public final class EnrichmentService: Sendable {
         case .memory:
             history = InMemoryEventHistory()
             postgres = nil
+            metrics.historyReady.record(1)
         case .sqlite(let path):
             let url = URL(fileURLWithPath: path)
             switch SQLiteEventHistory.open(directory: url.deletingLastPathComponent().path, file: url.lastPathComponent) {
@@ -64,6 +65,7 @@ public final class EnrichmentService: Sendable {
             case .failure(let e): throw e
             }
             postgres = nil
+            metrics.historyReady.record(1)
         case .postgres(let url):
             let store = try PostgresEventHistory(url: url, spoolCapacity: options.spoolCapacity, metrics: metrics)
             history = store

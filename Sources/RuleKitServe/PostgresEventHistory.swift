@@ -163,6 +163,7 @@ final class PostgresEventHistory: EventHistoryStore, Service {
                 try await client.query(
                     "CREATE INDEX IF NOT EXISTS rulekit_history_identity_hash_ts ON rulekit_history (identity, hash, ts)")
                 schemaReady.withLock { $0 = true }
+                metrics.historyReady.record(1)
                 logger.info("history database ready")
             } catch {
                 return

@@ -20,6 +20,8 @@ final class ServeMetrics: Sendable {
     let historySpooled: Metrics.Counter
     let historyDropped: Metrics.Counter
     let queueDepth: Metrics.Gauge
+    /// 1 once the history database has answered and has its table (PostgreSQL), else 0.
+    let historyReady: Metrics.Gauge
     /// Per-rule counters, made on first use; past `maxRuleLabels` rules they share one `other` counter, so
     /// a rule set of any size keeps the exposition bounded.
     private let firedCounters = Locked<[String: Metrics.Counter]>([:])
@@ -43,6 +45,7 @@ final class ServeMetrics: Sendable {
         historySpooled = Metrics.Counter(label: "rulekit_history_spooled_total", factory: f)
         historyDropped = Metrics.Counter(label: "rulekit_history_spool_dropped_total", factory: f)
         queueDepth = Metrics.Gauge(label: "rulekit_queue_depth", factory: f)
+        historyReady = Metrics.Gauge(label: "rulekit_history_ready", factory: f)
     }
 
     /// Counts one firing of each rule in `labels`.

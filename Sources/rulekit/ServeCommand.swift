@@ -18,7 +18,8 @@ struct ServeCommand: ParsableCommand {
             batches, finishes those in flight and flushes history. See docs/serving.md.
 
             Example:
-              rulekit serve --rules Rules --listen 127.0.0.1:8080 --history sqlite:/tmp/rulekit-history.sqlite \\
+              rulekit serve --rules Rules --listen 127.0.0.1:8080 \\
+                --history sqlite:/tmp/rulekit-history.sqlite \\
                 --state com.adobe.module.configuration=Examples/state.json
             """
     )
