@@ -30,8 +30,10 @@ public enum ServeApp {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let pg = service.postgres { services.append(.init(service: pg)) }
         services.append(.init(service: RulesWatcher(service: service)))
-        services.append(.init(service: StopFirst(service: service)))
         services.append(.init(service: app))
+        // Shut down in reverse order: first new batches are turned away and those in flight finish, then
+        // the server stops, then the watcher, then history is flushed.
+        services.append(.init(service: StopFirst(service: service)))
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()

@@ -56,6 +56,9 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("queue"), help: "Batches that may wait for a worker before requests get 429.")
     var queue = 64
 
+    @Option(help: "History records kept locally while PostgreSQL is unreachable (beyond: dropped and counted).")
+    var spool = 100_000
+
     func run() throws {
         var options = ServeOptions()
         options.rules = rules.isEmpty ? ["Rules"] : rules
@@ -82,10 +85,11 @@ struct ServeCommand: ParsableCommand {
             }
             options.workers = workers
         }
-        guard maxEvents > 0, maxBody > 0, queue >= 0 else {
-            Stderr.write("error: --max-events and --max-body must be positive, --queue not negative\n")
+        guard maxEvents > 0, maxBody > 0, queue >= 0, spool >= 0 else {
+            Stderr.write("error: --max-events and --max-body must be positive, --queue and --spool not negative\n")
             throw ExitCode(2)
         }
+        options.spoolCapacity = spool
         options.limits.maxDocuments = maxEvents
         options.limits.maxBodyBytes = maxBody
         options.limits.queueCapacity = queue
