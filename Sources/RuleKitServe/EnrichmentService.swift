@@ -87,6 +87,7 @@ public final class EnrichmentService: Sendable {
                 rules: options.rules, preloaded: files, states: options.states, xdmStates: options.xdmStates, history: history,
                 xdm: alignment)
             c.identityPath = options.identityPath
+            c.batchStates = true
             c.onRulesMatched = { metrics.fired($0) }
             do { hosts.append(try RulesHost(c)) } catch {
                 throw DiagnosticError(.error("serve.hub", "the hub could not start: \(error)"))

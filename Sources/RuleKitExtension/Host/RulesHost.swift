@@ -29,6 +29,9 @@ public final class RulesHost: Sendable {
         public var container: SharedContainer?
         /// XDM alignment of rule-attached XDM (nil: off).
         public var xdm: XDMAlignment?
+        /// Whether blocks may carry their own states (`process(_:states:xdmStates:)`): a service's devices
+        /// send theirs. Off, state reads go straight to the hub.
+        public var batchStates = false
         /// Hears the labels of the rules that matched each event.
         public var onRulesMatched: (@Sendable ([String]) -> Void)?
         /// Where in an event's data its identity lives (`["xdm", "identityMap", "ECID", "0", "id"]`): history
@@ -68,7 +71,8 @@ public final class RulesHost: Sendable {
         var states: [Int: (standard: [String: ValueObject], xdm: [String: ValueObject])] = [:]
     }
 
-    /// Boots the hub with the configured extensions.
+    /// Boots the hub with the configured extensions. Rules that do not load leave the host running with
+    /// none (as a device would): `rules.lastOutcome` says how the load went.
     ///
     /// - Throws: `HubError` when an extension could not be registered.
     public init(_ configuration: Configuration) throws(HubError) {
@@ -94,13 +98,15 @@ public final class RulesHost: Sendable {
         rulesConfiguration.onRulesMatched = configuration.onRulesMatched
         // A block's own states stand in for the published ones while its events (and what they cause) are
         // evaluated.
-        rulesConfiguration.stateOverride = { name, event, xdm in
-            batches.withLock { b in
-                guard let n = b.owner[event.id] ?? event.parentID.flatMap({ b.owner[$0] }), let states = b.states[n] else {
-                    return nil
+        if configuration.batchStates {
+            rulesConfiguration.stateOverride = { name, event, xdm in
+                batches.withLock { b in
+                    guard let n = b.owner[event.id] ?? event.parentID.flatMap({ b.owner[$0] }), let states = b.states[n] else {
+                        return nil
+                    }
+                    let table = xdm ? states.xdm : states.standard
+                    return table[name] ?? table.first { $0.key.lowercased() == name.lowercased() }?.value
                 }
-                let table = xdm ? states.xdm : states.standard
-                return table[name] ?? table.first { $0.key.lowercased() == name.lowercased() }?.value
             }
         }
         let extensionConfiguration = rulesConfiguration
@@ -153,7 +159,8 @@ public final class RulesHost: Sendable {
     }
 
     /// `process(_:states:xdmStates:)` with a completion. `states` and `xdmStates` (a device's, sent with its
-    /// events) stand in for the published states of those names while this block is evaluated.
+    /// events) stand in for the published states of those names while this block is evaluated, when the
+    /// host was configured with `batchStates`.
     public func process(
         _ events: [Event], states: [String: ValueObject] = [:], xdmStates: [String: ValueObject] = [:],
         completion: @escaping @Sendable ([Event]) -> Void

@@ -1,0 +1,63 @@
+import Foundation
+import RuleKitCore
+import RuleKitExtension
+import RuleKitHub
+import Testing
+
+/// `RulesHost`: blocks in, what they produced out; blocks at once on one hub keep apart (their events,
+/// their states, their identities' histories).
+@Suite struct RulesHostTests {
+    static func rules() throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rk-host-\(UUID())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let f = dir.appendingPathComponent("rules.yaml")
+        try """
+        rules:
+          - id: tier
+            when: {key: ~state.device/tier, eq: gold}
+            then: [{add: {tier: gold}}]
+          - id: tell
+            when: {key: ~type, eq: buy}
+            then: [{dispatch: {type: told, source: s, action: copy}}]
+          - id: record
+            when: {key: ~type, eq: visit}
+            then: [{history: {operation: insert, content: {visit: "yes"}}}]
+          - id: returning
+            when:
+              all:
+                - {key: ~type, eq: check}
+                - history: {events: [{visit: "yes"}], matcher: ge, value: 1}
+            then: [{add: {returning: true}}]
+        """.write(to: f, atomically: true, encoding: .utf8)
+        return f.path
+    }
+
+    @Test func concurrentBlocksKeepTheirEventsStatesAndHistories() async throws {
+        let path = try Self.rules()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        var c = RulesHost.Configuration(rules: [path])
+        c.batchStates = true
+        c.identityPath = ["user"]
+        let host = try RulesHost(c)
+        #expect(host.rules.lastOutcome?.loaded == true, "\(host.rules.lastOutcome?.rendered ?? "")")
+        // Two devices at once: each block sees its own state, and gets back its own events only.
+        async let gold = host.process(
+            (0..<50).map { Event(name: "e\($0)", type: "buy", source: "s", data: ["user": "ada", "n": .int(Int64($0))]) },
+            states: ["device": ["tier": "gold"]])
+        async let plain = host.process(
+            (0..<50).map { Event(name: "f\($0)", type: "buy", source: "s", data: ["user": "bob", "n": .int(Int64($0))]) },
+            states: ["device": ["tier": "silver"]])
+        let (g, p) = await (gold, plain)
+        // Each input, and the event its rule dispatched.
+        #expect(g.count == 100 && p.count == 100)
+        #expect(g.filter { $0.type == "buy" }.allSatisfy { $0.data?["tier"] == "gold" })
+        #expect(p.filter { $0.type == "buy" }.allSatisfy { $0.data?["tier"] == nil })
+        #expect(Set(g.map(\.id)).isDisjoint(with: p.map(\.id)))
+        // History per identity: ada's visit is hers alone.
+        _ = await host.process([Event(name: "v", type: "visit", source: "s", data: ["user": "ada"])])
+        let ada = await host.process([Event(name: "c", type: "check", source: "s", data: ["user": "ada"])])
+        let bob = await host.process([Event(name: "c", type: "check", source: "s", data: ["user": "bob"])])
+        #expect(ada.first?.data?["returning"] == true)
+        #expect(bob.first?.data?["returning"] == nil)
+    }
+}
