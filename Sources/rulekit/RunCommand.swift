@@ -103,16 +103,31 @@ struct RunCommand: ParsableCommand {
         let progress = isatty(STDERR_FILENO) == 1
         var count = 0
         var bad = 0
-        var delivered = 0
         // Input events go to the hub in blocks, each dispatched at once and delivered, with everything it
-        // causes, before the next: the output is the same on every run however the threads are timed.
+        // causes, before the next: the output is the same on every run however the threads are timed. The
+        // next block is read while the previous one is processed.
         var block: [Event] = []
+        let produced = Locked(0)
+        let finished = DispatchSemaphore(value: 0)
+        var pending = false
+        let allEvents = self.allEvents
+        func collect() {
+            guard pending else { return }
+            finished.wait()
+            pending = false
+        }
         func send() {
             guard !block.isEmpty else { return }
-            let produced = host.processWaiting(block)
-            delivered += produced.count
-            // The data stream holds events; XDM alignment findings are diagnostics (on standard error).
-            if !allEvents { for e in produced where e.type != XDMAlignment.diagnosticsEventType { output.write(e) } }
+            collect()
+            pending = true
+            host.process(block) { events in
+                // Written here, on the hub's side, while the next block is read: blocks finish in order, and
+                // the next is sent only once this one is written.
+                produced.withLock { $0 += events.count }
+                // The data stream holds events; XDM alignment findings are diagnostics (on standard error).
+                if !allEvents { for e in events where e.type != XDMAlignment.diagnosticsEventType { output.write(e) } }
+                finished.signal()
+            }
             block.removeAll(keepingCapacity: true)
         }
         for record in reader {
@@ -132,8 +147,9 @@ struct RunCommand: ParsableCommand {
             }
         }
         send()
+        collect()
         output.flush()
-        if progress { Stderr.write("\r\(count) events in, \(delivered) delivered\n") }
+        if progress { Stderr.write("\r\(count) events in, \(produced.withLock { $0 }) delivered\n") }
         if bad > 0 { throw ExitCode(1) }
     }
 
