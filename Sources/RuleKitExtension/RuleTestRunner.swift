@@ -2,7 +2,8 @@
 // events in order, expectations checked after every event that has some and for the case as a whole.
 internal import Foundation
 public import RuleKitCore
-public import RuleKitRules
+internal import RuleKitHub
+internal import RuleKitRules
 
 /// Runs rule tests: each case on a fresh engine, expectations checked per event and per case.
 public enum RuleTestRunner {
@@ -16,41 +17,44 @@ public enum RuleTestRunner {
         public var passed: Bool { problems.isEmpty }
     }
 
-    /// Runs every case of `file` against `compiled`.
-    public static func run(_ file: RuleTestFile, _ compiled: CompiledRuleSet) -> [Result] {
-        file.cases.map { Result(name: $0.name, problems: run($0, file, compiled)) }
+    /// Runs every case of `file` against `rules`, each on a fresh hub with the rules extension (the same
+    /// assembly as `rulekit run` and `rulekit serve`), its states published and its history recorded first.
+    public static func run(_ file: RuleTestFile, _ rules: RuleFiles) -> [Result] {
+        file.cases.map { Result(name: $0.name, problems: run($0, file, rules)) }
     }
 
-    static func run(_ c: RuleTestCase, _ file: RuleTestFile, _ compiled: CompiledRuleSet) -> [String] {
-        let runtime = StaticRulesRuntime(states: c.states ?? file.states, xdmStates: c.xdmStates ?? file.xdmStates)
-        let engine = RulesEngine(runtime: runtime)
-        engine.setRules(compiled)
+    static func run(_ c: RuleTestCase, _ file: RuleTestFile, _ rules: RuleFiles) -> [String] {
+        let history = InMemoryEventHistory()
         let now = Date()
         for h in c.history ?? file.history {
-            _ = runtime.recordHistory(
-                Event(
-                    name: h.name, type: h.type, source: h.source, data: h.data,
-                    timestamp: now.addingTimeInterval(-h.ageSeconds)))
+            let hash = EventHistoryHash.hash(h.data)
+            if hash != 0 { _ = history.record(hash: hash, timestamp: now.addingTimeInterval(-h.ageSeconds)) }
         }
+        var configuration = RulesHost.Configuration(
+            rules: rules.sets.map(\.path), preloaded: rules, states: c.states ?? file.states, xdmStates: c.xdmStates ?? file.xdmStates,
+            history: history)
+        let matches = Locked<[UUID: [String]]>([:])
+        configuration.onRulesMatched = { event, labels in matches.withLock { $0[event.id, default: []] += labels } }
+        let host: RulesHost
+        do { host = try RulesHost(configuration) } catch { return ["the hub could not start: \(error)"] }
         var problems: [String] = []
         var firedInCase: [String] = []
+        var dispatchedInCase: [Event] = []
         var last: Event?
         for (i, e) in c.events.enumerated() {
-            var r = Resolver(event: e.event, runtime: runtime, slotCount: compiled.slotCount)
-            let fired = Evaluator.matchingRules(compiled, &r).map(\.label)
+            let produced = host.processWaiting([e.event])
+            let fired = matches.withLock { $0.removeValue(forKey: e.event.id) } ?? []
             for f in fired where !firedInCase.contains(f) { firedInCase.append(f) }
-            let before = runtime.dispatched().count
-            let processed = engine.process(e.event)
-            // As the hub does: an event with a mask goes into history after the rules have seen it.
-            if processed.mask != nil { _ = runtime.recordHistory(processed) }
+            let processed = produced.first { $0.id == e.event.id } ?? e.event
+            let caused = produced.filter { $0.id != e.event.id }
+            dispatchedInCase += caused
             last = processed
             if let x = e.expect {
-                let caused = Array(runtime.dispatched().dropFirst(before))
                 problems += check(x, fired: fired, data: processed.data, dispatched: caused).map { "event \(i + 1): \($0)" }
             }
         }
         if let x = c.expect {
-            problems += check(x, fired: firedInCase, data: last?.data, dispatched: runtime.dispatched())
+            problems += check(x, fired: firedInCase, data: last?.data, dispatched: dispatchedInCase)
         }
         return problems
     }

@@ -32,8 +32,9 @@ public final class RulesExtension: Extension, @unchecked Sendable {
         /// States that stand in for the hub's, per event: `(extension name, event, xdm)` → the state, or nil
         /// to read the hub's (a service evaluating a device's batch with the states the device sent).
         public var stateOverride: (@Sendable (String, Event, Bool) -> ValueObject?)?
-        /// Hears the labels of the rules that matched each event (a service's per-rule counts).
-        public var onRulesMatched: (@Sendable ([String]) -> Void)?
+        /// Hears each processed event with the labels of the rules that matched it (a service's per-rule
+        /// counts, a rule test's expectations).
+        public var onRulesMatched: (@Sendable (Event, [String]) -> Void)?
 
         /// A configuration; every value has the default the CLI uses.
         public init(
@@ -93,9 +94,9 @@ public final class RulesExtension: Extension, @unchecked Sendable {
     public init(runtime: any ExtensionRuntime, configuration: Configuration) {
         self.runtime = runtime
         hubRuntime = HubRulesRuntime(runtime: runtime, override: configuration.stateOverride)
-        var onMatch: (@Sendable ([PlannedRule]) -> Void)?
+        var onMatch: (@Sendable (Event, [PlannedRule]) -> Void)?
         if let heard = configuration.onRulesMatched {
-            onMatch = { @Sendable rules in heard(rules.map(\.label)) }
+            onMatch = { @Sendable event, rules in heard(event, rules.map(\.label)) }
         }
         engine = RulesEngine(name: configuration.engineName, runtime: hubRuntime, onMatch: onMatch)
         control = RulesControl(configuration: configuration)

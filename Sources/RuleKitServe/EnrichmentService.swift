@@ -88,7 +88,7 @@ public final class EnrichmentService: Sendable {
                 xdm: alignment)
             c.identityPath = options.identityPath
             c.batchStates = true
-            c.onRulesMatched = { metrics.fired($0) }
+            c.onRulesMatched = { _, rules in metrics.fired(rules) }
             do { hosts.append(try RulesHost(c)) } catch {
                 throw DiagnosticError(.error("serve.hub", "the hub could not start: \(error)"))
             }

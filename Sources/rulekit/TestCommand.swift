@@ -90,7 +90,7 @@ struct TestCommand: ParsableCommand {
                 out.write("FAIL \(f): the rules do not load:\n" + rules.render(rules.diagnostics.filter { $0.severity == .error }) + "\n")
                 continue
             }
-            for result in RuleTestRunner.run(file, rules.compiled().0) {
+            for result in RuleTestRunner.run(file, rules) {
                 if result.passed {
                     passed += 1
                     out.write("PASS \(f): \(result.name)\n")

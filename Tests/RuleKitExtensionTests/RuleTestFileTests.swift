@@ -74,7 +74,7 @@ import Testing
         let file = try #require(loaded, "\(found)")
         var rules = RuleFiles()
         rules.load(file.rulesPaths())
-        let results = RuleTestRunner.run(file, rules.compiled().0)
+        let results = RuleTestRunner.run(file, rules)
         #expect(results.map(\.passed) == [true, false])
         #expect(results[1].problems == [#"event 1: fired ["a"], expected ["b"]"#])
     }

@@ -32,8 +32,8 @@ public final class RulesHost: Sendable {
         /// Whether blocks may carry their own states (`process(_:states:xdmStates:)`): a service's devices
         /// send theirs. Off, state reads go straight to the hub.
         public var batchStates = false
-        /// Hears the labels of the rules that matched each event.
-        public var onRulesMatched: (@Sendable ([String]) -> Void)?
+        /// Hears each processed event with the labels of the rules that matched it.
+        public var onRulesMatched: (@Sendable (Event, [String]) -> Void)?
         /// Where in an event's data its identity lives (`["xdm", "identityMap", "ECID", "0", "id"]`): history
         /// is then kept per identity (see `HistoryIdentity`). Nil: one history.
         public var identityPath: [String]?

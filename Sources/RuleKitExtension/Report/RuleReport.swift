@@ -127,7 +127,7 @@ public struct RuleReportBuilder {
                 report.tests.append((f, [], "the rules do not load"))
                 continue
             }
-            report.tests.append((f, RuleTestRunner.run(file, r.compiled().0), nil))
+            report.tests.append((f, RuleTestRunner.run(file, r), nil))
         }
         let (compiled, _) = rules.compiled()
         report.rules = entries(compiled)

@@ -44,13 +44,13 @@ public final class RulesEngine: Sendable {
     public static let maxChainedConsequenceCount = 1
 
     /// Told the rules that matched each processed event (a service's per-rule counts); not under any lock.
-    let onMatch: (@Sendable ([PlannedRule]) -> Void)?
+    let onMatch: (@Sendable (Event, [PlannedRule]) -> Void)?
 
     /// An engine with no rules, reading from and dispatching to `runtime`; `onMatch` hears the rules that
     /// matched each event it processes.
     public init(
         name: String = RulesEventNames.defaultEngineName, runtime: any RulesRuntime,
-        onMatch: (@Sendable ([PlannedRule]) -> Void)? = nil
+        onMatch: (@Sendable (Event, [PlannedRule]) -> Void)? = nil
     ) {
         self.name = name
         self.runtime = runtime
@@ -179,7 +179,7 @@ public final class RulesEngine: Sendable {
     ) -> Event {
         let matched = Evaluator.matchingRules(rules, &r)
         if matched.isEmpty { return event }
-        onMatch?(matched)
+        onMatch?(event, matched)
         var processed = event
         if let interceptor {
             let reevaluable = matched.filter { $0.reEvaluate && $0.hasSchemaConsequence }
