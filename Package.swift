@@ -9,7 +9,7 @@ let strict: [SwiftSetting] = [
 
 let package = Package(
     name: "RuleKit",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "RuleKitCore", targets: ["RuleKitCore"]),
         .library(name: "RuleKitYAML", targets: ["RuleKitYAML"]),

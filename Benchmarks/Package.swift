@@ -5,7 +5,7 @@ import PackageDescription
 
 let package = Package(
     name: "RuleKitBenchmarks",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "RuleKit", path: ".."),
         // No interposers: the figures are wall-clock only, and the product runs on the system allocator.

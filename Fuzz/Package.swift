@@ -8,7 +8,7 @@ let targets = ["fuzz-json", "fuzz-yaml", "fuzz-launch-json", "fuzz-rules", "fuzz
 
 let package = Package(
     name: "RuleKitFuzz",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: targets.map { .executable(name: $0, targets: [$0]) },
     dependencies: [
         .package(name: "RuleKit", path: "..")

@@ -295,7 +295,7 @@ public final class EventHub: Sendable {
 
     /// Dispatches an event: numbered now, preprocessed and delivered in order on the hub queue.
     public func dispatch(_ event: Event) {
-        dispatch(contentsOf: CollectionOfOne(event))
+        dispatchBlock(CollectionOfOne(event), completion: nil)
     }
 
     /// Dispatches events as one block: they are numbered together and delivered one after another, so no
@@ -310,7 +310,11 @@ public final class EventHub: Sendable {
     /// to every extension: what a host that feeds a stream block by block waits for. An event an extension
     /// holds (stopped, or not ready for it) is not delivered yet.
     public func dispatch<S: Sequence<Event>>(contentsOf events: S, whenDelivered completion: (@Sendable () -> Void)?) {
-        let events = Array(events)
+        dispatchBlock(Array(events), completion: completion)
+    }
+
+    /// Numbers and queues a block (read twice: a collection, so a single event costs no array).
+    private func dispatchBlock<C: Collection<Event>>(_ events: C, completion: (@Sendable () -> Void)?) {
         settling.enter(events, completion: completion)
         let schedule = state.withLock { s -> Bool in
             for event in events {

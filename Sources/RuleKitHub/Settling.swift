@@ -1,5 +1,6 @@
 internal import Foundation
 internal import RuleKitCore
+internal import Synchronization
 
 /// Counts what the hub still has to deliver, per block of dispatched events: the hub's answer to
 /// "everything caused by these events has been delivered".
@@ -23,10 +24,16 @@ final class Settling: Sendable {
     }
 
     private let state = Locked(State())
+    /// How many groups are open, readable without the lock: with none (every event of a hub that nobody
+    /// waits on), dispatching and delivering cost no lock here. A group is opened (the count raised)
+    /// before any of its events is queued, and an event joins a group only while its parent, in it, is
+    /// being processed, so a zero read can only be about events in no group.
+    private let open = Atomic<Int>(0)
 
     /// Registers events about to be dispatched: as a new group with `completion`, or each in its parent's
     /// group, if that is open.
     func enter<S: Sequence<Event>>(_ events: S, completion: (@Sendable () -> Void)?) {
+        if completion == nil && open.load(ordering: .acquiring) == 0 { return }
         let empty: (@Sendable () -> Void)? = state.withLock { s in
             if let completion {
                 let g = s.nextGroup
@@ -39,6 +46,7 @@ final class Settling: Sendable {
                 }
                 if group.outstanding == 0 { return completion }
                 s.groups[g] = group
+                open.add(1, ordering: .releasing)
             } else if !s.groups.isEmpty {
                 for e in events {
                     guard let parent = e.parentID, let g = s.groupOf[parent] else { continue }
@@ -54,28 +62,30 @@ final class Settling: Sendable {
 
     /// `event` left the hub loop for `deliveries` extensions (its one unit becomes that many).
     func fanOut(_ event: Event, to deliveries: Int) {
-        if deliveries == 1 { return }
+        if deliveries == 1 || open.load(ordering: .acquiring) == 0 { return }
         let done: (@Sendable () -> Void)? = state.withLock { s in
             guard !s.groups.isEmpty, let g = s.groupOf[event.id] else { return nil }
             s.groups[g]!.outstanding += deliveries - 1
-            return Self.closeIfDone(&s, g)
+            return self.closeIfDone(&s, g)
         }
         done?()
     }
 
     /// One extension has had `event` (its listeners ran).
     func delivered(_ event: Event) {
+        if open.load(ordering: .acquiring) == 0 { return }
         let done: (@Sendable () -> Void)? = state.withLock { s in
             guard !s.groups.isEmpty, let g = s.groupOf[event.id] else { return nil }
             s.groups[g]!.outstanding -= 1
-            return Self.closeIfDone(&s, g)
+            return self.closeIfDone(&s, g)
         }
         done?()
     }
 
-    private static func closeIfDone(_ s: inout State, _ g: Int) -> (@Sendable () -> Void)? {
+    private func closeIfDone(_ s: inout State, _ g: Int) -> (@Sendable () -> Void)? {
         guard let group = s.groups[g], group.outstanding <= 0 else { return nil }
         s.groups[g] = nil
+        open.subtract(1, ordering: .releasing)
         for id in group.events { s.groupOf[id] = nil }
         return group.completion
     }
