@@ -25,6 +25,9 @@ final class ExtensionContainer: Sendable {
         var listeners: [Listener] = []
         var stopped = false
         var drainScheduled = false
+        /// A trigger (a new event, `startEvents`) came while a drain was running: a drain that is about to
+        /// stop at an event its extension refused offers it once more instead, so the trigger is not lost.
+        var retrigger = false
         /// The number of the last event this extension finished (for barrier reads).
         var lastProcessed = -1
         var standard = SharedStateHistory()
@@ -54,6 +57,7 @@ final class ExtensionContainer: Sendable {
     func enqueue(_ e: Event) {
         let schedule = state.withLock { s -> Bool in
             s.pending.append(e)
+            if s.drainScheduled { s.retrigger = true }
             guard !s.drainScheduled, !s.stopped, s.registered else { return false }
             s.drainScheduled = true
             return true
@@ -64,6 +68,7 @@ final class ExtensionContainer: Sendable {
     func enqueue(contentsOf events: [Event]) {
         let schedule = state.withLock { s -> Bool in
             for e in events { s.pending.append(e) }
+            if s.drainScheduled { s.retrigger = true }
             guard !s.drainScheduled, !s.stopped, s.registered else { return false }
             s.drainScheduled = true
             return true
@@ -74,6 +79,7 @@ final class ExtensionContainer: Sendable {
     /// Offers pending events again (after `startEvents`, registration, or a refused `readyForEvent`).
     func kick() {
         let schedule = state.withLock { s -> Bool in
+            if s.drainScheduled { s.retrigger = true }
             guard !s.drainScheduled, !s.stopped, s.registered, !s.pending.isEmpty else { return false }
             s.drainScheduled = true
             return true
@@ -88,12 +94,23 @@ final class ExtensionContainer: Sendable {
                     s.drainScheduled = false
                     return nil
                 }
+                // Whatever triggered until now is answered by offering this event.
+                s.retrigger = false
                 return (e, ext, s.listeners)
             }
             guard let (event, ext, listeners) = next else { return }
             guard ext.readyForEvent(event) else {
-                // Held at this event until the next trigger re-offers it.
-                state.withLock { $0.drainScheduled = false }
+                // Held at this event until the next trigger re-offers it; a trigger that came while this
+                // drain ran (and so scheduled none) re-offers it now.
+                let again = state.withLock { s -> Bool in
+                    if s.retrigger {
+                        s.retrigger = false
+                        return true
+                    }
+                    s.drainScheduled = false
+                    return false
+                }
+                if again { continue }
                 return
             }
             for l in listeners where l.matches(event) { l.call(event) }
