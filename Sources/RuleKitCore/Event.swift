@@ -20,6 +20,7 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
         var parentID: UUID?
         var mask: [String]?
         var number: Int?
+        var dataText: [UInt8]?
 
         init(
             id: UUID, name: String, type: String, source: String, data: ValueObject?, timestamp: Date,
@@ -38,9 +39,11 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
         }
 
         func copy() -> Storage {
-            Storage(
+            let s = Storage(
                 id: id, name: name, type: type, source: source, data: data, timestamp: timestamp,
                 responseID: responseID, parentID: parentID, mask: mask, number: number)
+            s.dataText = dataText
+            return s
         }
     }
 
@@ -74,7 +77,22 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
     /// The payload: an object, or nil for an event without data.
     public var data: ValueObject? {
         get { storage.data }
-        set { unique().data = newValue }
+        set {
+            let s = unique()
+            s.data = newValue
+            s.dataText = nil
+        }
+    }
+    /// The JSON text `data` was read from, byte for byte, while `data` is still what was read: a writer
+    /// copies it instead of encoding the object again. Any change to `data` drops it; nil for data made
+    /// in code.
+    public var dataText: [UInt8]? { storage.dataText }
+
+    /// Sets `dataText`. The caller vouches that `text` is one JSON object that reads as `data` (the reader
+    /// that produced both, with no duplicate keys): a writer trusts it.
+    package mutating func setDataText(_ text: [UInt8]?) {
+        guard data != nil else { return }
+        unique().dataText = text
     }
     /// When the event was made (the `~timestamp*` tokens read the evaluation clock, not this).
     public var timestamp: Date {
@@ -105,7 +123,7 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
 
     /// An event; by default made now, with a fresh id, no links, no history mask and no number.
     public init(
-        id: UUID = UUID(), name: String, type: String, source: String, data: ValueObject? = nil,
+        id: UUID = EventID.next(), name: String, type: String, source: String, data: ValueObject? = nil,
         timestamp: Date = Date(), responseID: UUID? = nil, parentID: UUID? = nil, mask: [String]? = nil
     ) {
         storage = Storage(

@@ -18,18 +18,25 @@ public struct JSONLinesReader: Sequence {
     let file: String
     let limits: ReaderLimits
     let chunkSize: Int
+    let keptMember: String?
 
     /// Opens `path` (`-` for standard input); a missing file or a folder is an `input.unreadable` error.
-    public init(path: String, limits: ReaderLimits = .default, chunkSize: Int = 1 << 20) throws(DiagnosticError) {
+    ///
+    /// - Parameter member: keep the exact text of this member of each record's top-level object
+    ///   (`Iterator.memberText`), for a writer that copies unchanged data instead of encoding it again.
+    public init(
+        path: String, limits: ReaderLimits = .default, chunkSize: Int = 1 << 20, keepingTextOf member: String? = nil
+    ) throws(DiagnosticError) {
         input = try ByteInput(path: path)
         file = input.name
         self.limits = limits
         self.chunkSize = Swift.max(1, chunkSize)
+        keptMember = member
     }
 
     /// Starts reading the input from its beginning.
     public func makeIterator() -> Iterator {
-        Iterator(input: input, file: file, limits: limits, chunkSize: chunkSize)
+        Iterator(input: input, file: file, limits: limits, chunkSize: chunkSize, keptMember: keptMember)
     }
 
     /// Reads the input chunk by chunk and yields one record per non-blank line.
@@ -38,6 +45,12 @@ public struct JSONLinesReader: Sequence {
         let file: String
         let limits: ReaderLimits
         let chunkSize: Int
+        let keptMember: String?
+        /// The exact text of the kept member's value in the record last returned, when the reader was
+        /// asked to keep one, the record has it, and no key of the record appears twice in one object.
+        public private(set) var memberText: [UInt8]?
+        /// The size of the largest block of lines `nextBlock` made so far.
+        var lastBlockBytes = 0
         var buffer: [UInt8] = []
         var start = 0
         /// Where the search for the next newline resumes: bytes before it (from `start`) hold none, so
@@ -46,11 +59,12 @@ public struct JSONLinesReader: Sequence {
         var line = 0
         var eof = false
 
-        init(input: ByteInput, file: String, limits: ReaderLimits, chunkSize: Int) {
+        init(input: ByteInput, file: String, limits: ReaderLimits, chunkSize: Int, keptMember: String?) {
             self.input = input
             self.file = file
             self.limits = limits
             self.chunkSize = chunkSize
+            self.keptMember = keptMember
         }
 
         /// The 1-based line number of the record last returned.
@@ -58,14 +72,34 @@ public struct JSONLinesReader: Sequence {
 
         /// The next record, or nil at the end of the input (or after an error that ends the stream).
         public mutating func next() -> Result<Value, DiagnosticError>? {
+            memberText = nil
+            while let raw = nextRaw() {
+                switch raw {
+                case .text(let range):
+                    if let r = parse(range) { return r }
+                case .failure(let e):
+                    return .failure(e)
+                }
+            }
+            return nil
+        }
+
+        /// One line as read: where its bytes are in `buffer` (until the next call), or the error that
+        /// ends the stream.
+        enum RawLine {
+            case text(Range<Int>)
+            case failure(DiagnosticError)
+        }
+
+        /// The next line, its blanks at both ends trimmed (possibly empty), counted in `line`.
+        mutating func nextRaw() -> RawLine? {
             while true {
                 if let nl = buffer[Swift.max(start, scanned)...].firstIndex(of: 0x0A) {
                     line += 1
                     let range = start..<nl
                     start = nl + 1
                     scanned = start
-                    if let r = parse(range) { return r }
-                    continue
+                    return .text(trimmed(range))
                 }
                 scanned = buffer.count
                 if eof {
@@ -73,7 +107,7 @@ public struct JSONLinesReader: Sequence {
                     line += 1
                     let range = start..<buffer.count
                     start = buffer.count
-                    return parse(range)
+                    return .text(trimmed(range))
                 }
                 if buffer.count - start > limits.maxRecordBytes {
                     // A record this long is no event: the stream ends here, with the reason (reading on
@@ -100,6 +134,37 @@ public struct JSONLinesReader: Sequence {
             }
         }
 
+        /// Up to `count` non-blank lines, copied out together, for a parser on another thread; nil at the
+        /// end of the input. A read error ends the block (and the stream) as its `failure`.
+        mutating func nextBlock(count: Int) -> JSONLinesBlock? {
+            var block = JSONLinesBlock(file: file)
+            // Sized as the last block was: growing a megabyte by doubling costs a score of large
+            // allocations, each of which makes the allocator consolidate its free lists.
+            block.bytes.reserveCapacity(lastBlockBytes)
+            block.lines.reserveCapacity(count)
+            defer { lastBlockBytes = Swift.max(lastBlockBytes, block.bytes.count) }
+            while block.lines.count < count, let raw = nextRaw() {
+                switch raw {
+                case .text(let range):
+                    guard !range.isEmpty else { continue }
+                    let at = block.bytes.count
+                    block.bytes.append(contentsOf: buffer[range])
+                    block.lines.append((line, at..<block.bytes.count))
+                case .failure(let e):
+                    block.failure = (line, e)
+                    return block
+                }
+            }
+            return block.lines.isEmpty ? nil : block
+        }
+
+        func trimmed(_ range: Range<Int>) -> Range<Int> {
+            var r = range
+            while let f = r.first, buffer[f] == 0x20 || buffer[f] == 0x09 || buffer[f] == 0x0D { r = (f + 1)..<r.upperBound }
+            while let l = r.last, buffer[l] == 0x20 || buffer[l] == 0x09 || buffer[l] == 0x0D { r = r.lowerBound..<l }
+            return r
+        }
+
         /// Reads the next chunk; at the end or on a read error, marks the end (the error is returned
         /// once, as the stream's last record).
         mutating func refill() -> DiagnosticError? {
@@ -116,16 +181,22 @@ public struct JSONLinesReader: Sequence {
         }
 
         /// nil for a blank line.
-        func parse(_ range: Range<Int>) -> Result<Value, DiagnosticError>? {
-            var r = range
-            while let f = r.first, buffer[f] == 0x20 || buffer[f] == 0x09 || buffer[f] == 0x0D { r = (f + 1)..<r.upperBound }
-            while let l = r.last, buffer[l] == 0x20 || buffer[l] == 0x09 || buffer[l] == 0x0D { r = r.lowerBound..<l }
+        mutating func parse(_ r: Range<Int>) -> Result<Value, DiagnosticError>? {
             if r.isEmpty { return nil }
             let file = self.file
             let limits = self.limits
             let line = self.line
-            return Result { () throws(DiagnosticError) -> Value in
-                try JSONReader.read(buffer[r], file: file, limits: limits, lineOffset: line - 1).value
+            guard let member = keptMember else {
+                return Result { () throws(DiagnosticError) -> Value in
+                    try JSONReader.read(buffer[r], file: file, limits: limits, lineOffset: line - 1).value
+                }
+            }
+            let read = Result { () throws(DiagnosticError) -> (Value, [UInt8]?) in
+                try JSONReader.read(buffer[r], file: file, limits: limits, lineOffset: line - 1, keepingTextOf: member)
+            }
+            return read.map { (v, text) in
+                memberText = text
+                return v
             }
         }
     }

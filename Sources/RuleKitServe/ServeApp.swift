@@ -62,10 +62,11 @@ public enum ServeApp {
             }
             do {
                 let out = try await service.enrich(events, states: body.states, xdmStates: body.xdmStates)
-                var text = ""
-                for e in out { text += JSONWriter.string(.object(EventJSON.object(e))) + "\n" }
+                var lines: [UInt8] = []
+                lines.reserveCapacity(out.count * 1024)
+                for e in out { EventJSON.writeLine(e, to: &lines) }
                 return Response(
-                    status: .ok, headers: [.contentType: "application/x-ndjson"], body: .init(byteBuffer: ByteBuffer(string: text)))
+                    status: .ok, headers: [.contentType: "application/x-ndjson"], body: .init(byteBuffer: ByteBuffer(bytes: lines)))
             } catch ServeError.overloaded(let seconds) {
                 var r = problem(.tooManyRequests, "the queue is full; retry later")
                 r.headers[.retryAfter] = "\(seconds)"

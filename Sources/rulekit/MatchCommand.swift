@@ -32,8 +32,15 @@ struct MatchCommand: ParsableCommand {
     @Flag(help: "One JSON line per event with a match, instead of counts per rule.")
     var each = false
 
+    @Option(help: "Threads that read, parse and match blocks of events (0: all on one thread; default: one per processor).")
+    var threads: Int?
+
     @Argument(help: "Events as JSON lines ('-' for standard input).")
     var events: String = "Examples/events.jsonl"
+
+    func validate() throws {
+        if let threads, threads < 0 || threads > 64 { throw ValidationError("--threads must be between 0 and 64") }
+    }
 
     /// Events matched per call of the batch API.
     static let blockSize = 4096
@@ -54,57 +61,67 @@ struct MatchCommand: ParsableCommand {
         var eventCount = 0
         var eventsMatched = 0
         var bad = 0
-        var block: [Event] = []
-        var lines: [Int] = []
-        var resolver: Resolver?
         var out = ""
-        func flush() {
-            guard !block.isEmpty else { return }
-            if resolver == nil { resolver = Resolver(event: block[0], runtime: runtime, slotCount: compiled.slotCount) }
-            var matched = [[Int]](repeating: [], count: block.count)
-            Evaluator.forEachMatch(compiled, events: block, &resolver!) { e, rule in matched[e].append(rule) }
-            for (e, ruleIndexes) in matched.enumerated() where !ruleIndexes.isEmpty {
+        let progress = isatty(STDERR_FILENO) == 1
+        let name = events == "-" ? "<stdin>" : events
+        // Blocks are read, parsed and matched on worker threads (each with its own resolver); counts and
+        // output are gathered here in input order.
+        try JSONLinesPipeline.run(reader, blockSize: Self.blockSize, workers: threads ?? JSONLinesPipeline.defaultWorkers + 1) {
+            var resolver: Resolver?
+            return { block in
+                var result = MatchedBlock()
+                var batch: [Event] = []
+                batch.reserveCapacity(Self.blockSize)
+                for record in block.records() {
+                    switch record.value {
+                    case .success(.object(let o)):
+                        batch.append(
+                            Event(
+                                name: o["name"]?.stringValue ?? "event", type: o["type"]?.stringValue ?? "",
+                                source: o["source"]?.stringValue ?? "", data: o["data"]?.objectValue))
+                        result.lines.append(record.line)
+                    case .success:
+                        result.problems.append((record.line, "\(name):\(record.line): error: an event must be an object"))
+                    case .failure(let e):
+                        result.problems.append((record.line, DiagnosticRenderer().render(e.diagnostics)))
+                    }
+                }
+                result.matched = [[Int]](repeating: [], count: batch.count)
+                guard !batch.isEmpty else { return result }
+                if resolver == nil { resolver = Resolver(event: batch[0], runtime: runtime, slotCount: compiled.slotCount) }
+                Evaluator.forEachMatch(compiled, events: batch, &resolver!) { e, rule in result.matched[e].append(rule) }
+                return result
+            }
+        } consume: { block in
+            var problems = block.problems[...]
+            for (e, ruleIndexes) in block.matched.enumerated() {
+                // Problems are reported in line order among the events' output.
+                while let p = problems.first, p.line < block.lines[e] {
+                    Stderr.write(p.message + "\n")
+                    bad += 1
+                    problems = problems.dropFirst()
+                }
+                eventCount += 1
+                guard !ruleIndexes.isEmpty else { continue }
                 eventsMatched += 1
                 for i in ruleIndexes { counts[i] += 1 }
                 if each {
                     let ids = ruleIndexes.map { Value.string(compiled.rules[$0].label) }
-                    out += JSONWriter.string(["line": .int(Int64(lines[e])), "rules": .array(ids)]) + "\n"
+                    out += JSONWriter.string(["line": .int(Int64(block.lines[e])), "rules": .array(ids)]) + "\n"
                 }
+            }
+            for p in problems {
+                Stderr.write(p.message + "\n")
+                bad += 1
             }
             if out.utf8.count > 1 << 16 {
                 print(out, terminator: "")
                 out = ""
             }
-            block.removeAll(keepingCapacity: true)
-            lines.removeAll(keepingCapacity: true)
             // On a terminal, a running count (a long stream is otherwise silent for seconds).
             if progress { Stderr.write("\r\(eventCount) events, \(eventsMatched) with a match") }
+            return nil
         }
-        let progress = isatty(STDERR_FILENO) == 1
-        var line = 0
-        var records = reader.makeIterator()
-        while let record = records.next() {
-            line = records.lineNumber
-            switch record {
-            case .success(let v):
-                guard case .object(let o) = v else {
-                    Stderr.write("\(events == "-" ? "<stdin>" : events):\(line): error: an event must be an object\n")
-                    bad += 1
-                    continue
-                }
-                block.append(
-                    Event(
-                        name: o["name"]?.stringValue ?? "event", type: o["type"]?.stringValue ?? "",
-                        source: o["source"]?.stringValue ?? "", data: o["data"]?.objectValue))
-                lines.append(line)
-                eventCount += 1
-                if block.count == Self.blockSize { flush() }
-            case .failure(let e):
-                Stderr.write(DiagnosticRenderer().render(e.diagnostics) + "\n")
-                bad += 1
-            }
-        }
-        flush()
         if progress { Stderr.write("\r\u{1B}[K") }
         print(out, terminator: "")
         if !each {
@@ -120,4 +137,14 @@ struct MatchCommand: ParsableCommand {
         }
         if bad > 0 { throw ExitCode(1) }
     }
+}
+
+/// What a worker makes of one block of `rulekit match`'s input.
+struct MatchedBlock: Sendable {
+    /// The line of each event of the block.
+    var lines: [Int] = []
+    /// The indexes of the rules each event matched.
+    var matched: [[Int]] = []
+    /// Lines that were no event, with their messages.
+    var problems: [(line: Int, message: String)] = []
 }

@@ -21,7 +21,9 @@ struct RunCommand: ParsableCommand {
             loaded, shared-state changes, resets) is left out unless --all-events is given; diagnostics go to \
             standard error. \
             Input events are dispatched in blocks of 1024, each followed by everything it causes before the \
-            next block, so the output is the same on every run. \
+            next block, so the output is the same on every run; the next blocks are read and parsed on other \
+            threads meanwhile (--threads). Data no rule changed is written exactly as it was read; changed \
+            data is written as compact JSON. \
             With no arguments it runs Examples/events.jsonl against Rules/.
 
             Example:
@@ -58,12 +60,23 @@ struct RunCommand: ParsableCommand {
     @Argument(help: "Events as JSON lines ('-' for standard input).")
     var events: String = "Examples/events.jsonl"
 
+    @Option(
+        help:
+            "Threads that read and parse events while the hub runs (0: on the hub's feeding thread; default: one per processor beyond the first)."
+    )
+    var threads: Int?
+
+    func validate() throws {
+        if let threads, threads < 0 || threads > 64 { throw ValidationError("--threads must be between 0 and 64") }
+    }
+
     /// Input events dispatched per block (see `run()`).
     static let blockSize = 1024
 
     func run() throws {
         let (states, xdm) = try stateOptions.load()
-        let reader = try openEvents(events)
+        // The data of each event is kept as read: unchanged data is written out as those bytes.
+        let reader = try openEvents(events, keepingTextOf: "data")
         let sources = rules.isEmpty ? ["Rules"] : rules
         var container: SharedContainer?
         if let shared {
@@ -104,9 +117,8 @@ struct RunCommand: ParsableCommand {
         var count = 0
         var bad = 0
         // Input events go to the hub in blocks, each dispatched at once and delivered, with everything it
-        // causes, before the next: the output is the same on every run however the threads are timed. The
-        // next block is read while the previous one is processed.
-        var block: [Event] = []
+        // causes, before the next: the output is the same on every run however the threads are timed.
+        // Blocks are read and parsed on a worker thread meanwhile (see `JSONLinesPipeline`).
         let produced = Locked(0)
         let finished = DispatchSemaphore(value: 0)
         var pending = false
@@ -116,38 +128,53 @@ struct RunCommand: ParsableCommand {
             finished.wait()
             pending = false
         }
-        func send() {
-            guard !block.isEmpty else { return }
+        func send(_ events: [Event]) {
+            guard !events.isEmpty else { return }
             collect()
             pending = true
-            host.process(block) { events in
-                // Written here, on the hub's side, while the next block is read: blocks finish in order, and
-                // the next is sent only once this one is written.
+            host.process(events) { events in
+                // Written here, on the hub's side, while the next block is dispatched: blocks finish in
+                // order, and the next is sent only once this one is written.
                 produced.withLock { $0 += events.count }
                 // The data stream holds events; XDM alignment findings are diagnostics (on standard error).
-                if !allEvents { for e in events where e.type != XDMAlignment.diagnosticsEventType { output.write(e) } }
+                if !allEvents { output.write(events) { $0.type != XDMAlignment.diagnosticsEventType } }
                 finished.signal()
             }
-            block.removeAll(keepingCapacity: true)
         }
-        for record in reader {
-            switch record {
-            case .success(let v):
-                guard case .object(let o) = v else {
-                    bad += 1
-                    continue
+        // The block the hub has and the one before. The one before that goes back to the worker that
+        // parsed it, to be released there: freed on another thread, every node of every event would go
+        // back to the worker's allocator under its lock, against the worker's own allocations.
+        var inFlight: EventBlock?
+        var previous: EventBlock?
+        let name = events == "-" ? "<stdin>" : events
+        try JSONLinesPipeline.run(reader, blockSize: Self.blockSize, workers: threads ?? JSONLinesPipeline.defaultWorkers) {
+            { block in
+                var out = EventBlock()
+                out.events.reserveCapacity(Self.blockSize)
+                for record in block.records(keepingTextOf: "data") {
+                    switch record.value {
+                    case .success(.object(let o)): out.events.append(EventJSON.event(o, dataText: record.memberText))
+                    case .success: out.problems.append("\(name):\(record.line): error: an event must be an object")
+                    case .failure(let e): out.problems.append(DiagnosticRenderer().render(e.diagnostics))
+                    }
                 }
-                block.append(EventJSON.event(o))
-                count += 1
-                if block.count == Self.blockSize { send() }
-                if progress && count % 10_000 == 0 { Stderr.write("\r\(count) events") }
-            case .failure(let e):
-                Stderr.write(DiagnosticRenderer().render(e.diagnostics) + "\n")
-                bad += 1
+                return out
             }
+        } consume: { block in
+            for p in block.problems { Stderr.write(p + "\n") }
+            bad += block.problems.count
+            count += block.events.count
+            send(block.events)
+            if progress { Stderr.write("\r\(count) events") }
+            defer {
+                previous = inFlight
+                inFlight = block
+            }
+            return previous
         }
-        send()
         collect()
+        inFlight = nil
+        previous = nil
         output.flush()
         if progress { Stderr.write("\r\(count) events in, \(produced.withLock { $0 }) delivered\n") }
         if bad > 0 { throw ExitCode(1) }
@@ -167,26 +194,49 @@ struct RunCommand: ParsableCommand {
     }
 }
 
+/// What the reading thread makes of one block of `rulekit run`'s input.
+struct EventBlock: Sendable {
+    /// The events of the block's object lines, in order.
+    var events: [Event] = []
+    /// The messages of the lines that were no event.
+    var problems: [String] = []
+}
+
 /// Writes events as JSON lines to standard output, buffered.
 final class EventLines: Sendable {
-    private let buffer = Locked("")
+    private let buffer = Locked<[UInt8]>([])
 
+    /// Writes one event.
     func write(_ e: Event) {
-        let line = JSONWriter.string(.object(EventJSON.object(e))) + "\n"
-        let full = buffer.withLock { (b: inout String) -> String? in
-            b += line
-            guard b.utf8.count > 1 << 16 else { return nil }
-            defer { b = "" }
+        var line: [UInt8] = []
+        EventJSON.writeLine(e, to: &line)
+        append(line)
+    }
+
+    /// Writes a block's events, those `include` keeps, as one append.
+    func write(_ events: [Event], where include: (Event) -> Bool) {
+        var lines: [UInt8] = []
+        lines.reserveCapacity(events.count * 1024)
+        for e in events where include(e) { EventJSON.writeLine(e, to: &lines) }
+        append(lines)
+    }
+
+    private func append(_ bytes: [UInt8]) {
+        let full = buffer.withLock { (b: inout [UInt8]) -> [UInt8]? in
+            if b.isEmpty && bytes.count > 1 << 16 { return bytes }
+            b += bytes
+            guard b.count > 1 << 16 else { return nil }
+            defer { b = [] }
             return b
         }
-        if let full { FileHandle.standardOutput.write(Data(full.utf8)) }
+        if let full { FileHandle.standardOutput.write(Data(full)) }
     }
 
     func flush() {
-        let rest = buffer.withLock { (b: inout String) -> String in
-            defer { b = "" }
+        let rest = buffer.withLock { (b: inout [UInt8]) -> [UInt8] in
+            defer { b = [] }
             return b
         }
-        if !rest.isEmpty { FileHandle.standardOutput.write(Data(rest.utf8)) }
+        if !rest.isEmpty { FileHandle.standardOutput.write(Data(rest)) }
     }
 }

@@ -111,53 +111,69 @@ struct XDMValidateCommand: ParsableCommand {
     @Argument(help: "JSON or JSON-lines (.jsonl) files.")
     var files: [String]
 
+    @Option(help: "Threads that read, parse and validate JSON-lines payloads (0: all on one thread; default: one per processor).")
+    var threads: Int?
+
+    func validate() throws {
+        if let threads, threads < 0 || threads > 64 { throw ValidationError("--threads must be between 0 and 64") }
+    }
+
     func run() throws {
         let validator = try choice.load()
         var out = StdoutBuffer()
         var invalid = 0
         var unreadable = false
+        func report(_ file: String, _ line: Int, _ errors: [(String, String)]) {
+            if !errors.isEmpty { invalid += 1 }
+            switch format {
+            case .json:
+                let obj: Value = [
+                    "line": .int(Int64(line)), "valid": .bool(errors.isEmpty),
+                    "errors": .array(errors.map { ["path": .string($0.0), "message": .string($0.1)] }),
+                ]
+                out.write(JSONWriter.string(obj) + "\n")
+            case .text:
+                for (path, message) in errors { out.write("\(file):\(line): \(path.isEmpty ? "/" : path): \(message)\n") }
+            }
+        }
         for file in files {
-            var documents: [(Int, Result<Value, DiagnosticError>)] = []
             if file.hasSuffix(".jsonl") {
-                do {
-                    var line = 0
-                    for r in try JSONLinesReader(path: file) {
-                        line += 1
-                        documents.append((line, r))
-                    }
-                } catch {
+                let reader: JSONLinesReader
+                do { reader = try JSONLinesReader(path: file) } catch {
                     Stderr.write("error: cannot read '\(file)'\n")
                     unreadable = true
                     continue
                 }
-            } else {
-                do {
-                    documents = [(1, .success(try InputFiles.documents(file, format: .json)[0].value))]
-                } catch .unreadable(let m) {
-                    Stderr.write("error: \(m)\n")
-                    unreadable = true
-                    continue
-                } catch .invalid(let e, _) {
-                    documents = [(e.diagnostics.first?.location?.line ?? 1, .failure(e))]
+                // Payloads are read, parsed and validated on worker threads, a block at a time, and
+                // reported here in input order; memory does not grow with the stream.
+                try JSONLinesPipeline.run(reader, blockSize: 512, workers: threads ?? JSONLinesPipeline.defaultWorkers + 1) {
+                    { block in
+                        block.records().map { record -> (Int, [(String, String)]) in
+                            switch record.value {
+                            case .success(let v): (record.line, validator.validate(v).map { ($0.instancePath, $0.message) })
+                            case .failure(let e): (record.line, e.diagnostics.map { ("", "not JSON: \($0.message)") })
+                            }
+                        }
+                    }
+                } consume: { verdicts in
+                    for (line, errors) in verdicts { report(file, line, errors) }
+                    return nil
                 }
+                continue
             }
-            for (line, r) in documents {
-                var errors: [(String, String)] = []
-                switch r {
-                case .success(let v): errors = validator.validate(v).map { ($0.instancePath, $0.message) }
-                case .failure(let e): errors = e.diagnostics.map { ("", "not JSON: \($0.message)") }
-                }
-                if !errors.isEmpty { invalid += 1 }
-                switch format {
-                case .json:
-                    let obj: Value = [
-                        "line": .int(Int64(line)), "valid": .bool(errors.isEmpty),
-                        "errors": .array(errors.map { ["path": .string($0.0), "message": .string($0.1)] }),
-                    ]
-                    out.write(JSONWriter.string(obj) + "\n")
-                case .text:
-                    for (path, message) in errors { out.write("\(file):\(line): \(path.isEmpty ? "/" : path): \(message)\n") }
-                }
+            let document: (Int, Result<Value, DiagnosticError>)
+            do {
+                document = (1, .success(try InputFiles.documents(file, format: .json)[0].value))
+            } catch .unreadable(let m) {
+                Stderr.write("error: \(m)\n")
+                unreadable = true
+                continue
+            } catch .invalid(let e, _) {
+                document = (e.diagnostics.first?.location?.line ?? 1, .failure(e))
+            }
+            switch document.1 {
+            case .success(let v): report(file, document.0, validator.validate(v).map { ($0.instancePath, $0.message) })
+            case .failure(let e): report(file, document.0, e.diagnostics.map { ("", "not JSON: \($0.message)") })
             }
         }
         out.flush()

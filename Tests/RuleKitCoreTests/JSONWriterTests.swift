@@ -1,4 +1,5 @@
 import Foundation
+import RuleKitTestSupport
 import Testing
 
 @testable import RuleKitCore
@@ -32,4 +33,73 @@ import Testing
         #expect(try JSONReader.value(JSONWriter.string(v)) == v)
         #expect(try JSONReader.value(JSONWriter.string(v, options: .pretty)) == v)
     }
+}
+
+/// The byte writer against the plain reference writer, and the exact text the reader keeps.
+@Suite struct JSONWriterAgreementTests {
+    @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
+    func byteWriterEqualsTheReferenceOnGeneratedValues(_ seed: UInt64) {
+        var g = ValueGenerator(state: seed)
+        for _ in 0..<300 {
+            let v = g.value()
+            for options in [JSONWriter.Options.compact, .pretty, .init(sortKeys: true), .init(pretty: true, sortKeys: true, indent: 4)] {
+                let fast = JSONWriter.string(v, options: options)
+                let plain = ReferenceJSONWriter.string(v, options: options)
+                #expect(fast == plain, "\(plain)")
+            }
+            var bytes: [UInt8] = Array("prefix".utf8)
+            JSONWriter.write(v, to: &bytes)
+            #expect(bytes == Array(("prefix" + ReferenceJSONWriter.string(v)).utf8))
+        }
+    }
+
+    @Test func byteWriterEqualsTheReferenceOnTheJSONSchemaCorpus() throws {
+        guard let folder = SharedCorpus.folder("corpora/JSON-Schema-Test-Suite/tests/draft7") else { return }
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }
+        #expect(files.count > 30)
+        for f in files {
+            guard let bytes = SharedCorpus.bytes(folder.appendingPathComponent(f)) else { continue }
+            let v = try JSONReader.read(bytes).value
+            #expect(JSONWriter.string(v) == ReferenceJSONWriter.string(v), "\(f)")
+            #expect(JSONWriter.string(v, options: .pretty) == ReferenceJSONWriter.string(v, options: .pretty), "\(f)")
+        }
+    }
+
+    @Test func integersAtTheirLimits() {
+        for i: Int64 in [0, 7, 10, 99, -1, -10, 1_000_000, Int64.max, Int64.min] {
+            #expect(JSONWriter.string(.int(i)) == String(i))
+        }
+    }
+
+    @Test func keptMemberTextIsExactlyTheInputBytes() throws {
+        let line = Array(#"{"name":"x","data": {"b" : [1, 2.50, "é\u00e9"], "c":{}} ,"z":1}"#.utf8)
+        let (v, text) = try JSONReader.read(line[...], file: "t", keepingTextOf: "data")
+        #expect(text.map { String(decoding: $0, as: UTF8.self) } == #"{"b" : [1, 2.50, "é\u00e9"], "c":{}}"#)
+        // The text reads back as the member's value.
+        #expect(try JSONReader.read(text ?? []).value == v["data"])
+    }
+
+    @Test func keptMemberTextIsNilWhenAKeyRepeatsOrTheMemberIsMissingOrNested() throws {
+        let duplicate = Array(#"{"data":{"a":1,"a":2}}"#.utf8)
+        #expect(try JSONReader.read(duplicate[...], file: "t", keepingTextOf: "data").1 == nil)
+        let elsewhere = Array(#"{"data":{"a":1},"other":{"k":1,"k":1}}"#.utf8)
+        #expect(try JSONReader.read(elsewhere[...], file: "t", keepingTextOf: "data").1 == nil)
+        let missing = Array(#"{"x":{"data":1}}"#.utf8)
+        #expect(try JSONReader.read(missing[...], file: "t", keepingTextOf: "data").1 == nil)
+        let array = Array(#"[{"data":1}]"#.utf8)
+        #expect(try JSONReader.read(array[...], file: "t", keepingTextOf: "data").1 == nil)
+    }
+
+    @Test func duplicateKeysStillReplaceEarlierValuesPastTheHashFilter() throws {
+        // Many keys, a repeat late: the per-object filter must not hide it.
+        var text = "{"
+        for i in 0..<20 { text += "\"k\(i)\":\(i)," }
+        text += "\"k3\":\"again\",\"K\":1,\"\u{212A}\":2}"
+        let v = try JSONReader.value(text)
+        guard case .object(let o) = v else { throw Unexpected() }
+        #expect(o["k3"] == "again")
+        #expect(o.count == 21)  // k0…k19, and K (the Kelvin sign is canonically equivalent to K)
+    }
+
+    struct Unexpected: Error {}
 }

@@ -49,6 +49,20 @@ if phase == "fast-keep" {
         kept.append(Planner().plan(try LaunchRulesLoader.load(json: r1000, file: "rules-1000.json").get()))
     }
 }
+if phase == "events-parse" {
+    // The JSON-lines reader alone over the 10k events (in memory), as `rulekit run` parses its input.
+    let lines = BenchData.load("bench/events-10k.jsonl").split(separator: 0x0A)
+    try time("parse events-10k", rounds: rounds) { for l in lines { _ = try JSONReader.read(l, file: "e") } }
+    try time("parse events-10k, data text kept", rounds: rounds) {
+        for l in lines { _ = try JSONReader.read(l, file: "e", keepingTextOf: "data") }
+    }
+    var kept: [Value] = []
+    kept.reserveCapacity(lines.count)
+    try time("parse events-10k, kept then freed", rounds: rounds) {
+        kept.removeAll(keepingCapacity: true)
+        for l in lines { kept.append(try JSONReader.read(l, file: "e").value) }
+    }
+}
 let doc = try JSONReader.read(r1000, file: "rules-1000.json", keepSourceMap: true)
 if on("launch-load") { try time("launch load", rounds: rounds) { _ = try LaunchRulesLoader.load(doc).get() } }
 let set = try LaunchRulesLoader.load(doc).get()

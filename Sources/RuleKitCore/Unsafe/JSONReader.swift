@@ -83,6 +83,42 @@ public enum JSONReader {
         return try result.get()
     }
 
+    /// Reads one JSON text and the exact text of one member of its top-level object: a copy of the bytes
+    /// of `member`'s value, or nil when there is no such member or when some key of the text appears twice
+    /// in one object (the text would then not read back as the value).
+    public static func read(
+        _ bytes: ArraySlice<UInt8>, file: String, limits: ReaderLimits = .default, lineOffset: Int = 0,
+        keepingTextOf member: String
+    ) throws(DiagnosticError) -> (Value, [UInt8]?) {
+        let result = bytes.withUnsafeBufferPointer { b in
+            Result { () throws(DiagnosticError) -> (Value, [UInt8]?) in
+                let (v, range) = try read(buffer: b, file: file, limits: limits, lineOffset: lineOffset, keepingTextOf: member)
+                return (v, range.map { Array(b[$0]) })
+            }
+        }
+        return try result.get()
+    }
+
+    static func read(
+        buffer: UnsafeBufferPointer<UInt8>, file: String, limits: ReaderLimits, lineOffset: Int,
+        keepingTextOf member: String
+    ) throws(DiagnosticError) -> (Value, Range<Int>?) {
+        guard buffer.count <= limits.maxDocumentBytes else {
+            throw DiagnosticError(
+                .error(
+                    .limitExceeded,
+                    "document is \(buffer.count) bytes, over the limit of \(limits.maxDocumentBytes)",
+                    at: SourceLocation(file: file, line: 1 + lineOffset, column: 1)))
+        }
+        var p = JSONParser(buf: buffer, file: file, limits: limits, keepMap: false, lineOffset: lineOffset)
+        p.captureKey = member
+        p.skipWhitespace()
+        let v = try p.parseValue(depth: 0)
+        p.skipWhitespace()
+        if p.pos < buffer.count { throw p.error("unexpected text after the JSON value") }
+        return (v, p.sawDuplicate ? nil : p.captured)
+    }
+
     /// Reads from memory lent for the call; `lineOffset` shifts reported lines (for JSON lines).
     package static func read(
         buffer: UnsafeBufferPointer<UInt8>, file: String, limits: ReaderLimits = .default,
@@ -149,6 +185,11 @@ struct JSONParser: ~Copyable {
     /// Where the current line's first non-ASCII string starts (Int.max: none yet). Before it, a column
     /// is the byte distance from the line start; after it, characters are counted.
     var firstNonASCII = Int.max
+    /// When set, the byte range of the top-level object's member of this name is kept in `captured`.
+    var captureKey: String?
+    var captured: Range<Int>?
+    /// Whether any object of the text had a key twice (a later one replaced an earlier value).
+    var sawDuplicate = false
     /// When set, strings of more than 15 bytes are shared between equal occurrences (rules files repeat
     /// their keys, URLs and tokens thousands of times).
     var interner: StringInterner?
@@ -367,6 +408,9 @@ struct JSONParser: ~Copyable {
         var allASCII = true
         // Past a couple of dozen keys, duplicates are found by hashing rather than by scanning.
         var positions: [String: Int]? = nil
+        // One bit per key hash seen in this object (ASCII keys): a key whose bit is clear is no duplicate,
+        // and most objects are then never scanned.
+        var seen: UInt64 = 0
         while true {
             skipWhitespace()
             guard pos < buf.count else { throw error("unexpected end of input inside an object") }
@@ -386,9 +430,21 @@ struct JSONParser: ~Copyable {
             skipWhitespace()
             if keepMap { pendingKey = (keyLine, keyCol) }
             info.entry = entries.count
+            let valueStart = pos
             let value = try parseValue(depth: depth)
-            let duplicate = positions.map { $0[key] } ?? duplicateMember(key, info, from: start)
+            if depth == 1, let k = captureKey, k == key { captured = valueStart..<pos }
+            let bit: UInt64 = info.ascii ? 1 << (info.hash >> 58) : 0
+            let duplicate: Int?
+            if let positions {
+                duplicate = positions[key]
+            } else if bit != 0 && seen & bit == 0 && allASCII {
+                duplicate = nil
+            } else {
+                duplicate = duplicateMember(key, info, from: start)
+            }
+            seen |= bit
             if let i = duplicate {
+                sawDuplicate = true
                 members[i].value = value
                 if keepMap {
                     let valueStart = info.entry

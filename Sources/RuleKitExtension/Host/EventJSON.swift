@@ -6,11 +6,16 @@ public import RuleKitCore
 /// `{"id","name","type","source","data","parentID","responseID"}`.
 public enum EventJSON {
     /// The event an input object describes (missing fields: name `event`, empty type and source, no data).
-    public static func event(_ o: ValueObject) -> Event {
+    ///
+    /// - Parameter dataText: the exact text of the object's `data` member as read
+    ///   (`JSONLinesReader(keepingTextOf: "data")`): kept on the event, a writer copies it while the data is
+    ///   unchanged.
+    public static func event(_ o: ValueObject, dataText: [UInt8]? = nil) -> Event {
         var e = Event(
             name: o["name"]?.stringValue ?? "event", type: o["type"]?.stringValue ?? "", source: o["source"]?.stringValue ?? "",
             data: o["data"]?.objectValue)
         if case .array(let m)? = o["mask"] { e.mask = m.compactMap(\.stringValue) }
+        e.setDataText(dataText)
         return e
     }
 
@@ -25,5 +30,33 @@ public enum EventJSON {
         if let p = e.parentID { o["parentID"] = .string(p.uuidString) }
         if let r = e.responseID { o["responseID"] = .string(r.uuidString) }
         return o
+    }
+
+    /// Appends the output object of a delivered event, as one line of compact JSON (`object(_:)` written by
+    /// `JSONWriter`, byte for byte, and a newline), without building the object.
+    public static func writeLine(_ e: Event, to out: inout [UInt8]) {
+        JSONWriter.append(#"{"id":""#, to: &out)
+        JSONWriter.writeUUID(e.id, to: &out)
+        JSONWriter.append(#"","name":"#, to: &out)
+        JSONWriter.writeString(e.name, to: &out)
+        JSONWriter.append(#","type":"#, to: &out)
+        JSONWriter.writeString(e.type, to: &out)
+        JSONWriter.append(#","source":"#, to: &out)
+        JSONWriter.writeString(e.source, to: &out)
+        if let d = e.data {
+            JSONWriter.append(#","data":"#, to: &out)
+            if let text = e.dataText { out += text } else { JSONWriter.write(d, to: &out) }
+        }
+        if let p = e.parentID {
+            JSONWriter.append(#","parentID":""#, to: &out)
+            JSONWriter.writeUUID(p, to: &out)
+            out.append(0x22)
+        }
+        if let r = e.responseID {
+            JSONWriter.append(#","responseID":""#, to: &out)
+            JSONWriter.writeUUID(r, to: &out)
+            out.append(0x22)
+        }
+        JSONWriter.append("}\n", to: &out)
     }
 }

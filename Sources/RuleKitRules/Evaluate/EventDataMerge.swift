@@ -29,8 +29,8 @@ public enum EventDataMerge {
         var result = ValueObject(minimumCapacity: m.count)
         var wildcards: [(String, Value)] = []
         for (k, v) in m {
-            if let r = k.range(of: "[*]") {
-                wildcards.append((String(k[..<r.lowerBound]), v))
+            if let prefix = wildcardPrefix(k) {
+                wildcards.append((prefix, v))
                 continue
             }
             if case .null = v { continue }
@@ -51,5 +51,24 @@ public enum EventDataMerge {
             result.setValue(.array(merged), at: i)
         }
         return result
+    }
+
+    /// The text before the first `[*]` of `key`, or nil when it has none (a byte scan: every key of every
+    /// merged object is asked).
+    static func wildcardPrefix(_ key: String) -> String? {
+        let u = key.utf8
+        guard u.count >= 3 else { return nil }
+        var i = u.startIndex
+        while i != u.endIndex {
+            if u[i] == 0x5B {
+                let j = u.index(after: i)
+                if j != u.endIndex && u[j] == 0x2A {
+                    let k = u.index(after: j)
+                    if k != u.endIndex && u[k] == 0x5D { return String(key[..<i]) }
+                }
+            }
+            i = u.index(after: i)
+        }
+        return nil
     }
 }

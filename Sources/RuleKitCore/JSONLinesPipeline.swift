@@ -1,0 +1,210 @@
+// Reading a JSON-lines stream on more than one core: lines are split off the input in order, blocks of them
+// are parsed (and turned into whatever the caller needs) on worker threads, and the results come back to
+// the calling thread in input order, with a bounded number of blocks in existence at any time.
+internal import Dispatch
+internal import Foundation
+
+/// Lines read from a JSON-lines input, copied out together for a parser on another thread.
+public struct JSONLinesBlock: Sendable {
+    /// The file the lines came from, for diagnostics.
+    public let file: String
+    /// The lines' bytes, back to back.
+    var bytes: [UInt8] = []
+    /// Each non-blank line: its 1-based number in the input and its range in `bytes`.
+    var lines: [(number: Int, range: Range<Int>)] = []
+    /// The read error that ended the stream after these lines, at its line.
+    var failure: (line: Int, error: DiagnosticError)?
+
+    init(file: String) { self.file = file }
+}
+
+/// One parsed line of a `JSONLinesBlock`.
+public struct JSONLinesRecord: Sendable {
+    /// The 1-based line number in the input.
+    public let line: Int
+    /// The value, or the located error that made the line unreadable.
+    public let value: Result<Value, DiagnosticError>
+    /// The exact text of the kept member's value (see `JSONLinesReader.init(path:limits:chunkSize:keepingTextOf:)`).
+    public let memberText: [UInt8]?
+}
+
+extension JSONLinesBlock {
+    /// Parses every line, as `JSONLinesReader` would; a read error that ended the stream is the last record.
+    public func records(limits: ReaderLimits = .default, keepingTextOf member: String? = nil) -> [JSONLinesRecord] {
+        var out: [JSONLinesRecord] = []
+        out.reserveCapacity(lines.count + 1)
+        for (number, range) in lines {
+            let slice = bytes[range]
+            if let member {
+                do {
+                    let (v, text) = try JSONReader.read(slice, file: file, limits: limits, lineOffset: number - 1, keepingTextOf: member)
+                    out.append(JSONLinesRecord(line: number, value: .success(v), memberText: text))
+                } catch {
+                    out.append(JSONLinesRecord(line: number, value: .failure(error), memberText: nil))
+                }
+            } else {
+                let r = Result { () throws(DiagnosticError) -> Value in
+                    try JSONReader.read(slice, file: file, limits: limits, lineOffset: number - 1).value
+                }
+                out.append(JSONLinesRecord(line: number, value: r, memberText: nil))
+            }
+        }
+        if let (line, error) = failure { out.append(JSONLinesRecord(line: line, value: .failure(error), memberText: nil)) }
+        return out
+    }
+}
+
+/// Streams a JSON-lines input through worker threads, keeping input order.
+///
+/// The input is split into blocks of lines, one block at a time and in order. Each block is handed to a
+/// worker, which parses it and turns it into the caller's `Output` (events, match results, validation
+/// verdicts). The calling thread receives the outputs in input order. With `workers: 0` everything runs on
+/// the calling thread: the plain reference the tests compare the threaded run with.
+///
+/// Memory is bounded: at most `workers + 2` blocks are read and not yet consumed, however long the
+/// stream. What a worker allocates is best released by that worker (freed on another thread, each node
+/// goes back under its allocator's lock, against the worker's own allocations): the consumer may hand
+/// outputs it is done with back through its return value, and workers drop them before their next block.
+///
+/// ```swift
+/// try JSONLinesPipeline.run(reader, workers: 2, makeTransform: { { block in block.records().count } }) { n in
+///     total += n
+///     return nil
+/// }
+/// ```
+public enum JSONLinesPipeline {
+    /// The number of worker threads that suits this machine for a consumer that also needs a core:
+    /// one per active processor beyond the first, at least one.
+    public static var defaultWorkers: Int { max(1, ProcessInfo.processInfo.activeProcessorCount - 1) }
+
+    /// Runs the stream through `makeTransform`'s closures and `consume`.
+    ///
+    /// - Parameters:
+    ///   - reader: the input.
+    ///   - blockSize: lines per block.
+    ///   - workers: worker threads (0: everything on the calling thread).
+    ///   - makeTransform: called once on each worker (or once on the calling thread with no workers); the
+    ///     closure it returns is used only there, so it may keep state (a resolver, a buffer).
+    ///   - consume: called on the calling thread with each block's output, in input order. What it
+    ///     returns is released by a worker (nil: nothing to give back).
+    /// - Throws: what `consume` throws; the stream then stops and the workers finish.
+    public static func run<Output: Sendable>(
+        _ reader: JSONLinesReader, blockSize: Int = 1024, workers: Int,
+        makeTransform: @escaping @Sendable () -> (JSONLinesBlock) -> Output,
+        consume: (Output) throws -> Output?
+    ) throws {
+        let size = max(1, blockSize)
+        guard workers > 0 else {
+            var lines = reader.makeIterator()
+            let transform = makeTransform()
+            while let block = lines.nextBlock(count: size) {
+                _ = try consume(transform(block))
+            }
+            return
+        }
+        let shared = Shared<Output>(reader.makeIterator(), depth: workers + 2)
+        let done = DispatchGroup()
+        for _ in 0..<workers {
+            done.enter()
+            DispatchQueue.global().async {
+                defer { done.leave() }
+                shared.work(size: size, transform: makeTransform())
+            }
+        }
+        defer {
+            shared.stop()
+            done.wait()
+        }
+        var next = 0
+        while let output = shared.take(next) {
+            next += 1
+            let giveBack = try consume(output)
+            shared.retire(giveBack)
+        }
+    }
+
+    /// What the workers and the consumer share, under one condition lock.
+    private final class Shared<Output: Sendable>: @unchecked Sendable {
+        // @unchecked: every stored property is read and written only while `condition` is locked; the
+        // iterator (a class inside) is used by one worker at a time, under the same lock.
+        private let condition = NSCondition()
+        private var lines: JSONLinesReader.Iterator
+        private let depth: Int
+        /// Blocks read and not yet consumed.
+        private var inUse = 0
+        /// The number the next block read gets.
+        private var nextIndex = 0
+        /// The input has ended: no block numbered `nextIndex` or later will exist.
+        private var ended = false
+        /// The consumer stopped (finished or threw): workers read no more.
+        private var stopped = false
+        /// Outputs ready, by block number.
+        private var ready: [Int: Output] = [:]
+        /// Outputs the consumer is done with, for a worker to release.
+        private var retired: [Output] = []
+
+        init(_ lines: JSONLinesReader.Iterator, depth: Int) {
+            self.lines = lines
+            self.depth = depth
+        }
+
+        /// A worker's loop: wait for room, read the next block in order, transform it, post it.
+        func work(size: Int, transform: (JSONLinesBlock) -> Output) {
+            while true {
+                condition.lock()
+                while inUse >= depth && !stopped && !ended { condition.wait() }
+                if stopped || ended {
+                    condition.unlock()
+                    return
+                }
+                let old = retired
+                retired = []
+                guard let block = lines.nextBlock(count: size) else {
+                    ended = true
+                    condition.broadcast()
+                    condition.unlock()
+                    return
+                }
+                let index = nextIndex
+                nextIndex += 1
+                inUse += 1
+                condition.unlock()
+                // Released here, on a worker, with the lock not held.
+                _ = old
+                let output = transform(block)
+                condition.lock()
+                ready[index] = output
+                condition.broadcast()
+                condition.unlock()
+            }
+        }
+
+        /// Block `index`'s output, once ready; nil when the input ended before it.
+        func take(_ index: Int) -> Output? {
+            condition.lock()
+            defer { condition.unlock() }
+            while true {
+                if let output = ready.removeValue(forKey: index) { return output }
+                if ended && index >= nextIndex { return nil }
+                condition.wait()
+            }
+        }
+
+        /// The consumer is done with a block: room for another, and perhaps something to release.
+        func retire(_ output: Output?) {
+            condition.lock()
+            inUse -= 1
+            if let output { retired.append(output) }
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        func stop() {
+            condition.lock()
+            stopped = true
+            ready = [:]
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import Testing
+
+@testable import RuleKitCore
+
+@Suite struct JSONLinesPipelineTests {
+    func file(_ text: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rk-\(UUID()).jsonl").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// Every record, in order, as (line, value or error message), through the pipeline.
+    func records(_ path: String, workers: Int, blockSize: Int, chunkSize: Int = 1 << 20) throws -> [String] {
+        var out: [String] = []
+        try JSONLinesPipeline.run(
+            try JSONLinesReader(path: path, chunkSize: chunkSize), blockSize: blockSize, workers: workers,
+            makeTransform: {
+                { block in
+                    // Uneven work, so workers finish out of order.
+                    if (block.lines.first?.number ?? 0) % 3 == 1 { usleep(200) }
+                    return block.records().map { r in
+                        switch r.value {
+                        case .success(let v): "\(r.line) \(JSONWriter.string(v))"
+                        case .failure(let e): "\(r.line) error \(e.diagnostics[0].location?.line ?? 0)"
+                        }
+                    }
+                }
+            },
+            consume: { lines in
+                out += lines
+                return nil
+            }
+        )
+        return out
+    }
+
+    @Test(arguments: [0, 1, 2, 4])
+    func recordsComeBackInInputOrderAsTheReaderGivesThem(_ workers: Int) throws {
+        var text = ""
+        for i in 0..<2_000 {
+            text += i % 97 == 5 ? "{broken \(i)\n" : i % 89 == 3 ? "  \n" : "{\"i\": \(i)}\n"
+        }
+        let path = try file(text)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var expected: [String] = []
+        var reader = try JSONLinesReader(path: path).makeIterator()
+        while let r = reader.next() {
+            switch r {
+            case .success(let v): expected.append("\(reader.lineNumber) \(JSONWriter.string(v))")
+            case .failure(let e): expected.append("\(reader.lineNumber) error \(e.diagnostics[0].location?.line ?? 0)")
+            }
+        }
+        for blockSize in [1, 7, 256] {
+            #expect(try records(path, workers: workers, blockSize: blockSize, chunkSize: 61) == expected)
+        }
+    }
+
+    @Test func aReadErrorEndsTheStreamAsItsLastRecord() throws {
+        let path = try file("{\"a\":1}\n" + String(repeating: "x", count: 300))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var limited = ReaderLimits.default
+        limited.maxRecordBytes = 100
+        let limits = limited
+        var got: [JSONLinesRecord] = []
+        try JSONLinesPipeline.run(
+            try JSONLinesReader(path: path, limits: limits, chunkSize: 16), blockSize: 10, workers: 2,
+            makeTransform: { { $0.records(limits: limits) } },
+            consume: { records in
+                got += records
+                return nil
+            }
+        )
+        #expect(got.count == 2)
+        #expect(got.last.map { if case .failure(let e) = $0.value { e.diagnostics[0].code == .limitExceeded } else { false } } == true)
+    }
+
+    @Test func blocksInExistenceStayBounded() throws {
+        let path = try file(String(repeating: "{\"a\":1}\n", count: 5_000))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let alive = Locked((now: 0, peak: 0))
+        final class Tracked: Sendable {
+            let alive: Locked<(now: Int, peak: Int)>
+            init(_ alive: Locked<(now: Int, peak: Int)>) {
+                self.alive = alive
+                alive.withLock {
+                    $0.now += 1
+                    $0.peak = max($0.peak, $0.now)
+                }
+            }
+            deinit { alive.withLock { $0.now -= 1 } }
+        }
+        var consumed = 0
+        try JSONLinesPipeline.run(
+            try JSONLinesReader(path: path), blockSize: 10, workers: 3,
+            makeTransform: { { _ in Tracked(alive) } },
+            consume: { _ in
+                consumed += 1
+                usleep(50)  // a slow consumer: the workers must wait for room
+                return nil
+            }
+        )
+        #expect(consumed == 500)
+        #expect(alive.withLock { $0.peak } <= 3 + 2 + 1)
+        #expect(alive.withLock { $0.now } == 0)
+    }
+
+    @Test func aThrowingConsumerStopsTheStream() throws {
+        let path = try file(String(repeating: "{\"a\":1}\n", count: 10_000))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        struct Stop: Error {}
+        var seen = 0
+        #expect(throws: Stop.self) {
+            try JSONLinesPipeline.run(
+                try JSONLinesReader(path: path), blockSize: 10, workers: 2, makeTransform: { { $0.records().count } },
+                consume: { n in
+                    seen += n
+                    if seen >= 50 { throw Stop() }
+                    return nil
+                }
+            )
+        }
+        #expect(seen == 50)
+    }
+
+    @Test func givenBackOutputsAreReleasedByTheWorkers() throws {
+        let path = try file(String(repeating: "{\"a\":1}\n", count: 1_000))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let releasedOnCaller = Locked(0)
+        let caller = Thread.current
+        final class Probe: @unchecked Sendable {
+            // Compared by identity only.
+            let caller: Thread
+            let count: Locked<Int>
+            init(_ caller: Thread, _ count: Locked<Int>) {
+                self.caller = caller
+                self.count = count
+            }
+            deinit { if Thread.current === caller { count.withLock { $0 += 1 } } }
+        }
+        let box = UncheckedBox(caller)
+        try JSONLinesPipeline.run(
+            try JSONLinesReader(path: path), blockSize: 10, workers: 2,
+            makeTransform: { { _ in Probe(box.value, releasedOnCaller) } },
+            consume: { probe in probe }
+        )
+        // Of the 100 blocks, only those still in play when the input ended are released here: up to one
+        // pipeline's depth (workers + 2) retired after the workers' last read, and as many not yet consumed.
+        #expect(releasedOnCaller.withLock { $0 } <= 2 * (2 + 2))
+    }
+
+    struct UncheckedBox<T>: @unchecked Sendable {
+        let value: T
+        init(_ value: T) { self.value = value }
+    }
+}
