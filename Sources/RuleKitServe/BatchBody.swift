@@ -7,6 +7,10 @@ public import RuleKitCore
 public struct BatchBody: Sendable {
     /// The documents, each with the line it starts on.
     public var documents: [(line: Int, value: Value)]
+    /// For an events body in JSON lines, the exact text of each document's `data` as sent (nil where
+    /// there is none or a key repeats): unchanged data is answered with those bytes, as `rulekit run`
+    /// writes it. Empty for other bodies.
+    public var dataTexts: [[UInt8]?] = []
     /// The device's shared states for this batch, by extension name.
     public var states: [String: ValueObject] = [:]
     /// The device's XDM shared states for this batch, by extension name.
@@ -56,6 +60,7 @@ public struct BatchBody: Sendable {
             }
         }
         var documents: [(Int, Value)] = []
+        var texts: [[UInt8]?] = []
         var line = 1
         var start = 0
         var i = 0
@@ -67,7 +72,14 @@ public struct BatchBody: Sendable {
                         throw Problem("more than \(maxDocuments) documents in one request", line: line, column: 1)
                     }
                     do {
-                        documents.append((line, try JSONReader.read(slice, file: "body", limits: limits, lineOffset: line - 1).value))
+                        if envelope {
+                            let (v, text) = try JSONReader.read(
+                                slice, file: "body", limits: limits, lineOffset: line - 1, keepingTextOf: "data")
+                            documents.append((line, v))
+                            texts.append(text)
+                        } else {
+                            documents.append((line, try JSONReader.read(slice, file: "body", limits: limits, lineOffset: line - 1).value))
+                        }
                     } catch {
                         throw Problem(error)
                     }
@@ -77,7 +89,9 @@ public struct BatchBody: Sendable {
             }
             i += 1
         }
-        return BatchBody(documents: documents)
+        var body = BatchBody(documents: documents)
+        body.dataTexts = texts
+        return body
     }
 
     static func fromValue(_ v: Value, maxDocuments: Int, envelope: Bool) throws(Problem) -> BatchBody {

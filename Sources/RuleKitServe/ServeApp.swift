@@ -56,9 +56,9 @@ public enum ServeApp {
             }
             var events: [Event] = []
             events.reserveCapacity(body.documents.count)
-            for (line, v) in body.documents {
+            for (i, (line, v)) in body.documents.enumerated() {
                 guard case .object(let o) = v else { return problem(.badRequest, "an event must be a JSON object", line: line) }
-                events.append(EventJSON.event(o))
+                events.append(EventJSON.event(o, dataText: i < body.dataTexts.count ? body.dataTexts[i] : nil))
             }
             do {
                 let out = try await service.enrich(events, states: body.states, xdmStates: body.xdmStates)

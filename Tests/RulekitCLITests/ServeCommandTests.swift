@@ -129,6 +129,19 @@ enum HTTP {
         #expect(metrics.body.contains(#"rulekit_rules_fired_total{rule="big-order"}"#))
     }
 
+    @Test func unchangedDataIsAnsweredAsSent() throws {
+        // Spaced-out JSON lines: data no rule changes is answered as sent, as `rulekit run` writes it.
+        let server = try ServeProcess(["--history", "memory"] + Self.state)
+        defer { #expect(server.stop() == 0) }
+        let events = try String(contentsOf: SharedCorpus.repositoryRoot.appendingPathComponent("Examples/events.jsonl"), encoding: .utf8)
+        let spaced = events.replacingOccurrences(of: "\":", with: "\" : ")
+        let reply = try HTTP.call(server.base.appendingPathComponent("v1/events"), method: "POST", body: spaced)
+        let run = try CLIRunner.run(["run"] + Self.state + ["-"], stdin: spaced)
+        #expect(reply.status == 200 && run.status == 0)
+        #expect(Self.normalized(reply.body) == Self.normalized(run.stdout))
+        #expect(run.stdout.contains(#""data":{"xdm" : {"eventType" : "commerce.productListAdds""#))
+    }
+
     @Test func badInputGetsALocatedClientError() throws {
         let server = try ServeProcess(["--history", "memory", "--max-events", "3"])
         defer { server.stop() }

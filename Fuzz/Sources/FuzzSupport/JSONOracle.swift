@@ -39,6 +39,27 @@ public enum JSONOracle {
         guard let doc = ours else { return }
         Oracle.checkLocations(name, doc.sourceMap, in: bytes)
         roundTrip(doc.value, bytes)
+        keptText(doc.value, bytes)
+    }
+
+    /// The text the reader keeps of a top-level member (the writer copies it as the member's JSON) reads
+    /// back as exactly that member, and keeping it changes nothing of the value read.
+    static func keptText(_ v: Value, _ input: [UInt8]) {
+        guard case .object(let o) = v, !o.isEmpty else { return }
+        for i in [0, o.count - 1] {
+            let key = o.key(at: i)
+            let kept: (Value, [UInt8]?)
+            do {
+                kept = try JSONReader.read(input[...], file: "in.json", limits: Oracle.limits, keepingTextOf: key)
+            } catch {
+                Oracle.fail(name, "reading with a kept member fails where reading without succeeds: \(error)", input: input)
+            }
+            if !identical(kept.0, v) { Oracle.fail(name, "keeping a member's text changed the value read", input: input) }
+            guard let text = kept.1 else { continue }
+            guard let back = try? JSONReader.read(text, limits: Oracle.limits).value, identical(back, o.value(at: i)) else {
+                Oracle.fail(name, "the kept text of '\(key)' does not read back as its value", input: input)
+            }
+        }
     }
 
     /// `read(write(v)) == v`, pretty and compact, with every double kept exactly.

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The end-to-end figures of the document layer (issue "one zero-copy document layer"), each against its
+# anchor in the same call of farm-bench (A B A B, medians):
+#   rulekit run, 100,000 events (events-10k.jsonl x10, --state from state.json), rules-1000 and rules-10,
+#     against an orjson identity pass (loads + dumps per line) of the same file;
+#   rulekit match, rules-1000, same events (events per second);
+#   rulekit xdm validate, xdm-events-10k.jsonl payloads, against fastjsonschema (bench_xdm_validate.py);
+#   peak RSS of rulekit run over 1,000,000 events through a pipe.
+# usage: Benchmarks/Pipeline/bench.sh   (from the repository root, after
+#        swift build -c release --product rulekit; needs python3 with orjson, and fastjsonschema for the
+#        validation anchor: pip install orjson fastjsonschema)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+shared=${RULEKIT_SHARED:-../shared}
+bin=$PWD/.build/release/rulekit
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+python3 - "$shared/bench/events-10k.jsonl" "$shared/bench/state.json" "$shared/bench/xdm-events-10k.jsonl" "$work" <<'PY'
+import json, sys
+events, state, xdm, work = sys.argv[1:5]
+lines = [l.strip() for l in open(events) if l.strip()]
+with open(f"{work}/events100k.jsonl", "w") as out:
+    for _ in range(10):
+        out.write("\n".join(lines) + "\n")
+args = []
+for k, v in json.load(open(state)).items():
+    json.dump(v, open(f"{work}/state-{k}.json", "w"))
+    args.append(f"--state {k}={work}/state-{k}.json")
+open(f"{work}/state-args", "w").write(" ".join(args))
+with open(f"{work}/xdm10k.jsonl", "w") as out:
+    for l in open(xdm):
+        out.write(json.dumps(json.loads(l)["xdm"], separators=(",", ":")) + "\n")
+open(f"{work}/orjson_pass.py", "w").write("""import sys, orjson
+w = sys.stdout.buffer.write
+for line in sys.stdin.buffer:
+    w(orjson.dumps(orjson.loads(line)) + b"\\n")
+""")
+PY
+states=$(cat "$work/state-args")
+orjson="sh -c 'exec python3 $work/orjson_pass.py < $work/events100k.jsonl > /dev/null'"
+for n in 1000 10; do
+    echo "== rulekit run, rules-$n, 100k events (A) vs orjson identity pass (B)"
+    farm-bench -n 5 --timeout 600 --vs "$orjson" -- \
+        sh -c "exec $bin run --rules $shared/bench/rules-$n.json $states $work/events100k.jsonl > /dev/null 2>&1" \
+        | grep -E 'wall|peak MiB'
+done
+echo "== rulekit match, rules-1000, 100k events"
+farm-bench -n 5 --timeout 600 -- \
+    sh -c "exec $bin match --rules $shared/bench/rules-1000.json $states $work/events100k.jsonl > /dev/null 2>&1" | grep -E 'wall'
+echo "== rulekit xdm validate, 10k payloads (whole process: start, schema, parse, validate)"
+farm-bench -n 5 --timeout 600 -- \
+    sh -c "exec $bin xdm validate --format json --schema $shared/bench/xdm-experienceevent.bundled.json $work/xdm10k.jsonl > /dev/null 2>&1" \
+    | grep -E 'wall'
+if python3 -c 'import fastjsonschema' 2>/dev/null; then
+    echo "== fastjsonschema (validation only, parse and build not timed)"
+    python3 "$shared/bench/bench_xdm_validate.py" --engines fastjsonschema --runs 3 | tail -1
+fi
+echo "== peak RSS, rulekit run over 1,000,000 events through a pipe"
+/usr/bin/time -f "peak RSS %M KiB, %e s" sh -c \
+    "for i in 1 2 3 4 5 6 7 8 9 10; do cat $work/events100k.jsonl; done | $bin run --rules $shared/bench/rules-1000.json $states - > /dev/null"
