@@ -118,8 +118,10 @@ public enum JSONLinesPipeline {
         var next = 0
         while let output = shared.take(next) {
             next += 1
-            let giveBack = try consume(output)
-            shared.retire(giveBack)
+            // No reference stays on this thread: `output` goes whole to `consume`, and what it gives back
+            // is moved into the retired list under the lock, so a worker makes the last release.
+            var giveBack = try consume(consume output)
+            shared.retire(&giveBack)
         }
     }
 
@@ -153,24 +155,27 @@ public enum JSONLinesPipeline {
             while true {
                 condition.lock()
                 while inUse >= depth && !stopped && !ended { condition.wait() }
-                if stopped || ended {
-                    condition.unlock()
-                    return
-                }
+                // What the consumer gave back is released here, with the lock not held, before the next
+                // block (or before this worker leaves).
                 let old = retired
                 retired = []
+                if stopped || ended {
+                    condition.unlock()
+                    _ = consume old
+                    return
+                }
                 guard let block = lines.nextBlock(count: size) else {
                     ended = true
                     condition.broadcast()
                     condition.unlock()
+                    _ = consume old
                     return
                 }
                 let index = nextIndex
                 nextIndex += 1
                 inUse += 1
                 condition.unlock()
-                // Released here, on a worker, with the lock not held.
-                _ = old
+                _ = consume old
                 let output = transform(block)
                 condition.lock()
                 ready[index] = output
@@ -190,11 +195,13 @@ public enum JSONLinesPipeline {
             }
         }
 
-        /// The consumer is done with a block: room for another, and perhaps something to release.
-        func retire(_ output: Output?) {
+        /// The consumer is done with a block: room for another, and perhaps something to release (moved out
+        /// of `output`, which is left nil).
+        func retire(_ output: inout Output?) {
             condition.lock()
             inUse -= 1
-            if let output { retired.append(output) }
+            if let o = output { retired.append(o) }
+            output = nil
             condition.broadcast()
             condition.unlock()
         }

@@ -144,9 +144,11 @@ import Testing
             makeTransform: { { _ in Probe(box.value, releasedOnCaller) } },
             consume: { probe in probe }
         )
-        // Of the 100 blocks, only those still in play when the input ended are released here: up to one
-        // pipeline's depth (workers + 2) retired after the workers' last read, and as many not yet consumed.
-        #expect(releasedOnCaller.withLock { $0 } <= 2 * (2 + 2))
+        // Of the 100 blocks, those still in play when the input ended are released here (up to a pipeline's
+        // depth retired after the workers' last read, and as many not yet consumed), and a slow worker may
+        // find the stream ended before it drains what was given back; the rest went back to the workers.
+        // Without the hand-back, all 100 would be released here.
+        #expect(releasedOnCaller.withLock { $0 } < 50)
     }
 
     struct UncheckedBox<T>: @unchecked Sendable {

@@ -56,6 +56,12 @@ if phase == "events-parse" {
     try time("parse events-10k, data text kept", rounds: rounds) {
         for l in lines { _ = try JSONReader.read(l, file: "e", keepingTextOf: "data") }
     }
+    let path = BenchData.shared.appendingPathComponent("bench/events-10k.jsonl").path
+    try time("parse events-10k through JSONLinesPipeline on one thread (blocks, data text kept)", rounds: rounds) {
+        try JSONLinesPipeline.run(
+            try JSONLinesReader(path: path), workers: 0, makeTransform: { { $0.records(keepingTextOf: "data").count } },
+            consume: { _ in nil })
+    }
     var kept: [Value] = []
     kept.reserveCapacity(lines.count)
     try time("parse events-10k, kept then freed", rounds: rounds) {
