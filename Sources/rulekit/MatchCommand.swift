@@ -75,10 +75,7 @@ struct MatchCommand: ParsableCommand {
                 for record in block.records() {
                     switch record.value {
                     case .success(.object(let o)):
-                        batch.append(
-                            Event(
-                                name: o["name"]?.stringValue ?? "event", type: o["type"]?.stringValue ?? "",
-                                source: o["source"]?.stringValue ?? "", data: o["data"]?.objectValue))
+                        batch.append(EventJSON.event(o))
                         result.lines.append(record.line)
                     case .success:
                         result.problems.append((record.line, "\(name):\(record.line): error: an event must be an object"))

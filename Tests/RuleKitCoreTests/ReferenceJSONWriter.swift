@@ -1,5 +1,7 @@
 // The plain reference the byte writer (`JSONWriter`) is compared with: the `String`-based writer it
 // replaced, kept here for that purpose only. It shares no code with `Sources/` but `doubleText`.
+import RuleKitTestSupport
+
 @testable import RuleKitCore
 
 enum ReferenceJSONWriter {
@@ -80,17 +82,13 @@ enum ReferenceJSONWriter {
 /// Values for agreement tests, from a seeded generator: every kind, nesting, keys and strings with
 /// escapes, control characters and non-ASCII text, integers at their limits.
 struct ValueGenerator {
-    var state: UInt64
+    var random: SeededGenerator
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    init(state: UInt64) { random = SeededGenerator(state: state) }
 
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+    mutating func next() -> UInt64 { random.next() }
+
+    mutating func below(_ n: Int) -> Int { random.int(n) }
 
     mutating func string() -> String {
         let pieces = [

@@ -1,5 +1,6 @@
 import Foundation
 import RuleKitCore
+import RuleKitTestSupport
 import Testing
 
 @testable import RuleKitRules
@@ -7,20 +8,7 @@ import Testing
 /// Generated rule sets against generated events: the interpreter (rule by rule, through the index, and
 /// traced) must give what the independent `ReferenceOracle` gives, for every pair.
 @Suite struct OracleAgreementTests {
-    /// A small deterministic generator (SplitMix64): the same seed gives the same cases on every run.
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-        mutating func pick<T>(_ xs: [T]) -> T { xs[int(xs.count)] }
-        mutating func chance(_ percent: Int) -> Bool { int(100) < percent }
-    }
+    typealias Generator = SeededGenerator
 
     static let keys = [
         "a", "b", "s", "n", "flag", "a.b", "a.c", "x.y.z", "list.0", "list.1", "list.2", "missing", "nul", "~type", "~source",

@@ -103,13 +103,7 @@ public enum JSONReader {
         buffer: UnsafeBufferPointer<UInt8>, file: String, limits: ReaderLimits, lineOffset: Int,
         keepingTextOf member: String
     ) throws(DiagnosticError) -> (Value, Range<Int>?) {
-        guard buffer.count <= limits.maxDocumentBytes else {
-            throw DiagnosticError(
-                .error(
-                    .limitExceeded,
-                    "document is \(buffer.count) bytes, over the limit of \(limits.maxDocumentBytes)",
-                    at: SourceLocation(file: file, line: 1 + lineOffset, column: 1)))
-        }
+        try checkSize(buffer.count, file: file, limits: limits, lineOffset: lineOffset)
         var p = JSONParser(buf: buffer, file: file, limits: limits, keepMap: false, lineOffset: lineOffset)
         p.captureKey = member
         p.skipWhitespace()
@@ -119,18 +113,22 @@ public enum JSONReader {
         return (v, p.sawDuplicate ? nil : p.captured)
     }
 
+    /// Refuses a document over `limits.maxDocumentBytes` before any of it is parsed.
+    static func checkSize(_ count: Int, file: String, limits: ReaderLimits, lineOffset: Int) throws(DiagnosticError) {
+        guard count <= limits.maxDocumentBytes else {
+            throw DiagnosticError(
+                .error(
+                    .limitExceeded, "document is \(count) bytes, over the limit of \(limits.maxDocumentBytes)",
+                    at: SourceLocation(file: file, line: 1 + lineOffset, column: 1)))
+        }
+    }
+
     /// Reads from memory lent for the call; `lineOffset` shifts reported lines (for JSON lines).
     package static func read(
         buffer: UnsafeBufferPointer<UInt8>, file: String, limits: ReaderLimits = .default,
         keepSourceMap: Bool = false, lineOffset: Int = 0
     ) throws(DiagnosticError) -> Document {
-        guard buffer.count <= limits.maxDocumentBytes else {
-            throw DiagnosticError(
-                .error(
-                    .limitExceeded,
-                    "document is \(buffer.count) bytes, over the limit of \(limits.maxDocumentBytes)",
-                    at: SourceLocation(file: file, line: 1 + lineOffset, column: 1)))
-        }
+        try checkSize(buffer.count, file: file, limits: limits, lineOffset: lineOffset)
         var p = JSONParser(buf: buffer, file: file, limits: limits, keepMap: keepSourceMap, lineOffset: lineOffset)
         // One node per dozen bytes or so is usual: reserving that much spares the map's growth copies (of
         // a large array, each one fresh pages from the kernel).
