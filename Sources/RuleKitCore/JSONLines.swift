@@ -18,25 +18,18 @@ public struct JSONLinesReader: Sequence {
     let file: String
     let limits: ReaderLimits
     let chunkSize: Int
-    let keptMember: String?
 
     /// Opens `path` (`-` for standard input); a missing file or a folder is an `input.unreadable` error.
-    ///
-    /// - Parameter member: keep the exact text of this member of each record's top-level object
-    ///   (`Iterator.memberText`), for a writer that copies unchanged data instead of encoding it again.
-    public init(
-        path: String, limits: ReaderLimits = .default, chunkSize: Int = 1 << 20, keepingTextOf member: String? = nil
-    ) throws(DiagnosticError) {
+    public init(path: String, limits: ReaderLimits = .default, chunkSize: Int = 1 << 20) throws(DiagnosticError) {
         input = try ByteInput(path: path)
         file = input.name
         self.limits = limits
         self.chunkSize = Swift.max(1, chunkSize)
-        keptMember = member
     }
 
     /// Starts reading the input from its beginning.
     public func makeIterator() -> Iterator {
-        Iterator(input: input, file: file, limits: limits, chunkSize: chunkSize, keptMember: keptMember)
+        Iterator(input: input, file: file, limits: limits, chunkSize: chunkSize)
     }
 
     /// Reads the input chunk by chunk and yields one record per non-blank line.
@@ -45,10 +38,6 @@ public struct JSONLinesReader: Sequence {
         let file: String
         let limits: ReaderLimits
         let chunkSize: Int
-        let keptMember: String?
-        /// The exact text of the kept member's value in the record last returned, when the reader was
-        /// asked to keep one, the record has it, and no key of the record appears twice in one object.
-        public private(set) var memberText: [UInt8]?
         /// The size of the largest block of lines `nextBlock` made so far.
         var lastBlockBytes = 0
         var buffer: [UInt8] = []
@@ -59,12 +48,11 @@ public struct JSONLinesReader: Sequence {
         var line = 0
         var eof = false
 
-        init(input: ByteInput, file: String, limits: ReaderLimits, chunkSize: Int, keptMember: String?) {
+        init(input: ByteInput, file: String, limits: ReaderLimits, chunkSize: Int) {
             self.input = input
             self.file = file
             self.limits = limits
             self.chunkSize = chunkSize
-            self.keptMember = keptMember
         }
 
         /// The 1-based line number of the record last returned.
@@ -72,7 +60,6 @@ public struct JSONLinesReader: Sequence {
 
         /// The next record, or nil at the end of the input (or after an error that ends the stream).
         public mutating func next() -> Result<Value, DiagnosticError>? {
-            memberText = nil
             while let raw = nextRaw() {
                 switch raw {
                 case .text(let range):
@@ -181,22 +168,13 @@ public struct JSONLinesReader: Sequence {
         }
 
         /// nil for a blank line.
-        mutating func parse(_ r: Range<Int>) -> Result<Value, DiagnosticError>? {
+        func parse(_ r: Range<Int>) -> Result<Value, DiagnosticError>? {
             if r.isEmpty { return nil }
             let file = self.file
             let limits = self.limits
             let line = self.line
-            guard let member = keptMember else {
-                return Result { () throws(DiagnosticError) -> Value in
-                    try JSONReader.read(buffer[r], file: file, limits: limits, lineOffset: line - 1).value
-                }
-            }
-            let read = Result { () throws(DiagnosticError) -> (Value, [UInt8]?) in
-                try JSONReader.read(buffer[r], file: file, limits: limits, lineOffset: line - 1, keepingTextOf: member)
-            }
-            return read.map { (v, text) in
-                memberText = text
-                return v
+            return Result { () throws(DiagnosticError) -> Value in
+                try JSONReader.read(buffer[r], file: file, limits: limits, lineOffset: line - 1).value
             }
         }
     }

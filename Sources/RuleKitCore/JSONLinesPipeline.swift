@@ -24,7 +24,7 @@ public struct JSONLinesRecord: Sendable {
     public let line: Int
     /// The value, or the located error that made the line unreadable.
     public let value: Result<Value, DiagnosticError>
-    /// The exact text of the kept member's value (see `JSONLinesReader.init(path:limits:chunkSize:keepingTextOf:)`).
+    /// The exact text of the kept member's value (see `records(limits:keepingTextOf:)`).
     public let memberText: [UInt8]?
 }
 

@@ -56,8 +56,8 @@ struct StateArguments: ParsableArguments {
 }
 
 /// Opens a JSON-lines event stream (`-`: standard input); an unreadable one is reported and exits 2.
-func openEvents(_ path: String, keepingTextOf member: String? = nil) throws -> JSONLinesReader {
-    do { return try JSONLinesReader(path: path, keepingTextOf: member) } catch {
+func openEvents(_ path: String) throws -> JSONLinesReader {
+    do { return try JSONLinesReader(path: path) } catch {
         Stderr.write("error: \(error.diagnostics.first?.message ?? "cannot read '\(path)'")\n")
         throw ExitCode(2)
     }

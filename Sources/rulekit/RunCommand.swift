@@ -75,8 +75,7 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let (states, xdm) = try stateOptions.load()
-        // The data of each event is kept as read: unchanged data is written out as those bytes.
-        let reader = try openEvents(events, keepingTextOf: "data")
+        let reader = try openEvents(events)
         let sources = rules.isEmpty ? ["Rules"] : rules
         var container: SharedContainer?
         if let shared {
@@ -151,6 +150,7 @@ struct RunCommand: ParsableCommand {
             { block in
                 var out = EventBlock()
                 out.events.reserveCapacity(Self.blockSize)
+                // The data of each event is kept as read: unchanged data is written out as those bytes.
                 for record in block.records(keepingTextOf: "data") {
                     switch record.value {
                     case .success(.object(let o)): out.events.append(EventJSON.event(o, dataText: record.memberText))

@@ -8,7 +8,7 @@ public enum EventJSON {
     /// The event an input object describes (missing fields: name `event`, empty type and source, no data).
     ///
     /// - Parameter dataText: the exact text of the object's `data` member as read
-    ///   (`JSONLinesReader(keepingTextOf: "data")`): kept on the event, a writer copies it while the data is
+    ///   (`JSONLinesBlock.records(keepingTextOf: "data")`): kept on the event, a writer copies it while the data is
     ///   unchanged.
     public static func event(_ o: ValueObject, dataText: [UInt8]? = nil) -> Event {
         var e = Event(
