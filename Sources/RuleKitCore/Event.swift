@@ -21,6 +21,9 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
         var mask: [String]?
         var number: Int?
         var dataText: [UInt8]?
+        /// The data as read, when it was read into a tape: `data` is then nil here and made from the tape
+        /// when asked for.
+        var tape: JSONTape?
 
         init(
             id: UUID, name: String, type: String, source: String, data: ValueObject?, timestamp: Date,
@@ -43,6 +46,7 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
                 id: id, name: name, type: type, source: source, data: data, timestamp: timestamp,
                 responseID: responseID, parentID: parentID, mask: mask, number: number)
             s.dataText = dataText
+            s.tape = tape
             return s
         }
     }
@@ -75,24 +79,49 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
         set { unique().source = newValue }
     }
     /// The payload: an object, or nil for an event without data.
+    ///
+    /// Data read from JSON into a tape (`document`) is made into a `ValueObject` on the first read, once.
     public var data: ValueObject? {
-        get { storage.data }
+        get { storage.data ?? storage.tape?.object() }
         set {
             let s = unique()
             s.data = newValue
             s.dataText = nil
+            s.tape = nil
         }
     }
     /// The JSON text `data` was read from, byte for byte, while `data` is still what was read: a writer
     /// copies it instead of encoding the object again. Any change to `data` drops it; nil for data made
     /// in code.
-    public var dataText: [UInt8]? { storage.dataText }
+    public var dataText: [UInt8]? { storage.dataText ?? storage.tape?.text }
+
+    /// The data as read into a tape, while it is unchanged: readers that only look (the rules engine, a
+    /// writer) read it without making a `ValueObject`. nil for data made in code, and after any change.
+    public var document: JSONTape? { storage.tape }
 
     /// Sets `dataText`. The caller vouches that `text` is one JSON object that reads as `data` (the reader
     /// that produced both, with no duplicate keys): a writer trusts it.
     package mutating func setDataText(_ text: [UInt8]?) {
         guard data != nil else { return }
         unique().dataText = text
+    }
+
+    /// Sets the data to the object `tape` stands for, kept as the tape (`JSONReader.read(_:file:limits:
+    /// lineOffset:tapeOf:)` reads one): the engine and writers read it in place, and `data` makes a
+    /// `ValueObject` of it only when asked.
+    public mutating func setDocument(_ tape: JSONTape) {
+        let s = unique()
+        s.data = nil
+        s.dataText = nil
+        s.tape = tape
+    }
+
+    /// Whether `other` certainly has the same data without comparing them: the same storage, or the same
+    /// tape untouched. False says nothing (compare `data` then).
+    package func sharesData(with other: Event) -> Bool {
+        if storage === other.storage { return true }
+        if let t = storage.tape, t === other.storage.tape { return true }
+        return false
     }
     /// When the event was made (the `~timestamp*` tokens read the evaluation clock, not this).
     public var timestamp: Date {
@@ -137,8 +166,9 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
         if a.storage === b.storage { return true }
         let x = a.storage
         let y = b.storage
-        return x.id == y.id && x.name == y.name && x.type == y.type && x.source == y.source && x.data == y.data
-            && x.timestamp == y.timestamp && x.responseID == y.responseID && x.parentID == y.parentID
+        return x.id == y.id && x.name == y.name && x.type == y.type && x.source == y.source
+            && (a.sharesData(with: b) || a.data == b.data) && x.timestamp == y.timestamp
+            && x.responseID == y.responseID && x.parentID == y.parentID
             && x.mask == y.mask
     }
 

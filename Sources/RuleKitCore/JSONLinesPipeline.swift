@@ -26,6 +26,16 @@ public struct JSONLinesRecord: Sendable {
     public let value: Result<Value, DiagnosticError>
     /// The exact text of the kept member's value (see `records(limits:keepingTextOf:)`).
     public let memberText: [UInt8]?
+    /// The kept member read as a tape, and then left out of `value` (see `records(limits:tapeOf:)`).
+    public let tape: JSONTape?
+
+    /// A record of line `line`.
+    public init(line: Int, value: Result<Value, DiagnosticError>, memberText: [UInt8]? = nil, tape: JSONTape? = nil) {
+        self.line = line
+        self.value = value
+        self.memberText = memberText
+        self.tape = tape
+    }
 }
 
 extension JSONLinesBlock {
@@ -50,6 +60,25 @@ extension JSONLinesBlock {
             }
         }
         if let (line, error) = failure { out.append(JSONLinesRecord(line: line, value: .failure(error), memberText: nil)) }
+        return out
+    }
+
+    /// Parses every line, reading the top-level member `member` of each into a `JSONTape` when the tape
+    /// takes it (an object with plain ASCII keys, none repeated): the record's `tape` then holds it and its
+    /// `value` leaves it out. Otherwise the member stays in the value with its text kept, as
+    /// `records(limits:keepingTextOf:)` does.
+    public func records(limits: ReaderLimits = .default, tapeOf member: String) -> [JSONLinesRecord] {
+        var out: [JSONLinesRecord] = []
+        out.reserveCapacity(lines.count + 1)
+        for (number, range) in lines {
+            do {
+                let r = try JSONReader.read(bytes[range], file: file, limits: limits, lineOffset: number - 1, tapeOf: member)
+                out.append(JSONLinesRecord(line: number, value: .success(r.value), memberText: r.memberText, tape: r.tape))
+            } catch {
+                out.append(JSONLinesRecord(line: number, value: .failure(error)))
+            }
+        }
+        if let (line, error) = failure { out.append(JSONLinesRecord(line: line, value: .failure(error))) }
         return out
     }
 }

@@ -115,7 +115,7 @@ public final class RulesExtension: Extension, @unchecked Sendable {
             // Nearly always empty: no hash of the event's id then.
             if let set = pending.withLock({ $0.isEmpty ? nil : $0.removeValue(forKey: event.id) }) { engine.setRules(set) }
             let processed = engine.process(event)
-            guard processed.data != event.data else { return event }
+            guard !processed.sharesData(with: event), processed.data != event.data else { return event }
             var data = processed.data
             // XDM the rules attached or changed must fit the schemas.
             if let alignment, let xdm = data?["xdm"], xdm != event.data?["xdm"] {

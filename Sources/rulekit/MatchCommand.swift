@@ -72,10 +72,11 @@ struct MatchCommand: ParsableCommand {
                 var result = MatchedBlock()
                 var batch: [Event] = []
                 batch.reserveCapacity(Self.blockSize)
-                for record in block.records() {
+                // Event data read into tapes: the engine reads the keys it needs there, and no tree is made.
+                for record in block.records(tapeOf: "data") {
                     switch record.value {
                     case .success(.object(let o)):
-                        batch.append(EventJSON.event(o))
+                        batch.append(EventJSON.event(o, document: record.tape))
                         result.lines.append(record.line)
                     case .success:
                         result.problems.append((record.line, "\(name):\(record.line): error: an event must be an object"))

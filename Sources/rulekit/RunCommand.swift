@@ -150,10 +150,12 @@ struct RunCommand: ParsableCommand {
             { block in
                 var out = EventBlock()
                 out.events.reserveCapacity(Self.blockSize)
-                // The data of each event is kept as read: unchanged data is written out as those bytes.
-                for record in block.records(keepingTextOf: "data") {
+                // The data of each event is kept as read, in a tape: the engine reads it there, and unchanged
+                // data is written out as those bytes.
+                for record in block.records(tapeOf: "data") {
                     switch record.value {
-                    case .success(.object(let o)): out.events.append(EventJSON.event(o, dataText: record.memberText))
+                    case .success(.object(let o)):
+                        out.events.append(EventJSON.event(o, dataText: record.memberText, document: record.tape))
                     case .success: out.problems.append("\(name):\(record.line): error: an event must be an object")
                     case .failure(let e): out.problems.append(DiagnosticRenderer().render(e.diagnostics))
                     }

@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func byteWriterEqualsTheReferenceOnTheJSONSchemaCorpus() throws {
-        guard let folder = SharedCorpus.folder("corpora/JSON-Schema-Test-Suite/tests/draft7") else { return }
+        guard let folder = SharedCorpus.folder("corpora/json-schema-test-suite/tests/draft7") else { return }
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }
         #expect(files.count > 30)
         for f in files {

@@ -153,6 +153,11 @@ struct AEPRulesCorpus {
         var r = Resolver(event: event, runtime: runtime)
         let got = Evaluator.matches(set, rule: i, &r)
         if let m = c["expect"]?["matches"]?.boolValue, m != got { out.append("matches \(got), expected \(m)") }
+        if let taped = TapeEvents.taped(event) {
+            var t = Resolver(event: taped, runtime: runtime)
+            let fromTape = Evaluator.matches(set, rule: i, &t)
+            if fromTape != got { out.append("matches \(fromTape) with the data in a tape, \(got) without") }
+        }
         out += OracleCheck.disagreements(set, event, runtime: runtime, states: Self.knownStates(c["sharedStates"]))
         return out
     }

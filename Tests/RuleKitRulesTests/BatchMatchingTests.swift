@@ -118,6 +118,13 @@ import Testing
         let runtime = VersionedStates(states: states)
         let expected = Self.perEvent(set, events, runtime)
         #expect(Self.batched(set, events, runtime) == expected)
+        // Data kept as tapes (as read from JSON lines), alone and mixed with trees, matches the same.
+        let (taped, n) = TapeEvents.taped(events)
+        #expect(n > 40)
+        #expect(Self.perEvent(set, taped, runtime) == expected)
+        #expect(Self.batched(set, taped, runtime) == expected)
+        let mixed = events.indices.map { $0 % 2 == 0 ? taped[$0] : events[$0] }
+        #expect(Self.batched(set, mixed, runtime) == expected)
         #expect(expected.contains { $0.contains(5) } && expected.contains { !$0.contains(5) })
         // The same through one resolver reused event by event (its state memo carried across events).
         var r = Resolver(event: events[0], runtime: runtime)
@@ -166,6 +173,10 @@ import Testing
         let runtime = StaticRulesRuntime()
         let expected = Self.perEvent(set, events, runtime)
         #expect(Self.batched(set, events, runtime) == expected)
+        let (taped, n) = TapeEvents.taped(events)
+        #expect(n > 50)
+        #expect(Self.perEvent(set, taped, runtime) == expected)
+        #expect(Self.batched(set, taped, runtime) == expected)
         for rule in set.rules.indices {
             #expect(expected.contains { $0.contains(rule) }, "rule \(set.rules[rule].label) never fires")
             #expect(expected.contains { !$0.contains(rule) }, "rule \(set.rules[rule].label) always fires")

@@ -29,6 +29,38 @@ enum Rules {
             Issue.record("\(condition): \(d)")
         }
         var r = Resolver(event: event, runtime: runtime, slotCount: set.slotCount)
-        return Evaluator.matches(set, rule: 0, &r)
+        let result = Evaluator.matches(set, rule: 0, &r)
+        // The same event with its data kept as a tape (as read from JSON lines) must match the same.
+        if let taped = TapeEvents.taped(event) {
+            var t = Resolver(event: taped, runtime: runtime, slotCount: set.slotCount)
+            #expect(Evaluator.matches(set, rule: 0, &t) == result, "\(condition): the tape event matches otherwise")
+            #expect(taped.document != nil, "\(condition): matching made the tape into a tree")
+        }
+        return result
+    }
+}
+
+/// Events with their data kept as a tape, as `rulekit run` reads them.
+enum TapeEvents {
+    /// `e` with its data read back from its JSON text into a tape, or nil when the tape does not take it
+    /// (no data; keys with escapes, non-ASCII keys).
+    static func taped(_ e: Event) -> Event? {
+        guard let data = e.data else { return nil }
+        let line = Array((#"{"data":"# + JSONWriter.string(.object(data)) + "}").utf8)
+        guard let r = try? JSONReader.read(line[...], file: "t", tapeOf: "data"), let tape = r.tape else { return nil }
+        var out = e
+        out.setDocument(tape)
+        return out
+    }
+
+    /// Every event taped where the tape takes it, and how many it took.
+    static func taped(_ events: [Event]) -> ([Event], Int) {
+        var n = 0
+        let out = events.map { e -> Event in
+            guard let t = taped(e) else { return e }
+            n += 1
+            return t
+        }
+        return (out, n)
     }
 }

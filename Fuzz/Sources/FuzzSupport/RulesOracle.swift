@@ -66,6 +66,14 @@ public enum RulesOracle {
             if indexed != scanned || scanned != each {
                 Oracle.fail(name, "indexed \(indexed), scanned \(scanned), rule by rule \(each) on \(describe(e))", input: input)
             }
+            // The same event with its data read into a tape, as `rulekit run` reads it.
+            if let taped = taped(e) {
+                var rt = Resolver(event: taped, runtime: runtime, slotCount: compiled.slotCount)
+                let fromTape = Evaluator.matchingRules(compiled, &rt).map(\.index)
+                if fromTape != indexed {
+                    Oracle.fail(name, "with the data in a tape \(fromTape), as a tree \(indexed) on \(describe(e))", input: input)
+                }
+            }
             perEvent.append(indexed)
         }
         var batched = Array(repeating: [Int](), count: events.count)
@@ -74,6 +82,16 @@ public enum RulesOracle {
         if batched != perEvent {
             Oracle.fail(name, "batched \(batched) vs event by event \(perEvent)", input: input)
         }
+    }
+
+    /// `e` with its data read back from its JSON text into a tape; nil when the tape does not take it.
+    static func taped(_ e: Event) -> Event? {
+        guard let data = e.data else { return nil }
+        let line = Array((#"{"data":"# + JSONWriter.string(.object(data)) + "}").utf8)
+        guard let r = try? JSONReader.read(line[...], file: "t", tapeOf: "data"), let tape = r.tape else { return nil }
+        var out = e
+        out.setDocument(tape)
+        return out
     }
 
     /// Every key a condition reads, with the values it is compared with.

@@ -99,6 +99,34 @@ public enum JSONReader {
         return try result.get()
     }
 
+    /// Reads one JSON text whose top-level member `member`, when it is an object the tape takes, is read
+    /// into a `JSONTape` (and left out of the value); otherwise it stays in the value, and its exact text
+    /// is kept as by `read(_:file:limits:lineOffset:keepingTextOf:)`.
+    public static func read(
+        _ bytes: ArraySlice<UInt8>, file: String, limits: ReaderLimits = .default, lineOffset: Int = 0,
+        tapeOf member: String
+    ) throws(DiagnosticError) -> (value: Value, tape: JSONTape?, memberText: [UInt8]?) {
+        let result = bytes.withUnsafeBufferPointer { b in
+            Result { () throws(DiagnosticError) -> (Value, JSONTape?, [UInt8]?) in
+                try checkSize(b.count, file: file, limits: limits, lineOffset: lineOffset)
+                var p = JSONParser(buf: b, file: file, limits: limits, keepMap: false, lineOffset: lineOffset)
+                p.captureKey = member
+                p.capturesTape = true
+                p.skipWhitespace()
+                var v = try p.parseValue(depth: 0)
+                p.skipWhitespace()
+                if p.pos < b.count { throw p.error("unexpected text after the JSON value") }
+                guard let tape = p.capturedTape, case .object(var o) = v else {
+                    return (v, nil, p.sawDuplicate ? nil : p.captured.map { Array(b[$0]) })
+                }
+                o[member] = nil
+                v = .object(o)
+                return (v, tape, nil)
+            }
+        }
+        return try result.get()
+    }
+
     static func read(
         buffer: UnsafeBufferPointer<UInt8>, file: String, limits: ReaderLimits, lineOffset: Int,
         keepingTextOf member: String
@@ -186,6 +214,9 @@ struct JSONParser: ~Copyable {
     /// When set, the byte range of the top-level object's member of this name is kept in `captured`.
     var captureKey: String?
     var captured: Range<Int>?
+    /// When set, the captured member is read into `capturedTape` when the tape takes it.
+    var capturesTape = false
+    var capturedTape: JSONTape?
     /// Whether any object of the text had a key twice (a later one replaced an earlier value).
     var sawDuplicate = false
     /// When set, strings of more than 15 bytes are shared between equal occurrences (rules files repeat
@@ -429,8 +460,21 @@ struct JSONParser: ~Copyable {
             if keepMap { pendingKey = (keyLine, keyCol) }
             info.entry = entries.count
             let valueStart = pos
-            let value = try parseValue(depth: depth)
-            if depth == 1, let k = captureKey, k == key { captured = valueStart..<pos }
+            let value: Value
+            if depth == 1, let k = captureKey, k == key {
+                // The kept member: its text, and its tape when asked for one (the member is then left out
+                // of the value: the tape stands for it).
+                if capturesTape, let t = tape(depth: depth) {
+                    capturedTape = t
+                    value = .null
+                } else {
+                    capturedTape = nil
+                    value = try parseValue(depth: depth)
+                }
+                captured = valueStart..<pos
+            } else {
+                value = try parseValue(depth: depth)
+            }
             let bit: UInt64 = info.ascii ? 1 << (info.hash >> 58) : 0
             let duplicate: Int?
             if let positions {

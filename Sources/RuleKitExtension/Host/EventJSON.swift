@@ -10,13 +10,22 @@ public enum EventJSON {
     /// - Parameter dataText: the exact text of the object's `data` member as read
     ///   (`JSONLinesBlock.records(keepingTextOf: "data")`): kept on the event, a writer copies it while the data is
     ///   unchanged.
-    public static func event(_ o: ValueObject, dataText: [UInt8]? = nil) -> Event {
+    /// - Parameter document: the object's `data` read as a tape (`JSONLinesBlock.records(tapeOf: "data")`,
+    ///   which leaves it out of `o`): the event's data, made into a `ValueObject` only if a listener asks.
+    public static func event(_ o: ValueObject, dataText: [UInt8]? = nil, document: JSONTape? = nil) -> Event {
         var e = Event(
             name: o["name"]?.stringValue ?? "event", type: o["type"]?.stringValue ?? "", source: o["source"]?.stringValue ?? "",
             data: o["data"]?.objectValue)
         if case .array(let m)? = o["mask"] { e.mask = m.compactMap(\.stringValue) }
-        e.setDataText(dataText)
+        if let document { e.setDocument(document) } else { e.setDataText(dataText) }
         return e
+    }
+
+    /// The event a record of `JSONLinesBlock.records(tapeOf: "data")` describes, or nil when the line is
+    /// not an object (or could not be read).
+    public static func event(_ record: JSONLinesRecord) -> Event? {
+        guard case .success(.object(let o)) = record.value else { return nil }
+        return event(o, dataText: record.memberText, document: record.tape)
     }
 
     /// The output object of a delivered event.
@@ -43,9 +52,13 @@ public enum EventJSON {
         JSONWriter.writeString(e.type, to: &out)
         JSONWriter.append(#","source":"#, to: &out)
         JSONWriter.writeString(e.source, to: &out)
-        if let d = e.data {
+        // The text as read first: asking for `data` would make a tree of a tape.
+        if let text = e.dataText {
             JSONWriter.append(#","data":"#, to: &out)
-            if let text = e.dataText { out += text } else { JSONWriter.write(d, to: &out) }
+            out += text
+        } else if let d = e.data {
+            JSONWriter.append(#","data":"#, to: &out)
+            JSONWriter.write(d, to: &out)
         }
         if let p = e.parentID {
             JSONWriter.append(#","parentID":""#, to: &out)

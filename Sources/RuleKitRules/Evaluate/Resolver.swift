@@ -21,6 +21,8 @@ public struct Resolver {
     /// The event data, lent for the current pass by `borrowingData` (nil outside it): the fast paths walk
     /// it with no reference counting. Never kept past the pass.
     var dataView: UnsafeObjectView?
+    /// The same for event data kept as a tape (`Event.document`).
+    var tapeView: UnsafeTapeView?
     /// Walks of `.data` slots done ahead for this pass by batch matching; valid when the stamp is
     /// `generation`.
     var prewalks: [FlatLookup.Walk] = []
@@ -184,6 +186,14 @@ public struct Resolver {
             guard let data, let v = FlatLookup.leaf(path, in: data) else { return nil }
             return v
         case .data(let path):
+            // Data kept as a tape: the leaf read there, the tape made into an object only when the walk
+            // cannot tell.
+            if let tape = event.document, case .some(let found) = FlatLookup.leaf(path, in: tape) {
+                assert(
+                    found == FlatLookup.referenceLeaf(path, in: tape.object()),
+                    "the tape walk and the reference disagree on \(path.raw)")
+                return found
+            }
             guard let data = event.data else { return .string("") }
             return FlatLookup.leaf(path, in: data)
         }

@@ -43,7 +43,8 @@ extension Evaluator {
         var start = 0
         while start < events.count {
             let n = min(group, events.count - start)
-            for g in 0..<n { roots[g] = events[start + g].data?.unsafeViewWhileHeld }
+            // Data kept as a tape is walked by each event's resolver (asking for `data` would make a tree).
+            for g in 0..<n { roots[g] = events[start + g].document == nil ? events[start + g].data?.unsafeViewWhileHeld : nil }
             roots.withUnsafeBufferPointer { roots in
                 walks.withUnsafeMutableBufferPointer { walks in
                     for k in walked.indices {

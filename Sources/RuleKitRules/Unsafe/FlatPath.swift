@@ -1,8 +1,8 @@
 // A flattened key path, cut once into the steps the plain walk reads (`FlatWalk.swift`).
 //
 // Invariants:
-// 1. `unsafeSteps` is memory this object allocates in `init`, writes once, and frees in `deinit`; nothing
-//    else writes it. The object is immutable, so sharing it across threads is safe (`@unchecked Sendable`).
+// 1. `unsafeSteps`, and each step's `keyBytes`, are memory this object allocates in `init`, writes once,
+//    and frees in `deinit`; nothing else writes them. The object is immutable, so sharing it across threads is safe (`@unchecked Sendable`).
 // 2. A pointer to the steps is used only while the path is alive: plans keep their paths (the slot table
 //    holds every key it reads), and walks borrow the steps for one call.
 internal import RuleKitCore
@@ -31,6 +31,8 @@ public final class FlatPath: @unchecked Sendable, Hashable {
         let key: String
         let asciiCount: Int
         let arrayIndex: Int
+        /// The key's UTF-8 bytes, in memory the path owns (for walks over tapes, whose keys are bytes).
+        let keyBytes: UnsafeBufferPointer<UInt8>
     }
     /// The segments as steps, in memory the path owns: the resolver's walk reads nothing else, and reads
     /// it through a pointer (no reference counting per step). Valid while the path lives.
@@ -50,12 +52,17 @@ public final class FlatPath: @unchecked Sendable, Hashable {
         let steps = UnsafeMutableBufferPointer<Step>.allocate(capacity: segments.count)
         _ = steps.initialize(
             from: zip(segments, indexes).map {
-                Step(key: $0, asciiCount: $0.utf8.allSatisfy { $0 < 0x80 } ? $0.utf8.count : -1, arrayIndex: $1 ?? -1)
+                let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: $0.utf8.count)
+                _ = bytes.initialize(from: $0.utf8)
+                return Step(
+                    key: $0, asciiCount: $0.utf8.allSatisfy { $0 < 0x80 } ? $0.utf8.count : -1, arrayIndex: $1 ?? -1,
+                    keyBytes: UnsafeBufferPointer(bytes))
             })
         self.unsafeSteps = UnsafeBufferPointer(steps)
     }
 
     deinit {
+        for step in unsafeSteps { UnsafeMutableBufferPointer(mutating: step.keyBytes).deallocate() }
         UnsafeMutableBufferPointer(mutating: unsafeSteps).deinitialize().deallocate()
     }
 

@@ -35,13 +35,16 @@ extension FlatLookup {
         /// Only `dottedFind` can tell: the plain walk failed where an object on the way may have a dotted
         /// key, or it met a large object (searched through its hash index).
         case slow
+        /// A leaf of the event's tape, by node index (see `tapeWalk`).
+        case inTape(Int)
 
         /// The walk's answer with the value copied out, for use after the view's scope.
         var value: Answer {
             switch self {
             case .found(let p): .found(p.pointee)
             case .missing: .missing
-            case .slow: .slow
+            // A tape leaf needs its tape: the general path reads it.
+            case .slow, .inTape: .slow
             }
         }
     }
@@ -98,6 +101,47 @@ extension FlatLookup {
             case .done(let w): return w
             }
             i += 1
+        }
+    }
+}
+
+extension FlatLookup {
+    /// The plain walk over a tape (see `JSONTape.swift`): the same answers as `plainWalk` over the object
+    /// the tape stands for. A leaf is `.inTape`; a container at the end is `.missing` (it has no entry in
+    /// the flattened map, as `plainWalk`'s callers read a found container); `.slow` where only the dotted
+    /// search can tell, and for a key that is not ASCII (it may equal an ASCII key canonically: the Kelvin
+    /// sign and `K`).
+    static func tapeWalk(_ tape: UnsafeTapeView, _ steps: UnsafeBufferPointer<FlatPath.Step>) -> Walk {
+        var node = 0
+        var sawDotted = false
+        for step in steps {
+            let n = tape.nodes[node]
+            switch n.kind {
+            case .object:
+                if n.flags & JSONTape.Node.dottedFlag != 0 { sawDotted = true }
+                guard step.asciiCount >= 0 else { return .slow }
+                guard let v = tape.member(of: node, key: step.keyBytes) else { return sawDotted ? .slow : .missing }
+                node = v
+            case .array:
+                guard let e = tape.element(of: node, at: step.arrayIndex) else { return sawDotted ? .slow : .missing }
+                node = e
+            default:
+                return sawDotted ? .slow : .missing
+            }
+        }
+        if tape.nodes[node].isLeaf { return .inTape(node) }
+        return sawDotted ? .slow : .missing
+    }
+
+    /// The leaf under `path` in the object `tape` stands for, or nil; `.none` when only the general path
+    /// (the object made from the tape) can tell.
+    static func leaf(_ path: FlatPath, in tape: JSONTape) -> Value?? {
+        tape.withUnsafeView { t -> Value?? in
+            switch tapeWalk(t, path.unsafeSteps) {
+            case .inTape(let n): return .some(t.value(at: n))
+            case .missing: return .some(nil)
+            default: return .none
+            }
         }
     }
 }

@@ -2,9 +2,9 @@
 // the per-pass forms the interpreter compares.
 //
 // Invariants:
-// 1. `dataView` is set only by `borrowingData`, for the closure it runs, from the event's own data (held
-//    by the resolver for the pass); it is nil outside. Debug builds check, at every use, that the view
-//    still reads the event's data (`isView(of:)`).
+// 1. `dataView` (or `tapeView`, for data kept as a tape) is set only by `borrowingData`, for the closure
+//    it runs, from the event's own data (held by the resolver for the pass); it is nil outside. Debug
+//    builds check, at every use, that the view still reads the event's data (`isView(of:)`).
 // 2. `prewalks` hold walks over that view for the current pass only: an entry is read only when its stamp
 //    is the pass's `generation`, and a new pass (`reset`) never starts inside `borrowingData`.
 // 3. With no view (outside `borrowingData`, or an event without data) every reader falls back to the
@@ -16,6 +16,13 @@ extension Resolver {
     /// Runs `body` with the event's data lent to the fast paths for this pass.
     @inline(__always)
     mutating func borrowingData<R>(_ body: (inout Resolver) -> R) -> R {
+        if let tape = event.document {
+            return tape.withUnsafeView { view in
+                tapeView = view
+                defer { tapeView = nil }
+                return body(&self)
+            }
+        }
         guard let data = event.data else { return body(&self) }
         return data.withUnsafeView { view in
             dataView = view
@@ -66,12 +73,28 @@ extension Resolver {
     /// (no event data makes every key "", and dotted keys or indexed objects on the way).
     @inline(__always)
     func dataWalk(_ slot: Int, _ plan: SlotPlan) -> FlatLookup.Walk? {
-        guard plan.kind == .data, let root = dataView else { return nil }
+        guard plan.kind == .data else { return nil }
+        guard let root = dataView else {
+            guard let tape = tapeView else { return nil }
+            let w = FlatLookup.tapeWalk(tape, plan.steps)
+            if case .slow = w { return nil }
+            return w
+        }
         assert(event.data.map(root.isView(of:)) ?? false, "the borrowed view is not the event's data")
         if slot < prewalkStamps.count && prewalkStamps[slot] == generation { return prewalks[slot] }
         let w = FlatLookup.plainWalk(root, plan.steps)
         if case .slow = w { return nil }
         return w
+    }
+
+    /// The leaf a walk found, or nil (missing, or a container).
+    @inline(__always)
+    func leaf(_ w: FlatLookup.Walk) -> Value? {
+        switch w {
+        case .found(let p): p.isLeaf ? p.pointee : Optional<Value>.none
+        case .inTape(let n): tapeView!.value(at: n)
+        default: nil
+        }
     }
 
     /// The slot's string form, lowercased, as (offset, length) in `forms.pool`; length -1 when not ASCII.
@@ -82,7 +105,11 @@ extension Resolver {
         let length: Int
         if let w = dataWalk(slot, plan) {
             // Read in place; a missing key or a container is "" (the reference's flattened map has no entry).
-            if case .found(let v) = w { length = forms.appendLowercasedASCII(of: v) } else { length = 0 }
+            switch w {
+            case .found(let v): length = forms.appendLowercasedASCII(of: v)
+            case .inTape(let n): length = forms.appendLowercasedASCII(of: n, in: tapeView!)
+            default: length = 0
+            }
         } else if plan.kind == .type {
             length = forms.appendLowercasedASCII(event.type)
         } else if plan.kind == .source {
@@ -108,7 +135,7 @@ extension Resolver {
         if forms.ready[slot] & 2 == 0 {
             let v: Int64?
             if let w = dataWalk(slot, slots.plans[slot]) {
-                if case .found(let p) = w, p.isLeaf { v = Conversion.int(p.pointee) } else { v = nil }
+                v = leaf(w).flatMap(Conversion.int)
             } else {
                 v = Conversion.int(slotValue(slot, slots) ?? .string(""))
             }
@@ -125,7 +152,7 @@ extension Resolver {
         if forms.ready[slot] & 4 == 0 {
             let v: Double?
             if let w = dataWalk(slot, slots.plans[slot]) {
-                if case .found(let p) = w, p.isLeaf { v = Conversion.double(p.pointee) } else { v = nil }
+                v = leaf(w).flatMap(Conversion.double)
             } else {
                 v = Conversion.double(slotValue(slot, slots) ?? .string(""))
             }
@@ -139,8 +166,11 @@ extension Resolver {
     /// Whether the slot's key exists (its value is not nil).
     mutating func exists(_ slot: Int, _ slots: SlotTable) -> Bool {
         if let w = dataWalk(slot, slots.plans[slot]) {
-            if case .found(let p) = w, p.isLeaf { return true }
-            return false
+            switch w {
+            case .found(let p): return p.isLeaf
+            case .inTape: return true
+            default: return false
+            }
         }
         if case .none = slotValue(slot, slots) { return false }
         return true

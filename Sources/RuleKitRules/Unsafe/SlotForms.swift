@@ -44,6 +44,17 @@ struct SlotForms {
         return keepIfASCII(from: start)
     }
 
+    /// The same for leaf `node` of a tape: a string's bytes, another leaf's `string(x)` form.
+    mutating func appendLowercasedASCII(of node: Int, in tape: UnsafeTapeView) -> Int {
+        let start = pool.count
+        if tape.nodes[node].kind == .string {
+            pool.append(contentsOf: tape.bytes(node))
+        } else {
+            Self.append(Conversion.string(tape.value(at: node)), to: &pool)
+        }
+        return keepIfASCII(from: start)
+    }
+
     /// The same for a string.
     mutating func appendLowercasedASCII(_ text: String) -> Int {
         let start = pool.count

@@ -1,0 +1,173 @@
+// The tape: one JSON object read into a flat array of nodes over its own text, instead of a tree of
+// `Value`s (one allocation per object, array and long string).
+//
+// Invariants:
+// 1. A tape is immutable once made. `text`, `arena` and `nodes` are written only by the reader that makes
+//    it (`JSONParser.tape`), which checks every index against its buffer as the JSON reader does.
+// 2. The nodes are a well-formed pre-order layout: node 0 is an object; a container's `payload` is the
+//    index just past its subtree, and its `count` children follow it one subtree after another (an
+//    object's as key, value pairs); a string's `payload` is an (offset, length) range of `text`, or of
+//    `arena` when the `inArena` flag is set, and the reader checked that range against that buffer.
+// 3. Every key is ASCII, unescaped, and unique in its object: the reader gives up (and the caller reads a
+//    `Value`) otherwise. So a key matches by its bytes alone, and the object a tape stands for is exactly
+//    the one `JSONReader` reads from `text`.
+// 4. Views (`UnsafeTapeView`) are lent for a closure by `withUnsafeView` and never kept past it.
+// The plain reference is `JSONReader`: `JSONTapeTests` and the `json` fuzz target check that `object()`
+// equals what it reads from the same text, and the engine's oracle tests compare walks of both.
+
+internal import Foundation
+
+/// One JSON object kept as read: its exact text and a flat index of its nodes, from which a
+/// `ValueObject` is made only when asked (`object()`).
+///
+/// Event data read from JSON lines is kept this way: the rules engine reads the keys its conditions name
+/// straight from the tape, a writer copies `text`, and a listener that asks for the data gets a
+/// `ValueObject`, made once.
+public final class JSONTape: Sendable {
+    /// The JSON text of the object, byte for byte as read.
+    public let text: [UInt8]
+    let arena: [UInt8]
+    let nodes: [Node]
+    private let cache = Locked<ValueObject?>(nil)
+
+    init(text: [UInt8], arena: [UInt8], nodes: [Node]) {
+        self.text = text
+        self.arena = arena
+        self.nodes = nodes
+    }
+
+    /// How many nodes (keys included) the tape holds.
+    public var nodeCount: Int { nodes.count }
+
+    /// The object, as `JSONReader` reads it from `text`; made on the first call, then shared.
+    public func object() -> ValueObject {
+        cache.withLock { cached in
+            if let o = cached { return o }
+            let o = materialize()
+            cached = o
+            return o
+        }
+    }
+
+    /// A fresh `ValueObject` from the nodes (no cache).
+    func materialize() -> ValueObject {
+        withUnsafeView { view in
+            guard case .object(let o) = view.value(at: 0) else { return ValueObject() }
+            return o
+        }
+    }
+
+    /// Lends a view of the tape to `body`; it must not escape the closure.
+    package func withUnsafeView<R>(_ body: (UnsafeTapeView) throws -> R) rethrows -> R {
+        try nodes.withUnsafeBufferPointer { n in
+            try text.withUnsafeBufferPointer { t in
+                try arena.withUnsafeBufferPointer { a in try body(UnsafeTapeView(nodes: n, text: t, arena: a)) }
+            }
+        }
+    }
+
+    /// One node: 16 bytes.
+    package struct Node: Sendable {
+        package enum Kind: UInt8, Sendable { case null, bool, int, double, string, array, object }
+        package var kind: Kind
+        /// Objects: bit 0, some key holds a '.'. Strings: bit 0, in the arena; bit 1, not ASCII.
+        package var flags: UInt8
+        /// Members of an object, elements of an array.
+        package var count: UInt32
+        /// Containers: the index past the subtree. Strings: offset | length << 32. Numbers: bit patterns.
+        package var payload: UInt64
+
+        package static var dottedFlag: UInt8 { 1 }
+        package static var arenaFlag: UInt8 { 1 }
+        package static var nonASCIIFlag: UInt8 { 2 }
+
+        init(_ kind: Kind, flags: UInt8 = 0, count: UInt32 = 0, payload: UInt64 = 0) {
+            self.kind = kind
+            self.flags = flags
+            self.count = count
+            self.payload = payload
+        }
+
+        /// Whether this is neither an object nor an array.
+        @inline(__always) package var isLeaf: Bool { kind.rawValue < Kind.array.rawValue }
+    }
+}
+
+/// A borrowed view of a tape (see the invariants above): indexes into it, no reference counting.
+package struct UnsafeTapeView {
+    package let nodes: UnsafeBufferPointer<JSONTape.Node>
+    let text: UnsafeBufferPointer<UInt8>
+    let arena: UnsafeBufferPointer<UInt8>
+
+    /// The index just past node `i`'s subtree.
+    @inline(__always)
+    package func next(_ i: Int) -> Int {
+        nodes[i].isLeaf ? i + 1 : Int(nodes[i].payload)
+    }
+
+    /// The UTF-8 bytes of string node `i`.
+    @inline(__always)
+    package func bytes(_ i: Int) -> UnsafeBufferPointer<UInt8> {
+        let p = nodes[i].payload
+        let offset = Int(p & 0xFFFF_FFFF)
+        let count = Int(p >> 32)
+        let source = nodes[i].flags & JSONTape.Node.arenaFlag != 0 ? arena : text
+        return UnsafeBufferPointer(rebasing: source[offset..<(offset + count)])
+    }
+
+    /// The value of member `key` of object node `object`: its node index, or nil.
+    @inline(__always)
+    package func member(of object: Int, key: UnsafeBufferPointer<UInt8>) -> Int? {
+        var i = object + 1
+        for _ in 0..<nodes[object].count {
+            let k = bytes(i)
+            if k.count == key.count && (k.count == 0 || memcmp(k.baseAddress!, key.baseAddress!, k.count) == 0) {
+                return i + 1
+            }
+            i = next(i + 1)
+        }
+        return nil
+    }
+
+    /// Element `index` of array node `array`, or nil when out of range.
+    @inline(__always)
+    package func element(of array: Int, at index: Int) -> Int? {
+        guard index >= 0, index < Int(nodes[array].count) else { return nil }
+        var i = array + 1
+        for _ in 0..<index { i = next(i) }
+        return i
+    }
+
+    /// Node `i` as a `Value` (containers with everything under them). Recursion is bounded by the depth
+    /// limit the reader enforced.
+    package func value(at i: Int) -> Value {
+        let n = nodes[i]
+        switch n.kind {
+        case .null: return .null
+        case .bool: return .bool(n.payload != 0)
+        case .int: return .int(Int64(bitPattern: n.payload))
+        case .double: return .double(Double(bitPattern: n.payload))
+        case .string: return .string(String(decoding: bytes(i), as: UTF8.self))
+        case .array:
+            var out: [Value] = []
+            out.reserveCapacity(Int(n.count))
+            var j = i + 1
+            for _ in 0..<n.count {
+                out.append(value(at: j))
+                j = next(j)
+            }
+            return .array(out)
+        case .object:
+            var members: [ValueObject.Member] = []
+            members.reserveCapacity(Int(n.count))
+            var j = i + 1
+            for _ in 0..<n.count {
+                let key = String(decoding: bytes(j), as: UTF8.self)
+                members.append(ValueObject.Member(key: key, value: value(at: j + 1)))
+                j = next(j + 1)
+            }
+            return .object(
+                ValueObject(members: members, anyKeyHasDot: n.flags & JSONTape.Node.dottedFlag != 0, allKeysASCII: true))
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import RuleKitTestSupport
+import Testing
+
+@testable import RuleKitCore
+
+/// The tape against the plain reader: reading a member into a tape must stand for exactly the value
+/// `JSONReader` reads from the same text, leave the rest of the line as it was, and fail as it fails.
+@Suite struct JSONTapeTests {
+    /// The same value, key order and number kinds included.
+    static func same(_ a: Value?, _ b: Value?) -> Bool {
+        guard let a, let b else { return a == nil && b == nil }
+        return a == b && JSONWriter.string(a) == JSONWriter.string(b)
+    }
+
+    /// Reads `line` with and without a tape of `data`, and checks they agree; returns the tape.
+    @discardableResult
+    static func agree(_ line: String, _ comment: Comment? = nil) throws -> JSONTape? {
+        let bytes = Array(line.utf8)
+        let plain = try JSONReader.read(bytes).value
+        let r = try JSONReader.read(bytes[...], file: "t", tapeOf: "data")
+        guard let tape = r.tape else {
+            #expect(same(r.value, plain), comment)
+            return nil
+        }
+        #expect(same(.object(tape.object()), plain["data"]), comment)
+        var rest = try #require(plain.objectValue)
+        rest["data"] = nil
+        #expect(same(r.value, .object(rest)), comment)
+        // The text is the member's, byte for byte, and reads back as it.
+        #expect(same(try JSONReader.read(tape.text).value, plain["data"]), comment)
+        #expect(line.utf8.count >= tape.text.count)
+        // A fresh object and the cached one are the same.
+        #expect(same(.object(tape.materialize()), .object(tape.object())), comment)
+        return tape
+    }
+
+    @Test(arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
+    func tapesOfGeneratedObjectsWithPlainKeys(_ seed: UInt64) throws {
+        var g = ValueGenerator(state: seed)
+        let keys = ["a", "b.c", "k1", "a-key-longer-than-fifteen-bytes", "", "x"]
+        var taken = 0
+        for _ in 0..<200 {
+            var o = ValueObject()
+            for _ in 0..<g.below(8) { o[keys[g.below(keys.count)]] = g.value() }
+            // Plain keys in nested objects too, most of the time.
+            if g.below(2) == 0 { o["nested"] = ["k1": g.value(), "list": [g.value(), ["a": g.value()]]] }
+            for options in [JSONWriter.Options.compact, .pretty] {
+                let text = JSONWriter.string(.object(o), options: options)
+                if try Self.agree(#"{"name": "e", "data": "# + text + #", "z": [1]}"#, "\(text)") != nil { taken += 1 }
+            }
+        }
+        // Generated keys of nested objects may hold escapes or non-ASCII text: those lines are read as a
+        // `Value`. Most must still be taken, or this test tests nothing.
+        #expect(taken > 100)
+    }
+
+    @Test(arguments: [11, 12, 13] as [UInt64])
+    func generatedValuesOfAnyKindAgree(_ seed: UInt64) throws {
+        var g = ValueGenerator(state: seed)
+        for _ in 0..<300 {
+            let v = g.value()
+            try Self.agree(#"{"data":"# + JSONWriter.string(v) + "}")
+        }
+    }
+
+    @Test func whatTheTapeLeavesToTheValueReader() throws {
+        // Repeated keys, keys with escapes, non-ASCII keys (the Kelvin sign equals K), and data that is not
+        // an object: read as a `Value`, exactly as without a tape.
+        for line in [
+            #"{"data":{"a":1,"a":2}}"#, #"{"data":{"o":{"k":1,"k":[2]}}}"#, #"{"data":{"a\u0062":1}}"#,
+            #"{"data":{"é":1}}"#, #"{"data":{"K":1,"K":2}}"#, #"{"data":[1,2]}"#, #"{"data":"text"}"#,
+            #"{"data":null}"#, #"{"other":{"a":1}}"#,
+        ] {
+            #expect(try Self.agree(line, "\(line)") == nil, "\(line)")
+        }
+        // Escaped and non-ASCII string values are taken (decoded into the tape's arena).
+        let tape = try #require(try Self.agree(#"{"data":{"s":"a\"b\u00e9\n","t":"été","u":"\ud83d\ude00"}}"#))
+        #expect(tape.object()["s"] == "a\"bé\n")
+        #expect(tape.object()["u"] == "😀")
+        // The last of repeated top-level members is the one kept.
+        let last = try #require(try Self.agree(#"{"data":{"a":1},"data":{"b":2}}"#))
+        #expect(last.object() == ["b": 2])
+        #expect(try Self.agree(#"{"data":{"a":1},"data":5}"#) == nil)
+        #expect(try Self.agree(#"{"data":5,"data":{"a":1}}"#) != nil)
+    }
+
+    @Test func errorsAreTheReadersOwn() {
+        for line in [
+            #"{"data":{"a":1,}}"#, #"{"data":{"a":01}}"#, #"{"data":{"a":"\x"}}"#, #"{"data":{"a":tru}}"#,
+            #"{"data":{"a":[1,]}}"#, #"{"data":{"a":"\ud800"}}"#, "{\"data\":{\"a\":\"\u{1}\"}}", #"{"data":{"a":1}"#,
+            #"{"data":{"a":1e999}}"#, #"{"data":{"a" 1}}"#, "{\"data\":{\"a\":\"\u{FF}\"}}",
+        ] {
+            // The last case with a byte that is not UTF-8 (0xFF) in place of ÿ's encoding.
+            var bytes = Array(line.utf8)
+            if line.contains("\u{FF}") { bytes = Array(#"{"data":{"a":""#.utf8) + [0xFF] + Array(#""}}"#.utf8) }
+            var plain: String?
+            var taped: String?
+            do { _ = try JSONReader.read(bytes) } catch { plain = error.description }
+            do { _ = try JSONReader.read(bytes[...], file: "<input>", tapeOf: "data") } catch { taped = error.description }
+            #expect(plain != nil, "\(line)")
+            #expect(plain == taped, "\(line)")
+        }
+    }
+
+    @Test func limitsAreTheReadersOwn() throws {
+        let limits = ReaderLimits(maxDepth: 4, maxNodes: 50)
+        let deep = Array(#"{"data":{"a":{"b":{"c":{"d":1}}}}}"#.utf8)
+        #expect(throws: DiagnosticError.self) { try JSONReader.read(deep[...], file: "t", limits: limits, tapeOf: "data") }
+        let many = Array(("{\"data\":{\"a\":[" + (0..<60).map(String.init).joined(separator: ",") + "]}}").utf8)
+        #expect(throws: DiagnosticError.self) { try JSONReader.read(many[...], file: "t", limits: limits, tapeOf: "data") }
+        let fits = Array(#"{"data":{"a":{"b":1}}}"#.utf8)
+        #expect(try JSONReader.read(fits[...], file: "t", limits: limits, tapeOf: "data").tape != nil)
+    }
+
+    @Test func theJSONSchemaCorpusObjectsAgree() throws {
+        guard let folder = SharedCorpus.folder("corpora/json-schema-test-suite/tests/draft7") else { return }
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }
+        var taken = 0
+        for f in files {
+            guard let bytes = SharedCorpus.bytes(folder.appendingPathComponent(f)) else { continue }
+            for group in try JSONReader.read(bytes).value.arrayValue ?? [] {
+                for test in group["tests"]?.arrayValue ?? [] {
+                    guard let data = test["data"] else { continue }
+                    if try Self.agree(#"{"data":"# + JSONWriter.string(data) + "}", "\(f)") != nil { taken += 1 }
+                    _ = try Self.agree(#"{"data": "# + JSONWriter.string(data, options: .pretty) + "}", "\(f)")
+                }
+            }
+        }
+        #expect(taken > 100)
+    }
+
+    @Test func eventsKeepTheirTapeUntilTheDataChanges() throws {
+        let line = Array(#"{"name":"n","data":{"a":{"b":[1,"x"]},"c.d":true}}"#.utf8)
+        let tape = try #require(try JSONReader.read(line[...], file: "t", tapeOf: "data").tape)
+        var e = Event(name: "e", type: "t", source: "s")
+        e.setDocument(tape)
+        #expect(e.document === tape)
+        #expect(e.dataText == tape.text)
+        #expect(e.data == ["a": ["b": [1, "x"]], "c.d": true])
+        var copy = e
+        copy.number = 7
+        #expect(copy.document === tape && copy.sharesData(with: e) && copy == e)
+        let plain = Event(id: e.id, name: "e", type: "t", source: "s", data: e.data, timestamp: e.timestamp)
+        #expect(plain == e && !plain.sharesData(with: e))
+        copy.data?["z"] = 1
+        #expect(copy.document == nil && copy.dataText == nil && copy != e)
+        #expect(e.document === tape)
+    }
+}
