@@ -11,6 +11,10 @@ public struct BatchBody: Sendable {
     /// there is none or a key repeats): unchanged data is answered with those bytes, as `rulekit run`
     /// writes it. Empty for other bodies.
     public var dataTexts: [[UInt8]?] = []
+    /// For an events body in JSON lines, each document's `data` read into a tape where the tape takes it
+    /// (an object with plain ASCII keys, none repeated): the document's value then leaves `data` out, and
+    /// the event is made with the tape (`EventJSON.event(_:dataText:document:)`). Empty for other bodies.
+    public var dataTapes: [JSONTape?] = []
     /// The device's shared states for this batch, by extension name.
     public var states: [String: ValueObject] = [:]
     /// The device's XDM shared states for this batch, by extension name.
@@ -61,6 +65,7 @@ public struct BatchBody: Sendable {
         }
         var documents: [(Int, Value)] = []
         var texts: [[UInt8]?] = []
+        var tapes: [JSONTape?] = []
         var line = 1
         var start = 0
         var i = 0
@@ -73,10 +78,10 @@ public struct BatchBody: Sendable {
                     }
                     do {
                         if envelope {
-                            let (v, text) = try JSONReader.read(
-                                slice, file: "body", limits: limits, lineOffset: line - 1, keepingTextOf: "data")
-                            documents.append((line, v))
-                            texts.append(text)
+                            let r = try JSONReader.read(slice, file: "body", limits: limits, lineOffset: line - 1, tapeOf: "data")
+                            documents.append((line, r.value))
+                            texts.append(r.memberText)
+                            tapes.append(r.tape)
                         } else {
                             documents.append((line, try JSONReader.read(slice, file: "body", limits: limits, lineOffset: line - 1).value))
                         }
@@ -91,6 +96,7 @@ public struct BatchBody: Sendable {
         }
         var body = BatchBody(documents: documents)
         body.dataTexts = texts
+        body.dataTapes = tapes
         return body
     }
 

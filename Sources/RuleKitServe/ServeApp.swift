@@ -58,7 +58,10 @@ public enum ServeApp {
             events.reserveCapacity(body.documents.count)
             for (i, (line, v)) in body.documents.enumerated() {
                 guard case .object(let o) = v else { return problem(.badRequest, "an event must be a JSON object", line: line) }
-                events.append(EventJSON.event(o, dataText: i < body.dataTexts.count ? body.dataTexts[i] : nil))
+                events.append(
+                    EventJSON.event(
+                        o, dataText: i < body.dataTexts.count ? body.dataTexts[i] : nil,
+                        document: i < body.dataTapes.count ? body.dataTapes[i] : nil))
             }
             do {
                 let out = try await service.enrich(events, states: body.states, xdmStates: body.xdmStates)

@@ -122,23 +122,33 @@ struct RunCommand: ParsableCommand {
         let finished = DispatchSemaphore(value: 0)
         var pending = false
         let allEvents = self.allEvents
+        // What the hub delivered for the block in flight, handed to this thread to be written.
+        let delivered = Locked<[Event]>([])
         func collect() {
             guard pending else { return }
             finished.wait()
             pending = false
         }
+        func write(_ events: [Event]) {
+            // The data stream holds events; XDM alignment findings are diagnostics (on standard error).
+            if !allEvents { output.write(events) { $0.type != XDMAlignment.diagnosticsEventType } }
+        }
         func send(_ events: [Event]) {
             guard !events.isEmpty else { return }
             collect()
+            let previous = delivered.withLock { d in
+                defer { d = [] }
+                return d
+            }
             pending = true
             host.process(events) { events in
-                // Written here, on the hub's side, while the next block is dispatched: blocks finish in
-                // order, and the next is sent only once this one is written.
                 produced.withLock { $0 += events.count }
-                // The data stream holds events; XDM alignment findings are diagnostics (on standard error).
-                if !allEvents { output.write(events) { $0.type != XDMAlignment.diagnosticsEventType } }
+                delivered.withLock { $0 = events }
                 finished.signal()
             }
+            // The previous block is written here while the hub delivers this one: blocks finish in order,
+            // and the hub's thread, the busiest, does no writing.
+            write(previous)
         }
         // The block the hub has and the one before. The one before that goes back to the worker that
         // parsed it, to be released there: freed on another thread, every node of every event would go
@@ -175,6 +185,7 @@ struct RunCommand: ParsableCommand {
             return previous
         }
         collect()
+        write(delivered.withLock { $0 })
         inFlight = nil
         previous = nil
         output.flush()

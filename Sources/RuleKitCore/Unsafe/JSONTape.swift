@@ -119,14 +119,27 @@ package struct UnsafeTapeView {
     @inline(__always)
     package func member(of object: Int, key: UnsafeBufferPointer<UInt8>) -> Int? {
         var i = object + 1
+        let length = UInt64(key.count)
         for _ in 0..<nodes[object].count {
-            let k = bytes(i)
-            if k.count == key.count && (k.count == 0 || memcmp(k.baseAddress!, key.baseAddress!, k.count) == 0) {
-                return i + 1
-            }
+            // Keys of another length are passed over on the node alone; keys are never in the arena.
+            let p = nodes[i].payload
+            if p >> 32 == length && Self.same(text, Int(p & 0xFFFF_FFFF), key) { return i + 1 }
             i = next(i + 1)
         }
         return nil
+    }
+
+    /// Whether `text[offset...]` starts with `key` (the caller checked that the key's length fits).
+    @inline(__always)
+    static func same(_ text: UnsafeBufferPointer<UInt8>, _ offset: Int, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
+        precondition(offset >= 0 && offset + key.count <= text.count)
+        guard let a = text.baseAddress, let b = key.baseAddress else { return key.isEmpty }
+        // Event keys are short: a byte loop beats a call to memcmp.
+        if key.count <= 16 {
+            for j in 0..<key.count where a[offset + j] != b[j] { return false }
+            return true
+        }
+        return memcmp(a + offset, b, key.count) == 0
     }
 
     /// Element `index` of array node `array`, or nil when out of range.
