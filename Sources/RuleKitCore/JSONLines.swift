@@ -81,7 +81,7 @@ public struct JSONLinesReader: Sequence {
         /// The next line, its blanks at both ends trimmed (possibly empty), counted in `line`.
         mutating func nextRaw() -> RawLine? {
             while true {
-                if let nl = buffer[Swift.max(start, scanned)...].firstIndex(of: 0x0A) {
+                if let nl = buffer.firstIndex(of: 0x0A, from: Swift.max(start, scanned)) {
                     line += 1
                     let range = start..<nl
                     start = nl + 1

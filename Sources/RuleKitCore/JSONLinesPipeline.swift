@@ -70,9 +70,12 @@ extension JSONLinesBlock {
     public func records(limits: ReaderLimits = .default, tapeOf member: String) -> [JSONLinesRecord] {
         var out: [JSONLinesRecord] = []
         out.reserveCapacity(lines.count + 1)
+        // The lines' other strings (name, type, source) repeat: made once per block, then shared.
+        var interner: StringInterner? = StringInterner(slotCount: 256)
         for (number, range) in lines {
             do {
-                let r = try JSONReader.read(bytes[range], file: file, limits: limits, lineOffset: number - 1, tapeOf: member)
+                let r = try JSONReader.read(
+                    bytes[range], file: file, limits: limits, lineOffset: number - 1, tapeOf: member, interner: &interner)
                 out.append(JSONLinesRecord(line: number, value: .success(r.value), memberText: r.memberText, tape: r.tape))
             } catch {
                 out.append(JSONLinesRecord(line: number, value: .failure(error)))

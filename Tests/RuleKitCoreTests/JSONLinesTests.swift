@@ -1,4 +1,5 @@
 import Foundation
+import RuleKitTestSupport
 import Testing
 
 @testable import RuleKitCore
@@ -23,6 +24,17 @@ import Testing
         #expect(good == 501)
         #expect(bad.count == 1)
         #expect(bad.first?.diagnostics[0].location?.line == 502)
+    }
+
+    /// The `memchr` search the line reader uses, against the plain `firstIndex(of:)`.
+    @Test func byteSearchAgreesWithThePlainSearch() {
+        var g = SeededGenerator(state: 7)
+        for _ in 0..<2000 {
+            let bytes = (0..<g.int(200)).map { _ in UInt8(g.pick([0x0A, 0x20, 0x7B, 0xFF, 0x00])) }
+            let from = g.int(bytes.count + 1)
+            #expect(bytes.firstIndex(of: 0x0A, from: from) == bytes[from...].firstIndex(of: 0x0A))
+        }
+        #expect([UInt8]().firstIndex(of: 0x0A, from: 0) == nil)
     }
 
     @Test func missingFileIsAnError() {

@@ -38,7 +38,7 @@ import Testing
     @Test(arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
     func tapesOfGeneratedObjectsWithPlainKeys(_ seed: UInt64) throws {
         var g = ValueGenerator(state: seed)
-        let keys = ["a", "b.c", "k1", "a-key-longer-than-fifteen-bytes", "", "x"]
+        let keys = ["a", "b.c", "k1", "a-key-longer-than-fifteen-bytes", "", "x", "abcdefgh.ij", "long.key.with.dots.past.eight"]
         var taken = 0
         for _ in 0..<200 {
             var o = ValueObject()
@@ -83,6 +83,19 @@ import Testing
         #expect(last.object() == ["b": 2])
         #expect(try Self.agree(#"{"data":{"a":1},"data":5}"#) == nil)
         #expect(try Self.agree(#"{"data":5,"data":{"a":1}}"#) != nil)
+    }
+
+    /// The dotted-key flag an object's node carries is exact: the engine's walk trusts "no dotted key".
+    @Test func dottedKeysAreNotedWhereverTheDotIs() throws {
+        var keys = ["", ".", "a.", ".a", "abcdefg.", "abcdefgh.", "abcdefgh.ij", "abcdefghijklmnop", "abcdefghijklmno."]
+        for n in 0..<20 { keys.append(String(repeating: "k", count: n) + "." + String(repeating: "v", count: 19 - n)) }
+        keys += keys.map { $0.replacingOccurrences(of: ".", with: "_") }
+        for key in keys {
+            // A value with dots right after the key: they are not the key's.
+            let line = Array(#"{"data":{"\#(key)":"...","z":"."}}"#.utf8)
+            let tape = try #require(try JSONReader.read(line[...], file: "t", tapeOf: "data").tape, "\(key)")
+            #expect((tape.nodes[0].flags & JSONTape.Node.dottedFlag != 0) == key.contains("."), "\(key)")
+        }
     }
 
     @Test func errorsAreTheReadersOwn() {

@@ -106,12 +106,26 @@ public enum JSONReader {
         _ bytes: ArraySlice<UInt8>, file: String, limits: ReaderLimits = .default, lineOffset: Int = 0,
         tapeOf member: String
     ) throws(DiagnosticError) -> (value: Value, tape: JSONTape?, memberText: [UInt8]?) {
+        var interner: StringInterner? = nil
+        return try read(bytes, file: file, limits: limits, lineOffset: lineOffset, tapeOf: member, interner: &interner)
+    }
+
+    /// The same, sharing the strings of the rest of the text (an event's name, type and source, the same
+    /// on line after line) through `interner`.
+    package static func read(
+        _ bytes: ArraySlice<UInt8>, file: String, limits: ReaderLimits, lineOffset: Int, tapeOf member: String,
+        interner: inout StringInterner?
+    ) throws(DiagnosticError) -> (value: Value, tape: JSONTape?, memberText: [UInt8]?) {
+        var lent = interner.take()
+        defer { interner = lent.take() }
         let result = bytes.withUnsafeBufferPointer { b in
             Result { () throws(DiagnosticError) -> (Value, JSONTape?, [UInt8]?) in
                 try checkSize(b.count, file: file, limits: limits, lineOffset: lineOffset)
                 var p = JSONParser(buf: b, file: file, limits: limits, keepMap: false, lineOffset: lineOffset)
                 p.captureKey = member
                 p.capturesTape = true
+                p.interner = lent.take()
+                defer { lent = p.interner.take() }
                 p.skipWhitespace()
                 var v = try p.parseValue(depth: 0)
                 p.skipWhitespace()

@@ -16,6 +16,7 @@
 // equals what it reads from the same text, and the engine's oracle tests compare walks of both.
 
 internal import Foundation
+internal import Synchronization
 
 /// One JSON object kept as read: its exact text and a flat index of its nodes, from which a
 /// `ValueObject` is made only when asked (`object()`).
@@ -23,12 +24,17 @@ internal import Foundation
 /// Event data read from JSON lines is kept this way: the rules engine reads the keys its conditions name
 /// straight from the tape, a writer copies `text`, and a listener that asks for the data gets a
 /// `ValueObject`, made once.
-public final class JSONTape: Sendable {
+public final class JSONTape: @unchecked Sendable {
+    // @unchecked: `cached` is written once, by the one caller that moves `state` from empty to building,
+    // and read only after `state` says ready (release/acquire order the two), so sharing is safe.
     /// The JSON text of the object, byte for byte as read.
     public let text: [UInt8]
     let arena: [UInt8]
     let nodes: [Node]
-    private let cache = Locked<ValueObject?>(nil)
+    /// The object made from the tape: 0, not yet; 1, being made; 2, made (in `cached`). An atomic rather
+    /// than a lock: a lock is two more allocations for every event, and most events never ask.
+    private let state = Atomic<Int>(0)
+    private nonisolated(unsafe) var cached: ValueObject?
 
     init(text: [UInt8], arena: [UInt8], nodes: [Node]) {
         self.text = text
@@ -41,11 +47,19 @@ public final class JSONTape: Sendable {
 
     /// The object, as `JSONReader` reads it from `text`; made on the first call, then shared.
     public func object() -> ValueObject {
-        cache.withLock { cached in
-            if let o = cached { return o }
-            let o = materialize()
-            cached = o
-            return o
+        while true {
+            switch state.compareExchange(expected: 0, desired: 1, ordering: .acquiring) {
+            case (true, _):
+                let o = materialize()
+                cached = o
+                state.store(2, ordering: .releasing)
+                return o
+            case (false, 2):
+                return cached ?? materialize()
+            default:
+                // Another thread is making it (a short wait: one walk of the tape).
+                sched_yield()
+            }
         }
     }
 

@@ -82,21 +82,10 @@ extension JSONParser {
             skipWhitespace()
             guard pos < buf.count, buf[pos] == UInt8(ascii: "\"") else { return false }
             let start = pos + 1
-            var i = start
-            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-            while i < buf.count {
-                let c = buf[i]
-                if c == UInt8(ascii: "\"") { break }
-                // Escapes, control characters and non-ASCII keys: the `Value` reader's business.
-                if c == UInt8(ascii: "\\") || c < 0x20 || c >= 0x80 { return false }
-                if c == 0x2E { dotted = true }
-                hash = (hash ^ UInt64(c)) &* 0x100_0000_01B3
-                i += 1
-            }
-            guard i < buf.count, i - start <= limits.maxScalarBytes else { return false }
+            guard let i = keyEnd(from: start, &dotted), i - start <= limits.maxScalarBytes else { return false }
             pos = i + 1
             let key = UnsafeBufferPointer(rebasing: buf[start..<i])
-            let bit: UInt64 = 1 << (hash >> 58)
+            let bit: UInt64 = 1 << (Self.keyHash(key) >> 58)
             if seen & bit != 0 {
                 for k in b.keys[keysFrom...] {
                     let p = b.nodes[k].payload
@@ -123,6 +112,59 @@ extension JSONParser {
                 .object, flags: dotted ? JSONTape.Node.dottedFlag : 0, count: count, payload: UInt64(b.nodes.count))
             return true
         }
+    }
+
+    /// Where the plain ASCII key starting at `start` ends (its closing quote), eight bytes at a time; nil
+    /// when it is not plain (an escape, a control character, a byte that is not ASCII) or not closed.
+    /// Sets `dotted` when the key holds a '.'.
+    @inline(__always)
+    private func keyEnd(from start: Int, _ dotted: inout Bool) -> Int? {
+        guard let base = buf.baseAddress else { return nil }
+        let raw = UnsafeRawPointer(base)
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        var i = start
+        while i + 8 <= buf.count {
+            let w = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            // The lowest set bit is exact in both (a borrow only carries above a true match).
+            let stops = Self.stopBytes(w) | (w & 0x8080_8080_8080_8080)
+            let dot = w ^ (ones &* 0x2E)
+            let dots = (dot &- ones) & ~dot & 0x8080_8080_8080_8080
+            guard stops != 0 else {
+                if dots != 0 { dotted = true }
+                i += 8
+                continue
+            }
+            let k = stops.trailingZeroBitCount >> 3
+            if k > 0 && dots & (UInt64.max >> (64 - 8 * k)) != 0 { dotted = true }
+            i += k
+            break
+        }
+        while i < buf.count {
+            let c = buf[i]
+            if c == UInt8(ascii: "\"") { return i }
+            // Escapes, control characters and non-ASCII keys: the `Value` reader's business.
+            if c == UInt8(ascii: "\\") || c < 0x20 || c >= 0x80 { return nil }
+            if c == 0x2E { dotted = true }
+            i += 1
+        }
+        return nil
+    }
+
+    /// A hash of a key for the per-object duplicate filter: its length and first and last eight bytes
+    /// (a collision only costs a comparison of the keys).
+    @inline(__always)
+    static func keyHash(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        guard let p = key.baseAddress, !key.isEmpty else { return 0 }
+        let raw = UnsafeRawPointer(p)
+        var head: UInt64 = 0
+        var tail: UInt64 = 0
+        if key.count >= 8 {
+            head = raw.loadUnaligned(as: UInt64.self)
+            tail = raw.loadUnaligned(fromByteOffset: key.count - 8, as: UInt64.self)
+        } else {
+            for j in 0..<key.count { head = head << 8 | UInt64(key[j]) }
+        }
+        return ((head &* 0x9E37_79B9_7F4A_7C15) ^ (tail &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(key.count)) &* 0x9E37_79B9_7F4A_7C15
     }
 
     private mutating func tapeArray(depth: Int, _ b: inout TapeBuilder) -> Bool {

@@ -116,18 +116,18 @@ public final class RulesEngine: Sendable {
         var out: [Event] = []
         var chains: [UUID: Int] = [:]
         var reevaluation: (any RuleReevaluationInterceptor, Event, [PlannedRule], Event)?
-        var r = resolvers.take(event: event, runtime: runtime, slotCount: rules.slotCount)
+        let slot = resolvers.take(event: event, runtime: runtime, slotCount: rules.slotCount)
         for (e, c) in replay {
-            r.reset(event: e)
+            slot.resolver.reset(event: e)
             _ = apply(
                 event: e, rules: rules, chain: c, chainCounts: &chains, out: &out, interceptor: nil,
-                reevaluation: &reevaluation, r: &r)
+                reevaluation: &reevaluation, r: &slot.resolver)
         }
-        if !replay.isEmpty { r.reset(event: event) }
+        if !replay.isEmpty { slot.resolver.reset(event: event) }
         let result = apply(
             event: event, rules: rules, chain: chain, chainCounts: &chains, out: &out, interceptor: interceptor,
-            reevaluation: &reevaluation, r: &r)
-        resolvers.give(r)
+            reevaluation: &reevaluation, r: &slot.resolver)
+        resolvers.give(slot)
         // Chain counts are known before the events they count are dispatched.
         if !chains.isEmpty { state.withLock { s in s.chainCounts.merge(chains) { $1 } } }
         for e in out { runtime.dispatch(e) }
@@ -211,18 +211,26 @@ public final class RulesEngine: Sendable {
 
 /// Resolvers kept between passes, one per evaluation in flight.
 final class ResolverPool: Sendable {
-    private let free = Locked<[Resolver]>([])
-
-    func take(event: Event, runtime: any RulesRuntime, slotCount: Int) -> Resolver {
-        if var r = free.withLock({ $0.popLast() }) {
-            r.reset(event: event)
-            return r
-        }
-        return Resolver(event: event, runtime: runtime, slotCount: slotCount)
+    /// A resolver, in a box so that taking it from the pool and giving it back moves a reference, not the
+    /// resolver's dozen buffers (each copy of the struct retains every one, and each drop releases them).
+    /// Used by one thread at a time: the one that took it, until it gives it back.
+    final class Slot: @unchecked Sendable {
+        var resolver: Resolver
+        init(_ resolver: Resolver) { self.resolver = resolver }
     }
 
-    func give(_ r: Resolver) {
+    private let free = Locked<[Slot]>([])
+
+    func take(event: Event, runtime: any RulesRuntime, slotCount: Int) -> Slot {
+        if let slot = free.withLock({ $0.popLast() }) {
+            slot.resolver.reset(event: event)
+            return slot
+        }
+        return Slot(Resolver(event: event, runtime: runtime, slotCount: slotCount))
+    }
+
+    func give(_ slot: Slot) {
         // A few are enough: one per thread that evaluates at once.
-        free.withLock { if $0.count < 8 { $0.append(r) } }
+        free.withLock { if $0.count < 8 { $0.append(slot) } }
     }
 }
