@@ -8,6 +8,9 @@ import RuleKitCore
 @main
 struct RuleKitMain {
     static func main() {
+        // A reader that goes away (`rulekit run ... | head`) is an end of output, not a reason to die by a
+        // signal: writes then fail with EPIPE, and `Stdout` ends the run quietly.
+        signal(SIGPIPE, SIG_IGN)
         LoggingSystem.bootstrap { StderrLogHandler(label: $0) }
         do {
             var command = try RuleKitCommand.parseAsRoot()
@@ -52,10 +55,22 @@ struct RuleKitCommand: ParsableCommand {
     }
 }
 
-/// Writes to standard error without buffering surprises.
+/// Writes to standard error without buffering surprises (a closed standard error is ignored).
 enum Stderr {
     static func write(_ s: String) {
-        FileHandle.standardError.write(Data(s.utf8))
+        _ = systemWrite(STDERR_FILENO, Array(s.utf8))
+    }
+}
+
+/// Writes to standard output. When the reader has gone away (EPIPE: `rulekit run ... | head`), there is
+/// no one left to write for: the tool ends at once, with status 0, as a consumer closing its end is no
+/// error of the producer's.
+enum Stdout {
+    static func write(_ bytes: [UInt8]) {
+        guard let error = systemWrite(STDOUT_FILENO, bytes) else { return }
+        if error == EPIPE { _exit(0) }
+        Stderr.write("error: cannot write to standard output: \(String(cString: strerror(error)))\n")
+        _exit(2)
     }
 }
 
@@ -70,7 +85,7 @@ struct StdoutBuffer {
 
     mutating func flush() {
         guard !buffer.isEmpty else { return }
-        FileHandle.standardOutput.write(Data(buffer.utf8))
+        Stdout.write(Array(buffer.utf8))
         buffer = ""
     }
 }

@@ -242,7 +242,7 @@ final class EventLines: Sendable {
             defer { b = [] }
             return b
         }
-        if let full { FileHandle.standardOutput.write(Data(full)) }
+        if let full { Stdout.write(full) }
     }
 
     func flush() {
@@ -250,6 +250,6 @@ final class EventLines: Sendable {
             defer { b = [] }
             return b
         }
-        if !rest.isEmpty { FileHandle.standardOutput.write(Data(rest)) }
+        if !rest.isEmpty { Stdout.write(rest) }
     }
 }

@@ -102,7 +102,7 @@ struct ServeCommand: ParsableCommand {
             do {
                 try await ServeApp.run(options) { address in
                     // The address on standard output: a supervisor (or a test) reads the port from it.
-                    FileHandle.standardOutput.write(Data("rulekit serve: listening on \(address)\n".utf8))
+                    _ = systemWrite(STDOUT_FILENO, Array("rulekit serve: listening on \(address)\n".utf8))
                 }
             } catch let e as DiagnosticError {
                 failure.withLock { $0 = DiagnosticRenderer().render(e.diagnostics) }

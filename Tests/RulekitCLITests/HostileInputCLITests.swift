@@ -98,4 +98,31 @@ import Testing
         #expect(p.terminationReason == .exit)
         #expect(message.contains("line longer than the limit"), "\(message)")
     }
+
+    /// `rulekit run ... | head`: the reader goes away after a few bytes. The run ends with status 0, not by
+    /// SIGPIPE (it used to die by the signal).
+    @Test func runEndsQuietlyWhenItsReaderGoesAway() throws {
+        let exe = try CLIRunner.requireExecutable()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rk-pipe-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let events = dir.appendingPathComponent("events.jsonl")
+        let line = #"{"type":"com.adobe.eventType.generic.track","source":"s","data":{"k":"a value to make the line long enough"}}"#
+        try Data(String(repeating: line + "\n", count: 20_000).utf8).write(to: events)
+        for command in [["run", "--rules", "Rules", events.path], ["match", "--each", "--rules", "Rules", events.path]] {
+            let p = Process()
+            p.executableURL = exe
+            p.arguments = command
+            p.currentDirectoryURL = SharedCorpus.repositoryRoot
+            let out = Pipe()
+            p.standardOutput = out
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            _ = out.fileHandleForReading.readData(ofLength: 100)
+            try out.fileHandleForReading.close()
+            p.waitUntilExit()
+            #expect(p.terminationReason == .exit, "\(command[0]) ended by signal \(p.terminationStatus)")
+            #expect(p.terminationStatus == 0 || command[0] == "match", "\(command[0]): status \(p.terminationStatus)")
+        }
+    }
 }
