@@ -403,11 +403,20 @@ public final class EventHub: Sendable {
                 let original = batch[i]
                 var event = original
                 let identity = options.identity?(original)
-                HistoryIdentity.$current.withValue(identity) {
+                func preprocess() {
                     for p in preprocessors {
                         event = p(event)
-                        event.number = original.number
+                        // Only when a preprocessor made another event: setting it on the same event would
+                        // copy the event's storage (shared with `original`) for nothing.
+                        if event.number != original.number { event.number = original.number }
                     }
+                }
+                // The hub queue runs outside any task, so no identity is bound around the drain: without one,
+                // binding nil (an allocation per event) changes nothing.
+                if let identity {
+                    HistoryIdentity.$current.withValue(identity) { preprocess() }
+                } else {
+                    preprocess()
                 }
                 if let rid = event.responseID {
                     let entries = state.withLock { $0.responseListeners.removeValue(forKey: rid) } ?? []

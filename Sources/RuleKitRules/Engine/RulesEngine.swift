@@ -111,7 +111,9 @@ public final class RulesEngine: Sendable {
                     s.waiting!.append(event)
                 }
             }
-            return (s.rules, s.interceptor, replay, s.chainCounts.removeValue(forKey: event.id) ?? 0)
+            // Nearly always empty (only events rules dispatched are counted): no hash of the id then.
+            let chain = s.chainCounts.isEmpty ? 0 : s.chainCounts.removeValue(forKey: event.id) ?? 0
+            return (s.rules, s.interceptor, replay, chain)
         }
         var out: [Event] = []
         var chains: [UUID: Int] = [:]
