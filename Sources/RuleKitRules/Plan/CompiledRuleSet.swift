@@ -266,6 +266,9 @@ public struct CompiledRuleSet: Sendable {
 
     /// This set followed by `other` (the engine's `addRules`).
     public func appending(_ other: CompiledRuleSet) -> CompiledRuleSet {
+        // Appended to nothing, the other set is the answer as it is: building it again would plan its
+        // program and index a second time (a third of loading 10,000 rules).
+        if rules.isEmpty && slotCount == 0 && diagnostics.isEmpty { return other }
         var all = rules
         for var r in other.rules {
             r.index = all.count
