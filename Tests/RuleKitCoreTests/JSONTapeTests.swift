@@ -160,6 +160,13 @@ import Testing
         }
     }
 
+    @Test func tapesOfObjectsMadeInCode() throws {
+        let o: ValueObject = ["a": [1, 2.5, "x"], "b.c": ["d": nil]]
+        #expect(try #require(JSONTape.of(o)).object() == o)
+        #expect(JSONTape.of(["é": 1]) == nil)
+        #expect(JSONTape.of([:])?.object() == [:])
+    }
+
     @Test func eventsKeepTheirTapeUntilTheDataChanges() throws {
         let line = Array(#"{"name":"n","data":{"a":{"b":[1,"x"]},"c.d":true}}"#.utf8)
         let tape = try #require(try JSONReader.read(line[...], file: "t", tapeOf: "data").tape)

@@ -45,9 +45,7 @@ enum TapeEvents {
     /// `e` with its data read back from its JSON text into a tape, or nil when the tape does not take it
     /// (no data; keys with escapes, non-ASCII keys).
     static func taped(_ e: Event) -> Event? {
-        guard let data = e.data else { return nil }
-        let line = Array((#"{"data":"# + JSONWriter.string(.object(data)) + "}").utf8)
-        guard let r = try? JSONReader.read(line[...], file: "t", tapeOf: "data"), let tape = r.tape else { return nil }
+        guard let data = e.data, let tape = JSONTape.of(data) else { return nil }
         var out = e
         out.setDocument(tape)
         return out

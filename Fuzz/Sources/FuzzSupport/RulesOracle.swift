@@ -86,9 +86,7 @@ public enum RulesOracle {
 
     /// `e` with its data read back from its JSON text into a tape; nil when the tape does not take it.
     static func taped(_ e: Event) -> Event? {
-        guard let data = e.data else { return nil }
-        let line = Array((#"{"data":"# + JSONWriter.string(.object(data)) + "}").utf8)
-        guard let r = try? JSONReader.read(line[...], file: "t", tapeOf: "data"), let tape = r.tape else { return nil }
+        guard let data = e.data, let tape = JSONTape.of(data) else { return nil }
         var out = e
         out.setDocument(tape)
         return out

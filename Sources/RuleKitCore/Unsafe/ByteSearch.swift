@@ -3,13 +3,7 @@
 // Invariants: the array's storage is lent for the call; `memchr` reads only `from ..< count` of it (both
 // checked first), and the pointer it returns, when it finds the byte, lies in that range; nothing keeps
 // a pointer. The plain reference is `Collection.firstIndex(of:)`, which `JSONLinesTests` compares it with.
-#if canImport(Glibc)
-    internal import Glibc
-#elseif canImport(Musl)
-    internal import Musl
-#elseif canImport(Darwin)
-    internal import Darwin
-#endif
+internal import Foundation
 
 extension Array where Element == UInt8 {
     /// The index of the first `byte` at or after `from`, or nil.

@@ -11,26 +11,37 @@ extension JSONParser {
         pos += 1
         let start = pos
         var high: UInt8 = 0
+        switch scanToStringStop(&high) {
+        case UInt8(ascii: "\""):
+            // ASCII needs no UTF-8 validation.
+            let s = try makeString(UnsafeBufferPointer(rebasing: buf[start..<pos]), at: start, ascii: high < 0x80)
+            if high >= 0x80 { sawNonASCII(at: start) }
+            pos += 1
+            return s
+        case UInt8(ascii: "\\"):
+            sawNonASCII(at: start)
+            return try parseEscapedString(start: start, open: open)
+        case let c?:
+            throw error("control character \(describe(c)) must be escaped in a string")
+        case nil:
+            throw error("unterminated string", at: open)
+        }
+    }
+
+    /// Moves `pos` through a string's plain bytes to the first that ends them: the closing quote, a
+    /// backslash or a control character, which it returns (nil at the end of the input). `high`'s top bit
+    /// says whether a byte passed was not ASCII. The one scan of string text, for both readers.
+    @inline(__always)
+    mutating func scanToStringStop(_ high: inout UInt8) -> UInt8? {
         while pos < buf.count {
             skipPlainStringBytes(&high)
-            guard pos < buf.count else { break }
+            guard pos < buf.count else { return nil }
             let c = buf[pos]
-            if c == UInt8(ascii: "\"") {
-                // ASCII needs no UTF-8 validation.
-                let s = try makeString(UnsafeBufferPointer(rebasing: buf[start..<pos]), at: start, ascii: high < 0x80)
-                if high >= 0x80 { sawNonASCII(at: start) }
-                pos += 1
-                return s
-            }
-            if c == UInt8(ascii: "\\") {
-                sawNonASCII(at: start)
-                return try parseEscapedString(start: start, open: open)
-            }
-            if c < 0x20 { throw error("control character \(describe(c)) must be escaped in a string") }
+            if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 { return c }
             high |= c
             pos += 1
         }
-        throw error("unterminated string", at: open)
+        return nil
     }
 
     /// Moves `pos` past the bytes of a string that need no attention (anything but '"', '\\' and control

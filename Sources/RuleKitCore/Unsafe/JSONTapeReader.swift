@@ -61,17 +61,35 @@ extension JSONParser {
         return true
     }
 
-    private mutating func tapeObject(depth: Int, _ b: inout TapeBuilder) -> Bool {
-        guard depth <= limits.maxDepth else { return false }
+    /// Opens a container at `pos` (within the depth limit): its node, and whether it is empty (then
+    /// closed already). nil when too deep.
+    private mutating func openContainer(_ kind: JSONTape.Node.Kind, depth: Int, closing: UInt8, _ b: inout TapeBuilder)
+        -> (at: Int, empty: Bool)?
+    {
+        guard depth <= limits.maxDepth else { return nil }
         let at = b.nodes.count
-        b.nodes.append(JSONTape.Node(.object))
+        b.nodes.append(JSONTape.Node(kind))
         pos += 1
         skipWhitespace()
-        if pos < buf.count && buf[pos] == UInt8(ascii: "}") {
-            pos += 1
-            b.nodes[at].payload = UInt64(b.nodes.count)
-            return true
-        }
+        guard pos < buf.count && buf[pos] == closing else { return (at, false) }
+        pos += 1
+        b.nodes[at].payload = UInt64(b.nodes.count)
+        return (at, true)
+    }
+
+    /// After a member or element: true on ',' (another follows), false on `closing`, nil on anything else.
+    private mutating func separator(closing: UInt8) -> Bool? {
+        skipWhitespace()
+        guard pos < buf.count else { return nil }
+        let c = buf[pos]
+        pos += 1
+        if c == UInt8(ascii: ",") { return true }
+        return c == closing ? false : nil
+    }
+
+    private mutating func tapeObject(depth: Int, _ b: inout TapeBuilder) -> Bool {
+        guard let (at, empty) = openContainer(.object, depth: depth, closing: UInt8(ascii: "}"), &b) else { return false }
+        if empty { return true }
         let keysFrom = b.keys.count
         defer { b.keys.removeSubrange(keysFrom...) }
         var count: UInt32 = 0
@@ -102,12 +120,8 @@ extension JSONParser {
             skipWhitespace()
             guard tapeValue(depth: depth, &b) else { return false }
             count += 1
-            skipWhitespace()
-            guard pos < buf.count else { return false }
-            let c = buf[pos]
-            pos += 1
-            if c == UInt8(ascii: ",") { continue }
-            guard c == UInt8(ascii: "}") else { return false }
+            guard let more = separator(closing: UInt8(ascii: "}")) else { return false }
+            if more { continue }
             b.nodes[at] = JSONTape.Node(
                 .object, flags: dotted ? JSONTape.Node.dottedFlag : 0, count: count, payload: UInt64(b.nodes.count))
             return true
@@ -168,27 +182,15 @@ extension JSONParser {
     }
 
     private mutating func tapeArray(depth: Int, _ b: inout TapeBuilder) -> Bool {
-        guard depth <= limits.maxDepth else { return false }
-        let at = b.nodes.count
-        b.nodes.append(JSONTape.Node(.array))
-        pos += 1
-        skipWhitespace()
-        if pos < buf.count && buf[pos] == UInt8(ascii: "]") {
-            pos += 1
-            b.nodes[at].payload = UInt64(b.nodes.count)
-            return true
-        }
+        guard let (at, empty) = openContainer(.array, depth: depth, closing: UInt8(ascii: "]"), &b) else { return false }
+        if empty { return true }
         var count: UInt32 = 0
         while true {
             skipWhitespace()
             guard tapeValue(depth: depth, &b) else { return false }
             count += 1
-            skipWhitespace()
-            guard pos < buf.count else { return false }
-            let c = buf[pos]
-            pos += 1
-            if c == UInt8(ascii: ",") { continue }
-            guard c == UInt8(ascii: "]") else { return false }
+            guard let more = separator(closing: UInt8(ascii: "]")) else { return false }
+            if more { continue }
             b.nodes[at] = JSONTape.Node(.array, count: count, payload: UInt64(b.nodes.count))
             return true
         }
@@ -201,40 +203,34 @@ extension JSONParser {
         pos += 1
         let start = pos
         var high: UInt8 = 0
-        while pos < buf.count {
-            skipPlainStringBytes(&high)
-            guard pos < buf.count else { break }
-            let c = buf[pos]
-            if c == UInt8(ascii: "\"") {
-                let count = pos - start
-                guard count <= limits.maxScalarBytes else { return false }
-                if high >= 0x80 {
-                    guard isValidUTF8(UnsafeBufferPointer(rebasing: buf[start..<pos])) else { return false }
-                    sawNonASCII(at: start)
-                }
-                pos += 1
-                let flags = high >= 0x80 ? JSONTape.Node.nonASCIIFlag : 0
-                b.nodes.append(JSONTape.Node(.string, flags: flags, payload: UInt64(start - b.base) | UInt64(count) << 32))
-                return true
+        switch scanToStringStop(&high) {
+        case UInt8(ascii: "\""):
+            let count = pos - start
+            guard count <= limits.maxScalarBytes else { return false }
+            if high >= 0x80 {
+                guard isValidUTF8(UnsafeBufferPointer(rebasing: buf[start..<pos])) else { return false }
+                sawNonASCII(at: start)
             }
-            if c == UInt8(ascii: "\\") {
-                pos = open
-                guard let s = try? parseString() else { return false }
-                let offset = b.arena.count
-                var nonASCII = false
-                for byte in s.utf8 {
-                    if byte >= 0x80 { nonASCII = true }
-                    b.arena.append(byte)
-                }
-                let flags = JSONTape.Node.arenaFlag | (nonASCII ? JSONTape.Node.nonASCIIFlag : 0)
-                b.nodes.append(
-                    JSONTape.Node(.string, flags: flags, payload: UInt64(offset) | UInt64(b.arena.count - offset) << 32))
-                return true
-            }
-            if c < 0x20 { return false }
-            high |= c
             pos += 1
+            let flags = high >= 0x80 ? JSONTape.Node.nonASCIIFlag : 0
+            b.nodes.append(JSONTape.Node(.string, flags: flags, payload: UInt64(start - b.base) | UInt64(count) << 32))
+            return true
+        case UInt8(ascii: "\\"):
+            pos = open
+            guard let s = try? parseString() else { return false }
+            let offset = b.arena.count
+            var nonASCII = false
+            for byte in s.utf8 {
+                if byte >= 0x80 { nonASCII = true }
+                b.arena.append(byte)
+            }
+            let flags = JSONTape.Node.arenaFlag | (nonASCII ? JSONTape.Node.nonASCIIFlag : 0)
+            b.nodes.append(
+                JSONTape.Node(.string, flags: flags, payload: UInt64(offset) | UInt64(b.arena.count - offset) << 32))
+            return true
+        default:
+            // A control character, or no closing quote.
+            return false
         }
-        return false
     }
 }
