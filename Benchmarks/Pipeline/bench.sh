@@ -5,6 +5,7 @@
 #     against an orjson identity pass (loads + dumps per line) of the same file;
 #   rulekit match, rules-1000, same events (events per second);
 #   rulekit xdm validate, xdm-events-10k.jsonl payloads, against fastjsonschema (bench_xdm_validate.py);
+#   rulekit parse --quiet and parse+load+plan of rules-10k.yaml, against libyaml's bare event pull in C;
 #   peak RSS of rulekit run over 1,000,000 events through a pipe.
 # usage: Benchmarks/Pipeline/bench.sh   (from the repository root, after
 #        swift build -c release --product rulekit; needs python3 with orjson, and fastjsonschema for the
@@ -54,6 +55,30 @@ farm-bench -n 5 --timeout 600 -- \
 if python3 -c 'import fastjsonschema' 2>/dev/null; then
     echo "== fastjsonschema (validation only, parse and build not timed)"
     python3 "$shared/bench/bench_xdm_validate.py" --engines fastjsonschema --runs 3 | tail -1
+fi
+echo "== rulekit match, rules-10, 100k events"
+farm-bench -n 5 --timeout 600 -- \
+    sh -c "exec $bin match --rules $shared/bench/rules-10.json $states $work/events100k.jsonl > /dev/null 2>&1" | grep -E 'wall'
+# The YAML anchor: libyaml's bare event pull (the floor for any YAML loader, ../shared/bench/README.md),
+# built here when a C compiler and libyaml's headers are at hand.
+if command -v cc > /dev/null && cat > "$work/pull.c" <<'C' && cc -O2 -o "$work/pull" "$work/pull.c" -lyaml 2> /dev/null; then
+#include <yaml.h>
+#include <stdio.h>
+int main(int argc, char **argv) {
+    FILE *f = fopen(argv[1], "rb"); if (!f) return 2;
+    yaml_parser_t p; yaml_event_t e; long n = 0;
+    yaml_parser_initialize(&p); yaml_parser_set_input_file(&p, f);
+    for (;;) { if (!yaml_parser_parse(&p, &e)) return 1; int done = e.type == YAML_STREAM_END_EVENT; yaml_event_delete(&e); n++; if (done) break; }
+    yaml_parser_delete(&p); fclose(f); printf("%ld\n", n); return 0;
+}
+C
+    : > "$work/empty.jsonl"
+    echo "== rulekit parse --quiet rules-10k.yaml (A) vs the bare libyaml pull (B)"
+    farm-bench -n 5 --timeout 600 --vs "$work/pull $shared/bench/rules-10k.yaml" -- \
+        "$bin" parse --quiet "$shared/bench/rules-10k.yaml" | grep -E 'wall'
+    echo "== parse+load+plan rules-10k.yaml (rulekit match on no events) (A) vs the bare libyaml pull (B)"
+    farm-bench -n 5 --timeout 600 --vs "$work/pull $shared/bench/rules-10k.yaml" -- \
+        sh -c "exec $bin match --rules $shared/bench/rules-10k.yaml $work/empty.jsonl > /dev/null 2>&1" | grep -E 'wall'
 fi
 echo "== peak RSS, rulekit run over 1,000,000 events through a pipe"
 /usr/bin/time -f "peak RSS %M KiB, %e s" sh -c \
