@@ -80,6 +80,11 @@ public final class JSONTape: @unchecked Sendable {
         }
     }
 
+    /// Whether `view` reads this tape: the check, in debug builds, that a lent view is the event's own.
+    package func isViewed(by view: UnsafeTapeView) -> Bool {
+        nodes.withUnsafeBufferPointer { $0.baseAddress == view.nodes.baseAddress }
+    }
+
     /// One node: 16 bytes.
     package struct Node: Sendable {
         package enum Kind: UInt8, Sendable { case null, bool, int, double, string, array, object }

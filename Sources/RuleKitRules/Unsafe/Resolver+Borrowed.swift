@@ -76,6 +76,7 @@ extension Resolver {
         guard plan.kind == .data else { return nil }
         guard let root = dataView else {
             guard let tape = tapeView else { return nil }
+            assert(event.document?.isViewed(by: tape) ?? false, "the borrowed view is not the event's tape")
             let w = FlatLookup.tapeWalk(tape, plan.steps)
             if case .slow = w { return nil }
             return w
