@@ -40,27 +40,21 @@ public struct JSONLinesRecord: Sendable {
 
 extension JSONLinesBlock {
     /// Parses every line, as `JSONLinesReader` would; a read error that ended the stream is the last record.
+    /// With `member`, each record also keeps the exact text of that top-level member's value (`memberText`).
     public func records(limits: ReaderLimits = .default, keepingTextOf member: String? = nil) -> [JSONLinesRecord] {
-        var out: [JSONLinesRecord] = []
-        out.reserveCapacity(lines.count + 1)
-        for (number, range) in lines {
-            let slice = bytes[range]
-            if let member {
-                do {
-                    let (v, text) = try JSONReader.read(slice, file: file, limits: limits, lineOffset: number - 1, keepingTextOf: member)
-                    out.append(JSONLinesRecord(line: number, value: .success(v), memberText: text))
-                } catch {
-                    out.append(JSONLinesRecord(line: number, value: .failure(error), memberText: nil))
-                }
-            } else {
+        guard let member else {
+            var out: [JSONLinesRecord] = []
+            out.reserveCapacity(lines.count + 1)
+            for (number, range) in lines {
                 let r = Result { () throws(DiagnosticError) -> Value in
-                    try JSONReader.read(slice, file: file, limits: limits, lineOffset: number - 1).value
+                    try JSONReader.read(bytes[range], file: file, limits: limits, lineOffset: number - 1).value
                 }
-                out.append(JSONLinesRecord(line: number, value: r, memberText: nil))
+                out.append(JSONLinesRecord(line: number, value: r))
             }
+            if let (line, error) = failure { out.append(JSONLinesRecord(line: line, value: .failure(error))) }
+            return out
         }
-        if let (line, error) = failure { out.append(JSONLinesRecord(line: line, value: .failure(error), memberText: nil)) }
-        return out
+        return records(limits: limits, capturing: member, asTape: false)
     }
 
     /// Parses every line, reading the top-level member `member` of each into a `JSONTape` when the tape
@@ -68,6 +62,10 @@ extension JSONLinesBlock {
     /// `value` leaves it out. Otherwise the member stays in the value with its text kept, as
     /// `records(limits:keepingTextOf:)` does.
     public func records(limits: ReaderLimits = .default, tapeOf member: String) -> [JSONLinesRecord] {
+        records(limits: limits, capturing: member, asTape: true)
+    }
+
+    private func records(limits: ReaderLimits, capturing member: String, asTape: Bool) -> [JSONLinesRecord] {
         var out: [JSONLinesRecord] = []
         out.reserveCapacity(lines.count + 1)
         // The lines' other strings (name, type, source) repeat: made once per block, then shared.
@@ -75,7 +73,8 @@ extension JSONLinesBlock {
         for (number, range) in lines {
             do {
                 let r = try JSONReader.read(
-                    bytes[range], file: file, limits: limits, lineOffset: number - 1, tapeOf: member, interner: &interner)
+                    bytes[range], file: file, limits: limits, lineOffset: number - 1, capturing: member, asTape: asTape,
+                    interner: &interner)
                 out.append(JSONLinesRecord(line: number, value: .success(r.value), memberText: r.memberText, tape: r.tape))
             } catch {
                 out.append(JSONLinesRecord(line: number, value: .failure(error)))

@@ -90,13 +90,10 @@ public enum JSONReader {
         _ bytes: ArraySlice<UInt8>, file: String, limits: ReaderLimits = .default, lineOffset: Int = 0,
         keepingTextOf member: String
     ) throws(DiagnosticError) -> (Value, [UInt8]?) {
-        let result = bytes.withUnsafeBufferPointer { b in
-            Result { () throws(DiagnosticError) -> (Value, [UInt8]?) in
-                let (v, range) = try read(buffer: b, file: file, limits: limits, lineOffset: lineOffset, keepingTextOf: member)
-                return (v, range.map { Array(b[$0]) })
-            }
-        }
-        return try result.get()
+        var interner: StringInterner? = nil
+        let r = try read(
+            bytes, file: file, limits: limits, lineOffset: lineOffset, capturing: member, asTape: false, interner: &interner)
+        return (r.value, r.memberText)
     }
 
     /// Reads one JSON text whose top-level member `member`, when it is an object the tape takes, is read
@@ -107,14 +104,15 @@ public enum JSONReader {
         tapeOf member: String
     ) throws(DiagnosticError) -> (value: Value, tape: JSONTape?, memberText: [UInt8]?) {
         var interner: StringInterner? = nil
-        return try read(bytes, file: file, limits: limits, lineOffset: lineOffset, tapeOf: member, interner: &interner)
+        return try read(bytes, file: file, limits: limits, lineOffset: lineOffset, capturing: member, asTape: true, interner: &interner)
     }
 
-    /// The same, sharing the strings of the rest of the text (an event's name, type and source, the same
-    /// on line after line) through `interner`.
+    /// Both of the above, in one place: `member` is captured as a tape when `asTape` and the tape takes it,
+    /// else as text. The strings of the rest of the text (an event's name, type and source, the same on
+    /// line after line) are shared through `interner`.
     package static func read(
-        _ bytes: ArraySlice<UInt8>, file: String, limits: ReaderLimits, lineOffset: Int, tapeOf member: String,
-        interner: inout StringInterner?
+        _ bytes: ArraySlice<UInt8>, file: String, limits: ReaderLimits, lineOffset: Int, capturing member: String,
+        asTape: Bool, interner: inout StringInterner?
     ) throws(DiagnosticError) -> (value: Value, tape: JSONTape?, memberText: [UInt8]?) {
         var lent = interner.take()
         defer { interner = lent.take() }
@@ -123,7 +121,7 @@ public enum JSONReader {
                 try checkSize(b.count, file: file, limits: limits, lineOffset: lineOffset)
                 var p = JSONParser(buf: b, file: file, limits: limits, keepMap: false, lineOffset: lineOffset)
                 p.captureKey = member
-                p.capturesTape = true
+                p.capturesTape = asTape
                 p.interner = lent.take()
                 defer { lent = p.interner.take() }
                 p.skipWhitespace()
@@ -139,20 +137,6 @@ public enum JSONReader {
             }
         }
         return try result.get()
-    }
-
-    static func read(
-        buffer: UnsafeBufferPointer<UInt8>, file: String, limits: ReaderLimits, lineOffset: Int,
-        keepingTextOf member: String
-    ) throws(DiagnosticError) -> (Value, Range<Int>?) {
-        try checkSize(buffer.count, file: file, limits: limits, lineOffset: lineOffset)
-        var p = JSONParser(buf: buffer, file: file, limits: limits, keepMap: false, lineOffset: lineOffset)
-        p.captureKey = member
-        p.skipWhitespace()
-        let v = try p.parseValue(depth: 0)
-        p.skipWhitespace()
-        if p.pos < buffer.count { throw p.error("unexpected text after the JSON value") }
-        return (v, p.sawDuplicate ? nil : p.captured)
     }
 
     /// Refuses a document over `limits.maxDocumentBytes` before any of it is parsed.

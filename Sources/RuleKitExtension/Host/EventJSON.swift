@@ -8,8 +8,8 @@ public enum EventJSON {
     /// The event an input object describes (missing fields: name `event`, empty type and source, no data).
     ///
     /// - Parameter dataText: the exact text of the object's `data` member as read
-    ///   (`JSONLinesBlock.records(keepingTextOf: "data")`): kept on the event, a writer copies it while the data is
-    ///   unchanged.
+    ///   (`JSONLinesBlock.records(keepingTextOf: "data")`, or `records(tapeOf:)` when the tape refused the
+    ///   member): kept on the event, a writer copies it while the data is unchanged.
     /// - Parameter document: the object's `data` read as a tape (`JSONLinesBlock.records(tapeOf: "data")`,
     ///   which leaves it out of `o`): the event's data, made into a `ValueObject` only if a listener asks.
     public static func event(_ o: ValueObject, dataText: [UInt8]? = nil, document: JSONTape? = nil) -> Event {
