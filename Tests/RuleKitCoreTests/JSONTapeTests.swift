@@ -71,9 +71,18 @@ import Testing
             #"{"data":{"a":1,"a":2}}"#, #"{"data":{"o":{"k":1,"k":[2]}}}"#, #"{"data":{"a\u0062":1}}"#,
             #"{"data":{"é":1}}"#, #"{"data":{"K":1,"K":2}}"#, #"{"data":[1,2]}"#, #"{"data":"text"}"#,
             #"{"data":null}"#, #"{"other":{"a":1}}"#,
+            // A repeat after members whose values are containers (the check steps over their subtrees).
+            #"{"data":{"a":{"b":1,"c":[1,{"a":2}]},"d":[],"e":{},"a":3}}"#,
         ] {
             #expect(try Self.agree(line, "\(line)") == nil, "\(line)")
         }
+        // The same name in different objects is no repeat; nor are many distinct keys (whose hash bits
+        // collide, so the earlier keys are compared).
+        let distinct = (0..<200).map { "\"k\($0)\":{\"k\($0)\":[{\"k0\":1}]}" }.joined(separator: ",")
+        for line in [#"{"data":{"a":{"a":1},"b":{"a":{"a":2}},"c":[{"a":1,"b":2}]}}"#, #"{"data":{"# + distinct + "}}"] {
+            #expect(try Self.agree(line, "\(line)") != nil, "\(line)")
+        }
+        #expect(try Self.agree(#"{"data":{"# + distinct + #","k150":0}}"#) == nil)
         // Escaped and non-ASCII string values are taken (decoded into the tape's arena).
         let tape = try #require(try Self.agree(#"{"data":{"s":"a\"b\u00e9\n","t":"été","u":"\ud83d\ude00"}}"#))
         #expect(tape.object()["s"] == "a\"bé\n")

@@ -13,8 +13,6 @@ extension JSONParser {
         let base: Int
         var nodes: [JSONTape.Node] = []
         var arena: [UInt8] = []
-        /// The key nodes of the open objects, for the duplicate check.
-        var keys: [Int] = []
     }
 
     /// Reads the object at `pos` (depth `depth` of the document) into a tape; nil, with the parser put
@@ -90,8 +88,6 @@ extension JSONParser {
     private mutating func tapeObject(depth: Int, _ b: inout TapeBuilder) -> Bool {
         guard let (at, empty) = openContainer(.object, depth: depth, closing: UInt8(ascii: "}"), &b) else { return false }
         if empty { return true }
-        let keysFrom = b.keys.count
-        defer { b.keys.removeSubrange(keysFrom...) }
         var count: UInt32 = 0
         var dotted = false
         // One bit per key hash seen: a key whose bit is clear is new, and most objects are never scanned.
@@ -105,14 +101,17 @@ extension JSONParser {
             let key = UnsafeBufferPointer(rebasing: buf[start..<i])
             let bit: UInt64 = 1 << (Self.keyHash(key) >> 58)
             if seen & bit != 0 {
-                for k in b.keys[keysFrom...] {
+                // The object's members so far are complete subtrees after its node: key, value, key, ...
+                var k = at + 1
+                while k < b.nodes.count {
                     let p = b.nodes[k].payload
                     let other = UnsafeBufferPointer(rebasing: buf[(b.base + Int(p & 0xFFFF_FFFF))...].prefix(Int(p >> 32)))
                     if other.elementsEqual(key) { return false }
+                    let value = b.nodes[k + 1]
+                    k = value.isLeaf ? k + 2 : Int(value.payload)
                 }
             }
             seen |= bit
-            b.keys.append(b.nodes.count)
             b.nodes.append(JSONTape.Node(.string, payload: UInt64(start - b.base) | UInt64(i - start) << 32))
             skipWhitespace()
             guard pos < buf.count, buf[pos] == UInt8(ascii: ":") else { return false }
