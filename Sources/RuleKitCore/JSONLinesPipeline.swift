@@ -85,6 +85,47 @@ extension JSONLinesBlock {
     }
 }
 
+/// One line of a `JSONLinesBlock` read by `documents(limits:)`.
+public struct JSONLinesDocument: Sendable {
+    /// What the line held.
+    public enum Content: Sendable {
+        /// An object the tape took (plain ASCII keys, none repeated).
+        case tape(JSONTape)
+        /// Any other JSON text.
+        case value(Value)
+        /// The located error that made the line unreadable.
+        case failure(DiagnosticError)
+    }
+
+    /// The 1-based line number in the input.
+    public let line: Int
+    /// The line's tape, value or error.
+    public let content: Content
+}
+
+extension JSONLinesBlock {
+    /// Parses every line, as `records(limits:)` does, but a line that is an object the tape takes is read
+    /// into a `JSONTape` instead of a `Value`. A read error that ended the stream is the last document.
+    public func documents(limits: ReaderLimits = .default) -> [JSONLinesDocument] {
+        var out: [JSONLinesDocument] = []
+        out.reserveCapacity(lines.count + 1)
+        for (number, range) in lines {
+            if let tape = JSONReader.tape(bytes[range], limits: limits) {
+                out.append(JSONLinesDocument(line: number, content: .tape(tape)))
+                continue
+            }
+            do {
+                let v = try JSONReader.read(bytes[range], file: file, limits: limits, lineOffset: number - 1).value
+                out.append(JSONLinesDocument(line: number, content: .value(v)))
+            } catch {
+                out.append(JSONLinesDocument(line: number, content: .failure(error)))
+            }
+        }
+        if let (line, error) = failure { out.append(JSONLinesDocument(line: line, content: .failure(error))) }
+        return out
+    }
+}
+
 /// Streams a JSON-lines input through worker threads, keeping input order.
 ///
 /// The input is split into blocks of lines, one block at a time and in order. Each block is handed to a

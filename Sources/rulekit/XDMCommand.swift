@@ -148,10 +148,13 @@ struct XDMValidateCommand: ParsableCommand {
                 // reported here in input order; memory does not grow with the stream.
                 try JSONLinesPipeline.run(reader, blockSize: 512, workers: threads ?? JSONLinesPipeline.defaultWorkers + 1) {
                     { block in
-                        block.records().map { record -> (Int, [(String, String)]) in
-                            switch record.value {
-                            case .success(let v): (record.line, validator.validate(v).map { ($0.instancePath, $0.message) })
-                            case .failure(let e): (record.line, e.diagnostics.map { ("", "not JSON: \($0.message)") })
+                        // An object payload is read into a tape and validated there; only an invalid one
+                        // is made into a `Value`, for its errors.
+                        block.documents().map { document -> (Int, [(String, String)]) in
+                            switch document.content {
+                            case .tape(let t): (document.line, validator.validate(t).map { ($0.instancePath, $0.message) })
+                            case .value(let v): (document.line, validator.validate(v).map { ($0.instancePath, $0.message) })
+                            case .failure(let e): (document.line, e.diagnostics.map { ("", "not JSON: \($0.message)") })
                             }
                         }
                     }

@@ -17,6 +17,7 @@ import Testing
         let validator = try JSONSchemaValidator(schema: schema)
         var checked = 0
         var invalid = 0
+        var tapes = 0
         for record in try JSONLinesReader(path: bench.appendingPathComponent("xdm-events-10k.jsonl").path) {
             let r = try record.get()
             let payload = try #require(r["xdm"])
@@ -29,6 +30,12 @@ import Testing
             let errors = validator.validate(payload)
             #expect(errors.isEmpty == expected, "seq \(r["seq"]!): \(errors.prefix(2))")
             #expect(validator.isValid(payload) == expected)
+            // Read from a tape in place: the same verdict, and the same errors (made from the tape's object).
+            if case .object(let o) = payload, let tape = JSONTape.of(o) {
+                #expect(validator.isValid(tape) == expected)
+                #expect(validator.validate(tape) == errors)
+                tapes += 1
+            }
             if !expected, let injected = r["injected"], let path = injected["path"]?.stringValue {
                 invalid += 1
                 let at = injected["kind"] == "missing_required" ? String(path[..<path.lastIndex(of: "/")!]) : path
@@ -38,5 +45,6 @@ import Testing
         }
         print("xdm workload: \(checked) payloads checked, \(invalid) invalid ones each reported at the injected path")
         #expect(invalid == 1007)
+        #expect(tapes == checked)
     }
 }

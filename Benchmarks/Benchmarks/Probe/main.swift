@@ -234,6 +234,8 @@ if on("xdm") {
     let schema = try JSONReader.read(BenchData.load("bench/xdm-experienceevent.bundled.json")).value
     let validator = try JSONSchemaValidator(schema: schema)
     let payloads = BenchData.load("bench/xdm-events-10k.jsonl").split(separator: 0x0A).map { try! JSONReader.read(Array($0)).value["xdm"]! }
+    // Each payload alone on a line, as `rulekit xdm validate` reads them.
+    let lines = payloads.map { ArraySlice(Array(JSONWriter.string($0).utf8)) }
     var n = 0
     time("xdm isValid x10k", rounds: rounds) {
         n = 0
@@ -249,6 +251,24 @@ if on("xdm") {
         for p in payloads where !validator.isValid(p) { errs += validator.validate(p).count }
     }
     print("errors reported: \(errs)")
+    // The same payloads as tapes (the `xdm` member of each line), validated in place.
+    let tapes = BenchData.load("bench/xdm-events-10k.jsonl").split(separator: 0x0A).map {
+        try! JSONReader.read(ArraySlice($0), file: "x", tapeOf: "xdm").tape!
+    }
+    time("xdm isValid on tapes x10k", rounds: rounds) {
+        n = 0
+        for t in tapes where validator.isValid(t) { n += 1 }
+    }
+    precondition(n == 8993, "\(n)")
+    time("xdm validate on tapes x10k", rounds: rounds) {
+        for t in tapes { _ = validator.validate(t) }
+    }
+    time("xdm read tape + validate x10k", rounds: rounds) {
+        for l in lines { _ = validator.validate(JSONReader.tape(l)!) }
+    }
+    time("xdm read value + validate x10k", rounds: rounds) {
+        for l in lines { _ = validator.validate(try! JSONReader.read(l, file: "x").value) }
+    }
 }
 
 if on("yaml-plan-noindex") {

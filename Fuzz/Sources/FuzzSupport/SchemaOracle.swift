@@ -2,8 +2,9 @@
 // message (never a crash, a hang or a stack overflow: cycles and long in-place chains are refused);
 // the verdict-only path (`isValid`, which stops at the first failure and memoizes by value) agrees
 // with the full one (`validate`, which lists every error); every error points at a location that
-// exists in the instance. libFuzzer's -timeout bounds each input, so a regex that backtracks without
-// end, or any other unbounded work, is reported as a timeout.
+// exists in the instance; the instance read from a tape gets the same verdict. libFuzzer's -timeout
+// bounds each input, so a regex that backtracks without end, or any other unbounded work, is reported
+// as a timeout.
 import Foundation
 import RuleKitCore
 
@@ -32,6 +33,16 @@ public enum SchemaOracle {
                 Oracle.fail(
                     name, "isValid says \(verdict), validate lists \(errors.count) errors: \(errors.prefix(3)) (formats \(formats))",
                     input: bytes)
+            }
+            // Read from a tape in place (`TapeInstance`), the verdict is the same: as a member's value
+            // (node 2 of `{"v": instance}`), and as the root when the instance is an object.
+            if let tape = JSONTape.of(["v": instance]), validator.isValid(tape, node: 2) != verdict {
+                Oracle.fail(name, "the tape's verdict is not \(verdict) (formats \(formats))", input: bytes)
+            }
+            if case .object(let o) = instance, let tape = JSONTape.of(o) {
+                if validator.isValid(tape) != verdict || validator.validate(tape, maxErrors: 50) != errors {
+                    Oracle.fail(name, "validating the object's tape differs from validating the object", input: bytes)
+                }
             }
             for e in errors where !exists(e.instancePath, in: instance) {
                 Oracle.fail(name, "error at \(e.instancePath), which is not in the instance: \(e)", input: bytes)

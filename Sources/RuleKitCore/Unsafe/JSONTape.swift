@@ -206,12 +206,11 @@ package struct UnsafeTapeView {
 
 extension JSONTape {
     /// The tape of `object`: its compact JSON (as `JSONWriter` writes it) read into a tape; nil when the tape
-    /// does not take it (a key with an escape or non-ASCII text: see `JSONReader.read(_:file:limits:
-    /// lineOffset:tapeOf:)`). For events made in code that should travel as read ones do.
+    /// does not take it (a key with an escape or non-ASCII text: see `JSONReader.tape(_:limits:)`). For
+    /// events made in code that should travel as read ones do.
     public static func of(_ object: ValueObject) -> JSONTape? {
-        var line = Array(#"{"data":"#.utf8)
-        JSONWriter.write(.object(object), to: &line)
-        line.append(UInt8(ascii: "}"))
-        return try? JSONReader.read(line[...], file: "<object>", tapeOf: "data").tape
+        var text: [UInt8] = []
+        JSONWriter.write(.object(object), to: &text)
+        return JSONReader.tape(text[...])
     }
 }

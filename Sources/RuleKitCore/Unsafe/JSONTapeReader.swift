@@ -6,6 +6,22 @@
 // the parser back where it started and the caller reads the same text as a `Value`, so every message and
 // every value a document can produce still comes from the one reader.
 
+extension JSONReader {
+    /// Reads a JSON text that is one object into a tape. nil when the text is not one the tape takes (not
+    /// an object, not JSON, over a limit, a key with an escape or non-ASCII text, a key repeated in one
+    /// object): `read` then gives its value, or its error.
+    public static func tape(_ bytes: ArraySlice<UInt8>, limits: ReaderLimits = .default) -> JSONTape? {
+        guard bytes.count <= limits.maxDocumentBytes else { return nil }
+        return bytes.withUnsafeBufferPointer { b in
+            var p = JSONParser(buf: b, file: "", limits: limits, keepMap: false, lineOffset: 0)
+            p.skipWhitespace()
+            guard let tape = p.tape(depth: 0) else { return nil }
+            p.skipWhitespace()
+            return p.pos == b.count ? tape : nil
+        }
+    }
+}
+
 extension JSONParser {
     /// What a tape is built from while it is read.
     struct TapeBuilder {

@@ -46,12 +46,12 @@ struct TypeSet: OptionSet, Sendable {
         }
     }
 
-    func admits(_ v: Value) -> Bool {
-        switch v {
+    func admits<I: ValidationInstance>(_ v: I) -> Bool {
+        switch v.kind {
         case .null: contains(.null)
         case .bool: contains(.boolean)
         case .int: contains(.integer) || contains(.number)
-        case .double(let d): contains(.number) || (contains(.integer) && d.isFinite && d.rounded() == d)
+        case .double: contains(.number) || (contains(.integer) && v.number.map { $0.isFinite && $0.rounded() == $0 } == true)
         case .string: contains(.string)
         case .array: contains(.array)
         case .object: contains(.object)
@@ -259,15 +259,17 @@ final class Pattern: @unchecked Sendable {
 
     /// LF, CR, U+2028 or U+2029 (E2 80 A8/A9), which '.' does not match.
     static func hasLineTerminator(_ s: String) -> Bool {
+        var s = s
+        return s.withUTF8 { hasLineTerminator($0) }
+    }
+
+    /// The same, of UTF-8 bytes.
+    static func hasLineTerminator(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         // Fast path: no byte that could start one (every such byte is below 0x0E or is 0xE2).
-        let suspicious =
-            s.utf8.withContiguousStorageIfAvailable { buf in
-                buf.contains { $0 < 0x0E || $0 == 0xE2 }
-            } ?? s.utf8.contains { $0 < 0x0E || $0 == 0xE2 }
-        if !suspicious { return false }
+        if !bytes.contains(where: { $0 < 0x0E || $0 == 0xE2 }) { return false }
         var prev2: UInt8 = 0
         var prev1: UInt8 = 0
-        for b in s.utf8 {
+        for b in bytes {
             if b == 0x0A || b == 0x0D { return true }
             if prev2 == 0xE2 && prev1 == 0x80 && (b == 0xA8 || b == 0xA9) { return true }
             prev2 = prev1
@@ -366,14 +368,28 @@ struct NameTable {
     var entries: [(String, SchemaNode)] { Array(zip(names, nodes)) }
 
     static func hash(_ s: String) -> Int {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
         // Over the contiguous bytes when the string has them (native and small strings): the UTF-8
         // view's iterator costs several times more per byte.
-        let done: Void? = s.utf8.withContiguousStorageIfAvailable { buf in
-            for b in buf { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
-        }
-        if done == nil { for b in s.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 } }
+        if let h = s.utf8.withContiguousStorageIfAvailable({ hash(bytes: $0) }) { return h }
+        return Array(s.utf8).withUnsafeBufferPointer { hash(bytes: $0) }
+    }
+
+    static func hash(bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
         return Int(truncatingIfNeeded: h ^ (h >> 29))
+    }
+
+    /// The schema of the name spelt by `bytes` (UTF-8), as `self[name]`.
+    subscript(bytes key: UnsafeBufferPointer<UInt8>) -> SchemaNode? {
+        if names.isEmpty { return nil }
+        var i = NameTable.hash(bytes: key) & mask
+        while true {
+            let s = slots[i]
+            if s < 0 { return nil }
+            if RunSupport.sameUTF8(names[Int(s)], key) { return nodes[Int(s)] }
+            i = (i + 1) & mask
+        }
     }
 
     subscript(_ key: String) -> SchemaNode? {
@@ -448,11 +464,11 @@ struct PrefixTrie {
         terminals[n].append(id)
     }
 
-    /// Calls `found` with each pattern whose prefix starts `key`.
-    func forEachMatch(_ key: String, _ found: (Int) -> Void) {
+    /// Calls `found` with each pattern whose prefix starts `key` (its UTF-8 bytes).
+    func forEachMatch(_ key: UnsafeBufferPointer<UInt8>, _ found: (Int) -> Void) {
         var n = 0
         for id in terminals[0] { found(id) }
-        for b in key.utf8 {
+        for b in key {
             guard b < 128 else { return }
             let m = next[n * 128 + Int(b)]
             if m < 0 { return }

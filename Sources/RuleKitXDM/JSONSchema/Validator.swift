@@ -50,20 +50,41 @@ public final class JSONSchemaValidator: Sendable {
 
     /// Whether `instance` is valid, stopping at the first error.
     public func isValid(_ instance: Value) -> Bool {
-        var run = Run(collect: false, maxErrors: 0, formats: assertFormats)
+        var run = Run<Value>(collect: false, maxErrors: 0, formats: assertFormats)
         return run.check(root, instance)
     }
 
     /// Every error (up to `maxErrors`), in instance order as found.
     public func validate(_ instance: Value, maxErrors: Int = 100) -> [ValidationError] {
-        var run = Run(collect: true, maxErrors: maxErrors, formats: assertFormats)
+        var run = Run<Value>(collect: true, maxErrors: maxErrors, formats: assertFormats)
         _ = run.check(root, instance)
         return run.errors
+    }
+
+    /// Whether the object a tape holds is valid, read from the tape in place (the same verdict as
+    /// `isValid(.object(tape.object()))`, without making that object).
+    public func isValid(_ tape: JSONTape) -> Bool { isValid(tape, node: 0) }
+
+    /// Whether node `node` of a tape (any value in it) is valid: the tests' way to read scalars and arrays
+    /// from tapes too.
+    func isValid(_ tape: JSONTape, node: Int) -> Bool {
+        tape.withUnsafeView { view in
+            guard view.nodes.indices.contains(node) else { return false }
+            var run = Run<TapeInstance>(collect: false, maxErrors: 0, formats: assertFormats)
+            return run.check(root, TapeInstance(view: view, index: node))
+        }
+    }
+
+    /// Every error of the object a tape holds (as `validate(.object(tape.object()))`). Most instances are
+    /// valid: the tape answers those; only an invalid one is made into a `Value` for its errors.
+    public func validate(_ tape: JSONTape, maxErrors: Int = 100) -> [ValidationError] {
+        if isValid(tape) { return [] }
+        return validate(.object(tape.object()), maxErrors: maxErrors)
     }
 }
 
 /// One validation pass.
-struct Run {
+struct Run<Instance: ValidationInstance> {
     let collect: Bool
     let maxErrors: Int
     let formats: Bool
@@ -92,10 +113,11 @@ struct Run {
         errors.append(ValidationError(instancePath: pointer, schemaPath: node.location + "/" + keyword, message: message()))
     }
 
-    mutating func push(_ c: PathComponent) {
+    mutating func push(_ component: @autoclosure () -> PathComponent) {
         // Locations matter only when reporting: a verdict-only run memoizes by value identity instead
-        // (see `apply(.ref)`), so it tracks nothing here.
+        // (see `apply(.ref)`), so it tracks nothing here (and a tape's key is not made into a string).
         guard collect else { return }
+        let c = component()
         path.append(c)
         // FNV-1a over the parent's signature and the component: cheap, and collisions only cost a
         // missed memo hit being taken for a hit if two locations at one depth collide (64-bit: negligible).
@@ -116,7 +138,7 @@ struct Run {
     }
 
     /// A branch evaluated only for its verdict (inside anyOf, oneOf, not, if, contains).
-    mutating func quietly(_ node: SchemaNode, _ v: Value) -> Bool {
+    mutating func quietly(_ node: SchemaNode, _ v: Instance) -> Bool {
         if !collect { return check(node, v) }
         var q = Run(collect: false, maxErrors: 0, formats: formats)
         q.path = path
@@ -124,7 +146,7 @@ struct Run {
         return q.check(node, v)
     }
 
-    mutating func check(_ node: SchemaNode, _ v: Value) -> Bool {
+    mutating func check(_ node: SchemaNode, _ v: Instance) -> Bool {
         if let c = node.constant {
             if !c { fail(node, "false", "no value is valid here (false schema)") }
             return c
@@ -139,7 +161,7 @@ struct Run {
         return ok
     }
 
-    mutating func apply(_ c: Check, _ node: SchemaNode, _ v: Value) -> Bool {
+    mutating func apply(_ c: Check, _ node: SchemaNode, _ v: Instance) -> Bool {
         switch c {
         case .ref(let refNode):
             guard let target = refNode.target else { return true }
@@ -152,7 +174,7 @@ struct Run {
                 // A verdict depends only on the schema and the value: an object or array is identified by
                 // its storage (values do not change during a run), wherever it sits. Scalars are cheap to
                 // check again and are not memoized.
-                guard let id = Run.identity(v) else { return check(target, v) }
+                guard let id = v.identity else { return check(target, v) }
                 key = MemoKey(node: ObjectIdentifier(target), location: id, depth: -1)
             }
             if let known = memo[key] { return known }
@@ -161,60 +183,66 @@ struct Run {
             return r
         case .type(let t):
             if t.admits(v) { return true }
-            fail(node, "type", "expected \(t.names.joined(separator: " or ")), found \(Run.typeName(v))")
+            fail(node, "type", "expected \(t.names.joined(separator: " or ")), found \(RunSupport.typeName(v.asValue))")
             return false
         case .enumeration(let box):
             let values = box.value
-            if values.contains(where: { Run.equal($0, v) }) { return true }
+            let x = v.asValue
+            if values.contains(where: { RunSupport.equal($0, x) }) { return true }
             fail(
                 node, "enum",
-                "\(Run.brief(v)) is not one of \(values.prefix(8).map(Run.brief).joined(separator: ", "))\(values.count > 8 ? ", ..." : "")"
+                "\(RunSupport.brief(x)) is not one of \(values.prefix(8).map(RunSupport.brief).joined(separator: ", "))\(values.count > 8 ? ", ..." : "")"
             )
             return false
         case .constant(let box):
             let x = box.value
-            if Run.equal(x, v) { return true }
-            fail(node, "const", "expected \(Run.brief(x)), found \(Run.brief(v))")
+            let y = v.asValue
+            if RunSupport.equal(x, y) { return true }
+            fail(node, "const", "expected \(RunSupport.brief(x)), found \(RunSupport.brief(y))")
             return false
         case .multipleOf(let m):
-            guard let x = v.numberValue else { return true }
-            if Run.isMultiple(x, of: m, v) { return true }
-            fail(node, "multipleOf", "\(Run.brief(v)) is not a multiple of \(m)")
+            guard let x = v.number else { return true }
+            if RunSupport.isMultiple(x, of: m, integer: v.integer) { return true }
+            fail(node, "multipleOf", "\(RunSupport.brief(v.asValue)) is not a multiple of \(m)")
             return false
         case .maximum(let m, let exclusive):
-            guard let x = v.numberValue else { return true }
+            guard let x = v.number else { return true }
             if exclusive ? x < m : x <= m { return true }
-            fail(node, exclusive ? "exclusiveMaximum" : "maximum", "\(Run.brief(v)) is \(exclusive ? "not below" : "above") \(m)")
+            fail(
+                node, exclusive ? "exclusiveMaximum" : "maximum",
+                "\(RunSupport.brief(v.asValue)) is \(exclusive ? "not below" : "above") \(m)")
             return false
         case .minimum(let m, let exclusive):
-            guard let x = v.numberValue else { return true }
+            guard let x = v.number else { return true }
             if exclusive ? x > m : x >= m { return true }
-            fail(node, exclusive ? "exclusiveMinimum" : "minimum", "\(Run.brief(v)) is \(exclusive ? "not above" : "below") \(m)")
+            fail(
+                node, exclusive ? "exclusiveMinimum" : "minimum",
+                "\(RunSupport.brief(v.asValue)) is \(exclusive ? "not above" : "below") \(m)")
             return false
         case .maxLength(let n):
-            guard case .string(let s) = v else { return true }
+            guard let s = v.text else { return true }
             if s.unicodeScalars.count <= n { return true }
             fail(node, "maxLength", "string is longer than \(n) characters")
             return false
         case .minLength(let n):
-            guard case .string(let s) = v else { return true }
+            guard let s = v.text else { return true }
             if s.unicodeScalars.count >= n { return true }
             fail(node, "minLength", "string is shorter than \(n) characters")
             return false
         case .pattern(let p):
-            guard case .string(let s) = v else { return true }
+            guard let s = v.text else { return true }
             if p.matches(s) { return true }
-            fail(node, "pattern", "\(Run.brief(v)) does not match /\(p.source)/")
+            fail(node, "pattern", "\(RunSupport.brief(v.asValue)) does not match /\(p.source)/")
             return false
         case .format(let kind):
-            guard formats, case .string(let s) = v else { return true }
+            guard formats, let s = v.text else { return true }
             if Formats.check(kind, s) { return true }
-            fail(node, "format", "\(Run.brief(v)) is not a valid \(kind.rawValue)")
+            fail(node, "format", "\(RunSupport.brief(v.asValue)) is not a valid \(kind.rawValue)")
             return false
         case .items(let item):
-            guard case .array(let a) = v else { return true }
+            guard v.kind == .array else { return true }
             var ok = true
-            for (i, x) in a.enumerated() {
+            for (i, x) in v.elements.enumerated() {
                 push(.index(i))
                 if !check(item, x) { ok = false }
                 pop()
@@ -224,9 +252,9 @@ struct Run {
         case .tupleItems(let box):
             let tuple = box.value.items
             let additional = box.value.additional
-            guard case .array(let a) = v else { return true }
+            guard v.kind == .array else { return true }
             var ok = true
-            for (i, x) in a.enumerated() {
+            for (i, x) in v.elements.enumerated() {
                 let schema = i < tuple.count ? tuple[i] : additional
                 guard let schema else { break }
                 push(.index(i))
@@ -236,25 +264,25 @@ struct Run {
             }
             return ok
         case .maxItems(let n):
-            guard case .array(let a) = v else { return true }
-            if a.count <= n { return true }
+            guard v.kind == .array else { return true }
+            if v.size <= n { return true }
             fail(node, "maxItems", "more than \(n) items")
             return false
         case .minItems(let n):
-            guard case .array(let a) = v else { return true }
-            if a.count >= n { return true }
+            guard v.kind == .array else { return true }
+            if v.size >= n { return true }
             fail(node, "minItems", "fewer than \(n) items")
             return false
         case .uniqueItems:
-            guard case .array(let a) = v, a.count > 1 else { return true }
-            for i in 1..<a.count where a[..<i].contains(where: { Run.equal($0, a[i]) }) {
+            guard v.kind == .array, v.size > 1, case .array(let a) = v.asValue else { return true }
+            for i in 1..<a.count where a[..<i].contains(where: { RunSupport.equal($0, a[i]) }) {
                 fail(node, "uniqueItems", "items are not unique (item \(i) repeats an earlier one)")
                 return false
             }
             return true
         case .contains(let schema):
-            guard case .array(let a) = v else { return true }
-            for (i, x) in a.enumerated() {
+            guard v.kind == .array else { return true }
+            for (i, x) in v.elements.enumerated() {
                 push(.index(i))
                 let hit = quietly(schema, x)
                 pop()
@@ -263,54 +291,62 @@ struct Run {
             fail(node, "contains", "no item matches the 'contains' schema")
             return false
         case .maxProperties(let n):
-            guard case .object(let o) = v else { return true }
-            if o.count <= n { return true }
+            guard v.kind == .object else { return true }
+            if v.size <= n { return true }
             fail(node, "maxProperties", "more than \(n) properties")
             return false
         case .minProperties(let n):
-            guard case .object(let o) = v else { return true }
-            if o.count >= n { return true }
+            guard v.kind == .object else { return true }
+            if v.size >= n { return true }
             fail(node, "minProperties", "fewer than \(n) properties")
             return false
         case .required(let box):
             let names = box.value
-            guard case .object(let o) = v else { return true }
+            guard v.kind == .object else { return true }
             var ok = true
-            for n in names where o[n] == nil {
+            for n in names where !v.hasMember(n) {
                 fail(node, "required", "missing required property '\(n)'")
                 ok = false
                 if !collect { break }
             }
             return ok
         case .properties(let box):
-            guard case .object(let o) = v else { return true }
+            guard v.kind == .object else { return true }
             // One read of the boxed info for the whole object, not one per key.
             let info = box.value
             let byName = info.byName
             let patterns = info.patterns
             let additional = info.additional
             var ok = true
-            for (k, x) in o {
+            for (key, x) in v.members {
                 var matched = false
-                if let s = byName[k] {
+                if let s = key.lookup(in: byName) {
                     matched = true
-                    push(.key(k))
+                    push(.key(key.name))
                     if !check(s, x) { ok = false }
                     pop()
                 }
                 if !patterns.isEmpty {
+                    // The key's text, made only when a pattern must read it (a tape's key is bytes).
+                    var text: String?
                     var lineTerminator: Bool?
-                    info.prefixes.forEachMatch(k) { i in
-                        // A further match of an always-true subschema changes nothing.
-                        let trivial = patterns[i].1.constant == true
-                        if matched && trivial { return }
-                        if lineTerminator == nil { lineTerminator = Pattern.hasLineTerminator(k) }
-                        if lineTerminator! && !patterns[i].0.matches(k) { return }
-                        matched = true
-                        if trivial { return }
-                        push(.key(k))
-                        if !check(patterns[i].1, x) { ok = false }
-                        pop()
+                    key.withNameBytes { bytes in
+                        info.prefixes.forEachMatch(bytes) { i in
+                            // A further match of an always-true subschema changes nothing.
+                            let trivial = patterns[i].1.constant == true
+                            if matched && trivial { return }
+                            if lineTerminator == nil { lineTerminator = Pattern.hasLineTerminator(bytes) }
+                            if lineTerminator! {
+                                let k = text ?? key.name
+                                text = k
+                                if !patterns[i].0.matches(k) { return }
+                            }
+                            matched = true
+                            if trivial { return }
+                            push(.key(key.name))
+                            if !check(patterns[i].1, x) { ok = false }
+                            pop()
+                        }
                     }
                     if !info.others.isEmpty {
                         var present: (UInt64, UInt64)?
@@ -318,15 +354,19 @@ struct Run {
                         for (j, i) in info.others.enumerated() {
                             let trivial = patterns[i].1.constant == true
                             if matched && trivial { continue }
-                            let have = present ?? Run.byteSet(k)
+                            let have = present ?? key.withNameBytes { RunSupport.byteSet($0) }
                             present = have
                             let need = info.othersNeed[j]
                             if have.0 & need.0 != need.0 || have.1 & need.1 != need.1 { continue }
-                            if subject == nil { subject = PatternSubject(k) }
+                            if subject == nil {
+                                let k = text ?? key.name
+                                text = k
+                                subject = PatternSubject(k)
+                            }
                             guard patterns[i].0.matches(subject!) else { continue }
                             matched = true
                             if trivial { continue }
-                            push(.key(k))
+                            push(.key(key.name))
                             if !check(patterns[i].1, x) { ok = false }
                             pop()
                         }
@@ -334,12 +374,12 @@ struct Run {
                 }
                 if !matched, let additional {
                     if additional.constant == false {
-                        push(.key(k))
-                        fail(node, "additionalProperties", "property '\(k)' is not allowed")
+                        push(.key(key.name))
+                        fail(node, "additionalProperties", "property '\(key.name)' is not allowed")
                         pop()
                         ok = false
                     } else {
-                        push(.key(k))
+                        push(.key(key.name))
                         if !check(additional, x) { ok = false }
                         pop()
                     }
@@ -349,11 +389,11 @@ struct Run {
             return ok
         case .dependencies(let box):
             let deps = box.value
-            guard case .object(let o) = v else { return true }
+            guard v.kind == .object else { return true }
             var ok = true
-            for (k, names, schema) in deps where o[k] != nil {
+            for (k, names, schema) in deps where v.hasMember(k) {
                 if let names {
-                    for n in names where o[n] == nil {
+                    for n in names where !v.hasMember(n) {
                         fail(node, "dependencies", "property '\(k)' requires property '\(n)'")
                         ok = false
                     }
@@ -362,8 +402,11 @@ struct Run {
             }
             return ok
         case .propertyNames(let schema):
-            guard case .object(let o) = v else { return true }
-            for k in o.keys where !quietly(schema, .string(k)) {
+            guard v.kind == .object else { return true }
+            // A name is checked as a string instance, a `Value` whatever the object is.
+            var names = Run<Value>(collect: false, maxErrors: 0, formats: formats)
+            for (key, _) in v.members where !names.check(schema, .string(key.name)) {
+                let k = key.name
                 fail(node, "propertyNames", "property name '\(k)' is not valid")
                 return false
             }
@@ -405,18 +448,17 @@ struct Run {
             return false
         }
     }
+}
 
-    /// The ASCII bytes of `s` as a 128-bit set.
-    static func byteSet(_ s: String) -> (UInt64, UInt64) {
+/// What `Run` needs that does not depend on the instance's representation.
+enum RunSupport {
+    /// The ASCII bytes of a UTF-8 text as a 128-bit set.
+    static func byteSet(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) {
         var p = (UInt64(0), UInt64(0))
-        for b in s.utf8 where b < 128 {
+        for b in bytes where b < 128 {
             if b < 64 { p.0 |= 1 << UInt64(b) } else { p.1 |= 1 << UInt64(b - 64) }
         }
         return p
-    }
-
-    static func identity(_ v: Value) -> UInt64? {
-        v.storageIdentity.map { UInt64($0) }
     }
 
     static func typeName(_ v: Value) -> String {
@@ -440,7 +482,7 @@ struct Run {
     /// code points (not Swift's canonical equivalence: "é" and "e\u{301}" differ).
     static func equal(_ a: Value, _ b: Value) -> Bool {
         switch (a, b) {
-        case (.string(let x), .string(let y)): return x.utf8.elementsEqual(y.utf8)
+        case (.string(let x), .string(let y)): return RunSupport.sameUTF8(x, y)
         case (.int(let x), .int(let y)): return x == y
         case (.int(let x), .double(let y)), (.double(let y), .int(let x)): return Double(x) == y
         case (.double(let x), .double(let y)): return x == y
@@ -457,8 +499,20 @@ struct Run {
         }
     }
 
-    static func isMultiple(_ x: Double, of m: Double, _ v: Value) -> Bool {
-        if case .int(let i) = v, m.rounded() == m, abs(m) < 9e18, m != 0 { return i % Int64(m) == 0 }
+    /// Whether two strings have the same code points (their UTF-8 bytes compared, not as `==` does).
+    static func sameUTF8(_ a: String, _ b: String) -> Bool {
+        var b = b
+        return b.withUTF8 { sameUTF8(a, $0) }
+    }
+
+    /// Whether a string's UTF-8 bytes are `b`.
+    static func sameUTF8(_ a: String, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        var a = a
+        return a.withUTF8 { x in x.count == b.count && x.elementsEqual(b) }
+    }
+
+    static func isMultiple(_ x: Double, of m: Double, integer: Int64?) -> Bool {
+        if let i = integer, m.rounded() == m, abs(m) < 9e18, m != 0 { return i % Int64(m) == 0 }
         let q = x / m
         if !q.isFinite { return false }
         return abs(q - q.rounded()) < 1e-9 * max(1, abs(q))
