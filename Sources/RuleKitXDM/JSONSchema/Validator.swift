@@ -508,7 +508,12 @@ enum RunSupport {
     /// Whether a string's UTF-8 bytes are `b`.
     static func sameUTF8(_ a: String, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         var a = a
-        return a.withUTF8 { x in x.count == b.count && x.elementsEqual(b) }
+        return a.withUTF8 { x in
+            // A plain loop: `elementsEqual` over two buffers took a sixth of `xdm validate`'s time.
+            guard x.count == b.count else { return false }
+            for i in 0..<x.count where x[i] != b[i] { return false }
+            return true
+        }
     }
 
     static func isMultiple(_ x: Double, of m: Double, integer: Int64?) -> Bool {

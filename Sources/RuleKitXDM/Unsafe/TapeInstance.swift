@@ -62,13 +62,14 @@ struct TapeInstance: ValidationInstance {
 
     func hasMember(_ name: String) -> Bool {
         guard node.kind == .object else { return false }
+        var name = name
+        let (found, ascii) = name.withUTF8 { bytes in
+            (view.member(of: index, key: bytes) != nil, !bytes.contains { $0 >= 0x80 })
+        }
+        if found || ascii { return found }
         // Tape keys are ASCII. A name that is not may still equal one as a `String` (the Kelvin sign is
         // canonically a K), which is how the `Value` reference compares: compare that way.
-        guard name.utf8.allSatisfy({ $0 < 0x80 }) else {
-            return members.contains { $0.key.name == name }
-        }
-        var name = name
-        return name.withUTF8 { view.member(of: index, key: $0) } != nil
+        return members.contains { $0.key.name == name }
     }
 
     var identity: UInt64? { node.isLeaf || node.count == 0 ? nil : UInt64(index) }
