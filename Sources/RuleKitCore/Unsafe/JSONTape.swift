@@ -107,6 +107,19 @@ public final class JSONTape: @unchecked Sendable {
             self.payload = payload
         }
 
+        /// The kind of the value this node stands for.
+        package var valueKind: Value.Kind {
+            switch kind {
+            case .null: .null
+            case .bool: .bool
+            case .int: .int
+            case .double: .double
+            case .string: .string
+            case .array: .array
+            case .object: .object
+            }
+        }
+
         /// Whether this is neither an object nor an array.
         @inline(__always) package var isLeaf: Bool { kind.rawValue < Kind.array.rawValue }
     }

@@ -4,18 +4,13 @@
 // through both and compare the verdicts.
 public import RuleKitCore
 
-/// The JSON kind of an instance.
-enum InstanceKind {
-    case null, bool, int, double, string, array, object
-}
-
 /// One instance (a document or a node inside one), as the validator reads it.
 protocol ValidationInstance {
     associatedtype Key: InstanceKey
     associatedtype Elements: Sequence<Self>
     associatedtype Members: Sequence<(key: Key, value: Self)>
 
-    var kind: InstanceKind { get }
+    var kind: Value.Kind { get }
     /// The instance as a `Value`. A tape makes one: only for messages, equality (`enum`, `const`,
     /// `uniqueItems`) and the error pass.
     var asValue: Value { get }
@@ -56,18 +51,6 @@ extension String: InstanceKey {
 }
 
 extension Value: ValidationInstance {
-    var kind: InstanceKind {
-        switch self {
-        case .null: .null
-        case .bool: .bool
-        case .int: .int
-        case .double: .double
-        case .string: .string
-        case .array: .array
-        case .object: .object
-        }
-    }
-
     var asValue: Value { self }
 
     var number: Double? { numberValue }

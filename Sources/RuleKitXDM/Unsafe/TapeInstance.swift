@@ -20,17 +20,7 @@ struct TapeInstance: ValidationInstance {
 
     private var node: JSONTape.Node { view.nodes[index] }
 
-    var kind: InstanceKind {
-        switch node.kind {
-        case .null: .null
-        case .bool: .bool
-        case .int: .int
-        case .double: .double
-        case .string: .string
-        case .array: .array
-        case .object: .object
-        }
-    }
+    var kind: Value.Kind { node.valueKind }
 
     var asValue: Value { view.value(at: index) }
 
