@@ -392,15 +392,11 @@ struct NameTable {
         }
     }
 
+    /// The schema of property `key`. Names match by their code points (JSON Schema's rule), as the
+    /// bytes lookup does: one probe loop for both.
     subscript(_ key: String) -> SchemaNode? {
-        if names.isEmpty { return nil }
-        var i = NameTable.hash(key) & mask
-        while true {
-            let s = slots[i]
-            if s < 0 { return nil }
-            if names[Int(s)] == key { return nodes[Int(s)] }
-            i = (i + 1) & mask
-        }
+        var key = key
+        return key.withUTF8 { self[bytes: $0] }
     }
 }
 
