@@ -24,6 +24,8 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
         /// The data as read, when it was read into a tape: `data` is then nil here and made from the tape
         /// when asked for.
         var tape: JSONTape?
+        /// The data as read with a merge over it (`merging`): `data` and `tape` are then nil here.
+        var overlay: DataOverlay?
 
         init(
             id: UUID, name: String, type: String, source: String, data: ValueObject?, timestamp: Date,
@@ -47,6 +49,7 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
                 responseID: responseID, parentID: parentID, mask: mask, number: number)
             s.dataText = dataText
             s.tape = tape
+            s.overlay = overlay
             return s
         }
     }
@@ -82,12 +85,13 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
     ///
     /// Data read from JSON into a tape (`document`) is made into a `ValueObject` on the first read, once.
     public var data: ValueObject? {
-        get { storage.data ?? storage.tape?.object() }
+        get { storage.data ?? storage.tape?.object() ?? storage.overlay?.object() }
         set {
             let s = unique()
             s.data = newValue
             s.dataText = nil
             s.tape = nil
+            s.overlay = nil
         }
     }
     /// The JSON text `data` was read from, byte for byte, while `data` is still what was read: a writer
@@ -98,6 +102,38 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
     /// The data as read into a tape, while it is unchanged: readers that only look (the rules engine, a
     /// writer) read it without making a `ValueObject`. nil for data made in code, and after any change.
     public var document: JSONTape? { storage.tape }
+
+    /// The data as read with one merge over it, when a consequence merged into data kept as a tape
+    /// (`merging`): writers write the merge from the tape; `data` makes the merged object when asked.
+    public var overlay: DataOverlay? { storage.overlay }
+
+    /// The same event with `patch` merged into its data as `EventDataMerge.merge` does (`add`, or `mod`
+    /// with `overwrite`); the same event when it has no data. Data kept as a tape stays the tape, with the
+    /// merge laid over it (`overlay`), and no tree is made.
+    public func merging(_ patch: ValueObject, overwrite: Bool) -> Event {
+        var e = self
+        if let tape = storage.tape {
+            let s = e.unique()
+            s.tape = nil
+            s.overlay = DataOverlay(base: tape, patch: patch, overwrite: overwrite)
+            return e
+        }
+        guard let data else { return self }
+        e.data = EventDataMerge.merge(to: data, from: patch, overwrite: overwrite)
+        return e
+    }
+
+    /// This event with `other`'s data, in the form `other` keeps it (a tape, an overlay, a tree): what a
+    /// preprocessor returns when the rules changed the data and nothing else.
+    package func copy(withDataOf other: Event) -> Event {
+        var e = self
+        let s = e.unique()
+        s.data = other.storage.data
+        s.dataText = other.storage.dataText
+        s.tape = other.storage.tape
+        s.overlay = other.storage.overlay
+        return e
+    }
 
     /// Sets `dataText`. The caller vouches that `text` is one JSON object that reads as `data` (the reader
     /// that produced both, with no duplicate keys): a writer trusts it.
@@ -114,6 +150,7 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
         s.data = nil
         s.dataText = nil
         s.tape = tape
+        s.overlay = nil
     }
 
     /// Whether `other` certainly has the same data without comparing them: the same storage, or the same
@@ -121,6 +158,7 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
     package func sharesData(with other: Event) -> Bool {
         if storage === other.storage { return true }
         if let t = storage.tape, t === other.storage.tape { return true }
+        if let o = storage.overlay, o === other.storage.overlay { return true }
         return false
     }
     /// When the event was made (the `~timestamp*` tokens read the evaluation clock, not this).

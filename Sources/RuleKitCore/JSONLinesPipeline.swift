@@ -65,9 +65,27 @@ extension JSONLinesBlock {
         records(limits: limits, capturing: member, asTape: true)
     }
 
+    /// As `records(limits:tapeOf:)`, handed to `body` a few at a time (`size`, the last group maybe fewer),
+    /// in order, as they are read. A caller that reads each group's tapes at once finds them still in the
+    /// processor's cache; a whole block's tapes (megabytes) are out of it again by the time they are read.
+    public func records(
+        limits: ReaderLimits = .default, tapeOf member: String, groupsOf size: Int, _ body: ([JSONLinesRecord]) -> Void
+    ) {
+        records(limits: limits, capturing: member, asTape: true, groupsOf: max(1, size), body)
+    }
+
     private func records(limits: ReaderLimits, capturing member: String, asTape: Bool) -> [JSONLinesRecord] {
         var out: [JSONLinesRecord] = []
-        out.reserveCapacity(lines.count + 1)
+        records(limits: limits, capturing: member, asTape: asTape, groupsOf: lines.count + 1) { out = $0 }
+        return out
+    }
+
+    private func records(
+        limits: ReaderLimits, capturing member: String, asTape: Bool, groupsOf size: Int,
+        _ body: ([JSONLinesRecord]) -> Void
+    ) {
+        var group: [JSONLinesRecord] = []
+        group.reserveCapacity(min(size, lines.count + 1))
         // The lines' other strings (name, type, source) repeat: made once per block, then shared.
         var interner: StringInterner? = StringInterner(slotCount: 256)
         for (number, range) in lines {
@@ -75,13 +93,17 @@ extension JSONLinesBlock {
                 let r = try JSONReader.read(
                     bytes[range], file: file, limits: limits, lineOffset: number - 1, capturing: member, asTape: asTape,
                     interner: &interner)
-                out.append(JSONLinesRecord(line: number, value: .success(r.value), memberText: r.memberText, tape: r.tape))
+                group.append(JSONLinesRecord(line: number, value: .success(r.value), memberText: r.memberText, tape: r.tape))
             } catch {
-                out.append(JSONLinesRecord(line: number, value: .failure(error)))
+                group.append(JSONLinesRecord(line: number, value: .failure(error)))
+            }
+            if group.count == size {
+                body(group)
+                group.removeAll(keepingCapacity: true)
             }
         }
-        if let (line, error) = failure { out.append(JSONLinesRecord(line: line, value: .failure(error))) }
-        return out
+        if let (line, error) = failure { group.append(JSONLinesRecord(line: line, value: .failure(error))) }
+        if !group.isEmpty { body(group) }
     }
 }
 
@@ -109,20 +131,26 @@ extension JSONLinesBlock {
     public func documents(limits: ReaderLimits = .default) -> [JSONLinesDocument] {
         var out: [JSONLinesDocument] = []
         out.reserveCapacity(lines.count + 1)
+        forEachDocument(limits: limits) { out.append($0) }
+        return out
+    }
+
+    /// The documents of `documents(limits:)`, each handed to `body` as soon as it is read, while its tape is
+    /// still in the processor's cache.
+    public func forEachDocument(limits: ReaderLimits = .default, _ body: (JSONLinesDocument) -> Void) {
         for (number, range) in lines {
             if let tape = JSONReader.tape(bytes[range], limits: limits) {
-                out.append(JSONLinesDocument(line: number, content: .tape(tape)))
+                body(JSONLinesDocument(line: number, content: .tape(tape)))
                 continue
             }
             do {
                 let v = try JSONReader.read(bytes[range], file: file, limits: limits, lineOffset: number - 1).value
-                out.append(JSONLinesDocument(line: number, content: .value(v)))
+                body(JSONLinesDocument(line: number, content: .value(v)))
             } catch {
-                out.append(JSONLinesDocument(line: number, content: .failure(error)))
+                body(JSONLinesDocument(line: number, content: .failure(error)))
             }
         }
-        if let (line, error) = failure { out.append(JSONLinesDocument(line: line, content: .failure(error))) }
-        return out
+        if let (line, error) = failure { body(JSONLinesDocument(line: line, content: .failure(error))) }
     }
 }
 

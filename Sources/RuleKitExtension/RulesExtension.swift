@@ -115,7 +115,13 @@ public final class RulesExtension: Extension, @unchecked Sendable {
             // Nearly always empty: no hash of the event's id then.
             if let set = pending.withLock({ $0.isEmpty ? nil : $0.removeValue(forKey: event.id) }) { engine.setRules(set) }
             let processed = engine.process(event)
-            guard !processed.sharesData(with: event), processed.data != event.data else { return event }
+            if processed.sharesData(with: event) { return event }
+            if let overlay = processed.overlay, overlay.base === event.document {
+                // A merge over the data as read, answered without making the trees of either.
+                guard overlay.changesData() else { return event }
+                if alignment == nil || !overlay.mayChangeMember("xdm") { return event.copy(withDataOf: processed) }
+            }
+            guard processed.data != event.data else { return event }
             var data = processed.data
             // XDM the rules attached or changed must fit the schemas.
             if let alignment, let xdm = data?["xdm"], xdm != event.data?["xdm"] {

@@ -42,8 +42,10 @@ struct MatchCommand: ParsableCommand {
         if let threads, threads < 0 || threads > 64 { throw ValidationError("--threads must be between 0 and 64") }
     }
 
-    /// Events matched per call of the batch API.
+    /// Lines per block handed to a worker.
     static let blockSize = 4096
+    /// Events matched per call of the batch API: read, then matched at once, while still in cache.
+    static let groupSize = 16
 
     func run() throws {
         let (states, xdm) = try stateOptions.load()
@@ -71,23 +73,28 @@ struct MatchCommand: ParsableCommand {
             return { block in
                 var result = MatchedBlock()
                 var batch: [Event] = []
-                batch.reserveCapacity(Self.blockSize)
-                // Event data read into tapes: the engine reads the keys it needs there, and no tree is made.
-                for record in block.records(tapeOf: "data") {
-                    switch record.value {
-                    case .success(.object(let o)):
-                        batch.append(EventJSON.event(o, document: record.tape))
-                        result.lines.append(record.line)
-                    case .success:
-                        result.problems.append((record.line, "\(name):\(record.line): error: an event must be an object"))
-                    case .failure(let e):
-                        result.problems.append((record.line, DiagnosticRenderer().render(e.diagnostics)))
+                batch.reserveCapacity(Self.groupSize)
+                // Event data read into tapes: the engine reads the keys it needs there, and no tree is made. A
+                // few events at a time, matched as soon as they are read, while their tapes are in cache.
+                block.records(tapeOf: "data", groupsOf: Self.groupSize) { records in
+                    batch.removeAll(keepingCapacity: true)
+                    for record in records {
+                        switch record.value {
+                        case .success(.object(let o)):
+                            batch.append(EventJSON.event(o, document: record.tape))
+                            result.lines.append(record.line)
+                        case .success:
+                            result.problems.append((record.line, "\(name):\(record.line): error: an event must be an object"))
+                        case .failure(let e):
+                            result.problems.append((record.line, DiagnosticRenderer().render(e.diagnostics)))
+                        }
                     }
+                    guard !batch.isEmpty else { return }
+                    let first = result.matched.count
+                    result.matched.append(contentsOf: repeatElement([], count: batch.count))
+                    if resolver == nil { resolver = Resolver(event: batch[0], runtime: runtime, slotCount: compiled.slotCount) }
+                    Evaluator.forEachMatch(compiled, events: batch, &resolver!) { e, rule in result.matched[first + e].append(rule) }
                 }
-                result.matched = [[Int]](repeating: [], count: batch.count)
-                guard !batch.isEmpty else { return result }
-                if resolver == nil { resolver = Resolver(event: batch[0], runtime: runtime, slotCount: compiled.slotCount) }
-                Evaluator.forEachMatch(compiled, events: batch, &resolver!) { e, rule in result.matched[e].append(rule) }
                 return result
             }
         } consume: { block in

@@ -148,15 +148,19 @@ struct XDMValidateCommand: ParsableCommand {
                 // reported here in input order; memory does not grow with the stream.
                 try JSONLinesPipeline.run(reader, blockSize: 512, workers: threads ?? JSONLinesPipeline.defaultWorkers + 1) {
                     { block in
-                        // An object payload is read into a tape and validated there; only an invalid one
-                        // is made into a `Value`, for its errors.
-                        block.documents().map { document -> (Int, [(String, String)]) in
-                            switch document.content {
-                            case .tape(let t): (document.line, validator.validate(t).map { ($0.instancePath, $0.message) })
-                            case .value(let v): (document.line, validator.validate(v).map { ($0.instancePath, $0.message) })
-                            case .failure(let e): (document.line, e.diagnostics.map { ("", "not JSON: \($0.message)") })
-                            }
+                        // An object payload is read into a tape and validated there, as soon as it is read
+                        // (while in cache); only an invalid one is made into a `Value`, for its errors.
+                        var verdicts: [(Int, [(String, String)])] = []
+                        block.forEachDocument { document in
+                            let errors: [(String, String)] =
+                                switch document.content {
+                                case .tape(let t): validator.validate(t).map { ($0.instancePath, $0.message) }
+                                case .value(let v): validator.validate(v).map { ($0.instancePath, $0.message) }
+                                case .failure(let e): e.diagnostics.map { ("", "not JSON: \($0.message)") }
+                                }
+                            verdicts.append((document.line, errors))
                         }
+                        return verdicts
                     }
                 } consume: { verdicts in
                     for (line, errors) in verdicts { report(file, line, errors) }

@@ -75,6 +75,50 @@ import Testing
         #expect(got.last.map { if case .failure(let e) = $0.value { e.diagnostics[0].code == .limitExceeded } else { false } } == true)
     }
 
+    /// Records handed over a few at a time are the records of the block, in order, in groups of the size
+    /// asked (the last maybe fewer), with the read error that ended the stream last; documents handed over
+    /// one by one are the block's documents.
+    @Test func groupsOfRecordsAreTheBlocksRecords() throws {
+        var text = ""
+        for i in 0..<50 { text += i % 7 == 3 ? "{broken\n" : "{\"type\":\"t\",\"data\":{\"i\":\(i)}}\n" }
+        let path = try file(text + String(repeating: "x", count: 300))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var limited = ReaderLimits.default
+        limited.maxRecordBytes = 100
+        let limits = limited
+        func describe(_ r: JSONLinesRecord) -> String {
+            switch r.value {
+            case .success(let v): "\(r.line) \(JSONWriter.string(v)) \(r.tape.map { String(decoding: $0.text, as: UTF8.self) } ?? "-")"
+            case .failure(let e): "\(r.line) error \(e.diagnostics[0].message)"
+            }
+        }
+        var blocks = 0
+        try JSONLinesPipeline.run(
+            try JSONLinesReader(path: path, limits: limits), blockSize: 64, workers: 0,
+            makeTransform: { { $0 } },
+            consume: { block in
+                blocks += 1
+                let whole = block.records(limits: limits, tapeOf: "data").map(describe)
+                #expect(whole.count == 51 && whole.last?.contains("error") == true)
+                for size in [1, 4, 16, 100] {
+                    var grouped: [String] = []
+                    var sizes: [Int] = []
+                    block.records(limits: limits, tapeOf: "data", groupsOf: size) { group in
+                        sizes.append(group.count)
+                        grouped += group.map(describe)
+                    }
+                    #expect(grouped == whole)
+                    #expect(sizes.dropLast().allSatisfy { $0 == size } && sizes.last.map { $0 <= size } == true)
+                }
+                var one: [Int] = []
+                block.forEachDocument(limits: limits) { one.append($0.line) }
+                #expect(one == block.documents(limits: limits).map(\.line))
+                return nil
+            }
+        )
+        #expect(blocks == 1)
+    }
+
     @Test func blocksInExistenceStayBounded() throws {
         let path = try file(String(repeating: "{\"a\":1}\n", count: 5_000))
         defer { try? FileManager.default.removeItem(atPath: path) }

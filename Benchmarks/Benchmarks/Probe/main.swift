@@ -49,6 +49,13 @@ if phase == "fast-keep" {
         kept.append(Planner().plan(try LaunchRulesLoader.load(json: r1000, file: "rules-1000.json").get()))
     }
 }
+if phase == "events-tape" {
+    // Only the event reader as `rulekit run` and `match` use it: data read into a tape.
+    let lines = BenchData.load("bench/events-10k.jsonl").split(separator: 0x0A)
+    try time("parse events-10k, data as a tape", rounds: rounds) {
+        for l in lines { _ = try JSONReader.read(l, file: "e", tapeOf: "data") }
+    }
+}
 if phase == "events-parse" {
     // The JSON-lines reader alone over the 10k events (in memory), as `rulekit run` parses its input.
     let lines = BenchData.load("bench/events-10k.jsonl").split(separator: 0x0A)
@@ -60,6 +67,14 @@ if phase == "events-parse" {
     try time("parse events-10k through JSONLinesPipeline on one thread (blocks, data text kept)", rounds: rounds) {
         try JSONLinesPipeline.run(
             try JSONLinesReader(path: path), workers: 0, makeTransform: { { $0.records(keepingTextOf: "data").count } },
+            consume: { _ in nil })
+    }
+    try time("parse events-10k, data as a tape", rounds: rounds) {
+        for l in lines { _ = try JSONReader.read(l, file: "e", tapeOf: "data") }
+    }
+    try time("parse events-10k through JSONLinesPipeline on one thread (blocks, data as tapes)", rounds: rounds) {
+        try JSONLinesPipeline.run(
+            try JSONLinesReader(path: path), workers: 0, makeTransform: { { $0.records(tapeOf: "data").count } },
             consume: { _ in nil })
     }
     var kept: [Value] = []
@@ -225,6 +240,37 @@ if on("match10") || on("match1000") || phase == "warm10" || phase == "batch10" {
                     r.reset(event: e)
                     matched += Evaluator.matchCount(s, &r)
                 }
+            }
+        }
+    }
+}
+
+if phase == "tape-match" {
+    // The engine alone on events whose data is a tape, as `rulekit match` and `run` read them.
+    let events: [Event] = BenchData.load("bench/events-10k.jsonl").split(separator: 0x0A).map { line in
+        let r = try! JSONReader.read(ArraySlice(line), file: "e", tapeOf: "data")
+        var e = Event(
+            name: r.value["name"]?.stringValue ?? "", type: r.value["type"]?.stringValue ?? "",
+            source: r.value["source"]?.stringValue ?? "")
+        e.setDocument(r.tape!)
+        return e
+    }
+    let stateValue = try JSONReader.read(BenchData.load("bench/state.json")).value
+    var states: [String: ValueObject] = [:]
+    for (k, v) in stateValue.objectValue! { states[k] = v.objectValue }
+    let runtime = StaticRulesRuntime(states: states)
+    for n in [10, 1000] {
+        let d = try JSONReader.read(BenchData.load("bench/rules-\(n).json"), keepSourceMap: true)
+        let s = Planner().plan(try LaunchRulesLoader.load(d).get())
+        var r = Resolver(event: events[0], runtime: runtime, slotCount: s.slotCount)
+        var matched = 0
+        time("match rules-\(n) x10k tape events (batch)", rounds: rounds) { matched = Evaluator.matchCount(s, events: events, &r) }
+        precondition(matched == 500, "\(matched)")
+        time("match rules-\(n) x10k tape events (one by one)", rounds: rounds) {
+            matched = 0
+            for e in events {
+                r.reset(event: e)
+                matched += Evaluator.matchCount(s, &r)
             }
         }
     }

@@ -75,6 +75,34 @@ public enum JSONOracle {
             }
             o[key] = nil
             if !identical(r.value, .object(o)) { Oracle.fail(name, "reading with a tape changed the rest of the value", input: input) }
+            written(tape, patch: o, input)
+        }
+    }
+
+    /// A tape written compact is `JSONWriter`'s text of its object, and a merge written from the tape
+    /// (here with the rest of the document, and the tape's own object, as patches) is `JSONWriter`'s text
+    /// of `EventDataMerge.merge`, with `changesData()` its verdict.
+    static func written(_ tape: JSONTape, patch: ValueObject, _ input: [UInt8]) {
+        var out: [UInt8] = []
+        tape.writeCompact(to: &out)
+        var expected: [UInt8] = []
+        JSONWriter.write(tape.object(), to: &expected)
+        if out != expected { Oracle.fail(name, "the tape written compact is not the writer's text", input: input) }
+        for p in [patch, tape.object()] {
+            for overwrite in [false, true] {
+                let merged = EventDataMerge.merge(to: tape.object(), from: p, overwrite: overwrite)
+                let overlay = DataOverlay(base: tape, patch: p, overwrite: overwrite)
+                out.removeAll(keepingCapacity: true)
+                overlay.write(to: &out)
+                expected.removeAll(keepingCapacity: true)
+                JSONWriter.write(merged, to: &expected)
+                if out != expected {
+                    Oracle.fail(name, "a merge written from the tape is not the reference's (overwrite \(overwrite))", input: input)
+                }
+                if overlay.changesData() != (merged != tape.object()) {
+                    Oracle.fail(name, "the overlay's changesData is not the reference's (overwrite \(overwrite))", input: input)
+                }
+            }
         }
     }
 

@@ -47,20 +47,7 @@ public final class JSONTape: @unchecked Sendable {
 
     /// The object, as `JSONReader` reads it from `text`; made on the first call, then shared.
     public func object() -> ValueObject {
-        while true {
-            switch state.compareExchange(expected: 0, desired: 1, ordering: .acquiring) {
-            case (true, _):
-                let o = materialize()
-                cached = o
-                state.store(2, ordering: .releasing)
-                return o
-            case (false, 2):
-                return cached ?? materialize()
-            default:
-                // Another thread is making it (a short wait: one walk of the tape).
-                sched_yield()
-            }
-        }
+        MadeOnce.value(state, cached: { cached }, make: materialize, store: { cached = $0 })
     }
 
     /// A fresh `ValueObject` from the nodes (no cache).
@@ -225,5 +212,30 @@ extension JSONTape {
         var text: [UInt8] = []
         JSONWriter.write(.object(object), to: &text)
         return JSONReader.tape(text[...])
+    }
+}
+
+/// The protocol of a value made once, on first use, and then shared: `state` is 0 (not yet), 1 (being made)
+/// or 2 (made, in the cache). An atomic rather than a lock: a lock is two more allocations for every
+/// event, and most events never ask. The cache is written once, by the one caller that moves `state` from
+/// 0 to 1, and read only after `state` says 2 (release/acquire order the two).
+enum MadeOnce {
+    static func value<T>(
+        _ state: borrowing Atomic<Int>, cached: () -> T?, make: () -> T, store: (T) -> Void
+    ) -> T {
+        while true {
+            switch state.compareExchange(expected: 0, desired: 1, ordering: .acquiring) {
+            case (true, _):
+                let v = make()
+                store(v)
+                state.store(2, ordering: .releasing)
+                return v
+            case (false, 2):
+                return cached() ?? make()
+            default:
+                // Another thread is making it (a short wait: one walk of the data).
+                sched_yield()
+            }
+        }
     }
 }

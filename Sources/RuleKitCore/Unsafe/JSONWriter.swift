@@ -186,33 +186,36 @@ public enum JSONWriter {
     /// A JSON string literal: `"`, `\` and control characters escaped (the short forms where JSON has
     /// them, else `\u00xx`), everything else copied as UTF-8.
     package static func writeString(_ s: String, to out: inout [UInt8]) {
-        out.append(0x22)
         var s = s
-        s.withUTF8 { bytes in
-            var clean = 0
-            for i in bytes.indices {
-                let b = bytes[i]
-                guard b < 0x20 || b == 0x22 || b == 0x5C else { continue }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[clean..<i]))
-                clean = i + 1
-                out.append(0x5C)
-                switch b {
-                case 0x22: out.append(0x22)
-                case 0x5C: out.append(0x5C)
-                case 0x0A: out.append(0x6E)
-                case 0x0D: out.append(0x72)
-                case 0x09: out.append(0x74)
-                case 0x08: out.append(0x62)
-                case 0x0C: out.append(0x66)
-                default:
-                    let hex: StaticString = "0123456789abcdef"
-                    append("u00", to: &out)
-                    out.append(hex.utf8Start[Int(b >> 4)])
-                    out.append(hex.utf8Start[Int(b & 0xF)])
-                }
+        s.withUTF8 { writeString(bytes: $0, to: &out) }
+    }
+
+    /// The same for a string's UTF-8 bytes (a tape's strings are written from their bytes).
+    package static func writeString(bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        out.append(0x22)
+        var clean = 0
+        for i in bytes.indices {
+            let b = bytes[i]
+            guard b < 0x20 || b == 0x22 || b == 0x5C else { continue }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[clean..<i]))
+            clean = i + 1
+            out.append(0x5C)
+            switch b {
+            case 0x22: out.append(0x22)
+            case 0x5C: out.append(0x5C)
+            case 0x0A: out.append(0x6E)
+            case 0x0D: out.append(0x72)
+            case 0x09: out.append(0x74)
+            case 0x08: out.append(0x62)
+            case 0x0C: out.append(0x66)
+            default:
+                let hex: StaticString = "0123456789abcdef"
+                append("u00", to: &out)
+                out.append(hex.utf8Start[Int(b >> 4)])
+                out.append(hex.utf8Start[Int(b & 0xF)])
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[clean...]))
         }
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[clean...]))
         out.append(0x22)
     }
 

@@ -56,6 +56,10 @@ public enum EventJSON {
         if let text = e.dataText {
             JSONWriter.append(#","data":"#, to: &out)
             out += text
+        } else if let overlay = e.overlay {
+            // The merge written from the tape: unchanged members as read, no tree made.
+            JSONWriter.append(#","data":"#, to: &out)
+            overlay.write(to: &out)
         } else if let d = e.data {
             JSONWriter.append(#","data":"#, to: &out)
             JSONWriter.write(d, to: &out)

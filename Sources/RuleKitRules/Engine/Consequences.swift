@@ -14,8 +14,9 @@ enum Consequences {
         let detail = rendered.detail
         switch c.kind {
         case .add, .mod:
-            guard case .object(let eventdata)? = detail["eventdata"], let data = current.data else { return current }
-            return current.copy(withData: EventDataMerge.merge(to: data, from: eventdata, overwrite: c.kind == .mod))
+            guard case .object(let eventdata)? = detail["eventdata"] else { return current }
+            // Data kept as a tape gets the merge laid over it: no tree is made of it here.
+            return current.merging(eventdata, overwrite: c.kind == .mod)
         case .dispatch:
             guard chain < RulesEngine.maxChainedConsequenceCount else { return current }
             guard case .string(let type)? = detail["type"], case .string(let source)? = detail["source"],

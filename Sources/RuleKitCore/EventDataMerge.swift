@@ -1,5 +1,3 @@
-public import RuleKitCore
-
 /// The reference's event-data merge (`add` merges without overwrite, `mod` with it).
 ///
 /// 1. Keys on both sides: objects merge recursively, arrays concatenate (old + new, whatever the flag),
@@ -53,21 +51,23 @@ public enum EventDataMerge {
         return result
     }
 
-    /// The text before the first `[*]` of `key`, or nil when it has none (a byte scan: every key of every
-    /// merged object is asked).
+    /// The text before the first `[*]` of `key`, or nil when it has none (every key of every merged object
+    /// is asked).
     static func wildcardPrefix(_ key: String) -> String? {
-        let u = key.utf8
-        guard u.count >= 3 else { return nil }
-        var i = u.startIndex
-        while i != u.endIndex {
-            if u[i] == 0x5B {
-                let j = u.index(after: i)
-                if j != u.endIndex && u[j] == 0x2A {
-                    let k = u.index(after: j)
-                    if k != u.endIndex && u[k] == 0x5D { return String(key[..<i]) }
-                }
-            }
-            i = u.index(after: i)
+        var key = key
+        guard let end = key.withUTF8({ wildcardStart($0) }) else { return nil }
+        return String(decoding: key.utf8.prefix(end), as: UTF8.self)
+    }
+
+    /// Where the first `[*]` of a key's UTF-8 bytes starts, or nil when it has none: a byte scan, shared
+    /// by the tree merge and the tape writer's merge.
+    @inline(__always)
+    static func wildcardStart(_ key: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard key.count >= 3 else { return nil }
+        var i = 0
+        while i + 2 < key.count {
+            if key[i] == 0x5B && key[i + 1] == 0x2A && key[i + 2] == 0x5D { return i }
+            i += 1
         }
         return nil
     }

@@ -1,0 +1,91 @@
+// Event data read into a tape with one merge (an `add` or `mod` consequence's data) laid over it.
+//
+// Invariants:
+// 1. Immutable once made, but for the merged object, made once on first use (`MadeOnce`, as a tape's
+//    object is).
+// 2. The tape is the one the event read; the patch is the rendered consequence data, a `Value` tree the
+//    overlay owns.
+// The plain reference is `EventDataMerge.merge` on the tape's object: `object()` is exactly that, and
+// `write(to:)` and `changesData()` are compared with it by `DataOverlayTests` and the json fuzz target.
+
+internal import Synchronization
+
+/// Event data as read (a tape) with one `EventDataMerge` merge over it, kept apart: the merged object is
+/// made only when someone asks for it, and a writer writes the merge straight from the tape.
+public final class DataOverlay: @unchecked Sendable {
+    // @unchecked: `cached` follows the `MadeOnce` protocol.
+    /// The data as read.
+    public let base: JSONTape
+    /// The object merged into it.
+    public let patch: ValueObject
+    /// Whether the patch's values replace the data's (`mod`) or only add to it (`add`).
+    public let overwrite: Bool
+    private let state = Atomic<Int>(0)
+    private nonisolated(unsafe) var cached: ValueObject?
+
+    /// `patch` merged into the object `base` stands for (as `Event.merging` makes it).
+    public init(base: JSONTape, patch: ValueObject, overwrite: Bool) {
+        self.base = base
+        self.patch = patch
+        self.overwrite = overwrite
+    }
+
+    /// The merged object: `EventDataMerge.merge(to: base.object(), from: patch, overwrite:)`, made on the
+    /// first call, then shared.
+    public func object() -> ValueObject {
+        MadeOnce.value(state, cached: { cached }, make: merged, store: { cached = $0 })
+    }
+
+    private func merged() -> ValueObject {
+        EventDataMerge.merge(to: base.object(), from: patch, overwrite: overwrite)
+    }
+
+    /// Appends the merged object as compact JSON, the bytes `JSONWriter` writes for `object()`, from the
+    /// tape and the patch.
+    public func write(to out: inout [UInt8]) {
+        let mark = out.count
+        let done = base.withUnsafeView { $0.writeMerged(0, patch, overwrite: overwrite, to: &out) }
+        if !done {
+            // Wildcard or non-ASCII patch keys: the reference's tree.
+            out.removeSubrange(mark...)
+            JSONWriter.writeCompact(object(), to: &out)
+        }
+    }
+
+    /// Whether the merge changes the data: `object() != base.object()`, answered from the bytes of the
+    /// two where that is exact. The merge only ever adds members, drops null ones, lengthens arrays and
+    /// (under `overwrite`) replaces values; with no replacement, equal text is equal data and different
+    /// text different data. A replacement may change the text alone (`0.0` for `-0.0`, a string for a
+    /// canonically equivalent one), so then different text is checked on the trees.
+    public func changesData() -> Bool {
+        var merged: [UInt8] = []
+        var plain: [UInt8] = []
+        merged.reserveCapacity(base.text.count + 64)
+        plain.reserveCapacity(base.text.count)
+        base.writeCompact(to: &plain)
+        let exact = base.withUnsafeView { $0.writeMerged(0, patch, overwrite: overwrite, to: &merged) }
+        guard exact else { return object() != base.object() }
+        if merged == plain { return false }
+        return overwrite ? object() != base.object() : true
+    }
+
+    /// Whether member `key` of the merged object may differ from the data's: false only when it is
+    /// certainly the same (the patch does not name it, and the merge's cleaning leaves it as it is).
+    public func mayChangeMember(_ key: String) -> Bool {
+        if patch[key] != nil || !key.utf8.allSatisfy({ $0 < 0x80 }) { return true }
+        var name = key
+        return base.withUnsafeView { view in
+            guard let v = name.withUTF8({ view.member(of: 0, key: $0) }) else { return false }
+            // A null member is dropped; an object is cleaned; anything else stays.
+            switch view.nodes[v].kind {
+            case .null: return true
+            case .object:
+                var cleaned: [UInt8] = []
+                var plain: [UInt8] = []
+                view.writeCompact(v, to: &plain)
+                return !view.writeMerged(v, nil, overwrite: overwrite, to: &cleaned) || cleaned != plain
+            default: return false
+            }
+        }
+    }
+}

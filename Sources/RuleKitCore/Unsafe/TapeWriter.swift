@@ -1,0 +1,192 @@
+// Writing a tape as compact JSON, alone or merged with a patch, without making a tree of `Value`s.
+//
+// Invariants: those of `JSONTape.swift` — a well-formed pre-order layout whose string ranges the reader
+// checked, keys that are plain ASCII with no escapes, no key repeated in an object — and a view lent for
+// one call (`withUnsafeView`). A string outside the arena was read with no escape and no control
+// character, so its bytes are exactly what `JSONWriter` writes between the quotes. Recursion follows the
+// tape's containers, whose depth the reader bounded.
+// The plain reference is `JSONWriter` on the `Value` the tape stands for, merged by `EventDataMerge`:
+// `DataOverlayTests` and the json fuzz target compare the bytes.
+
+extension JSONTape {
+    /// Appends the object as compact JSON: the bytes `JSONWriter` writes for `object()`, with no tree made.
+    public func writeCompact(to out: inout [UInt8]) {
+        withUnsafeView { $0.writeCompact(0, to: &out) }
+    }
+}
+
+extension UnsafeTapeView {
+    /// Appends node `i` as compact JSON: the bytes `JSONWriter` writes for `value(at: i)`.
+    package func writeCompact(_ i: Int, to out: inout [UInt8]) {
+        let n = nodes[i]
+        switch n.kind {
+        case .null: JSONWriter.append("null", to: &out)
+        case .bool: JSONWriter.append(n.payload != 0 ? "true" : "false", to: &out)
+        case .int: JSONWriter.writeInt(Int64(bitPattern: n.payload), to: &out)
+        case .double: out.append(contentsOf: JSONWriter.doubleText(Double(bitPattern: n.payload)).utf8)
+        case .string: writeString(i, to: &out)
+        case .array:
+            out.append(0x5B)
+            var j = i + 1
+            for k in 0..<Int(n.count) {
+                if k > 0 { out.append(0x2C) }
+                writeCompact(j, to: &out)
+                j = next(j)
+            }
+            out.append(0x5D)
+        case .object:
+            out.append(0x7B)
+            var j = i + 1
+            for k in 0..<Int(n.count) {
+                if k > 0 { out.append(0x2C) }
+                writeString(j, to: &out)
+                out.append(0x3A)
+                writeCompact(j + 1, to: &out)
+                j = next(j + 1)
+            }
+            out.append(0x7D)
+        }
+    }
+
+    /// A string node as a JSON string: its bytes as read, or re-escaped when it was decoded into the arena.
+    @inline(__always)
+    func writeString(_ i: Int, to out: inout [UInt8]) {
+        if nodes[i].flags & JSONTape.Node.arenaFlag != 0 {
+            JSONWriter.writeString(bytes: bytes(i), to: &out)
+        } else {
+            out.append(0x22)
+            out.append(contentsOf: bytes(i))
+            out.append(0x22)
+        }
+    }
+
+    /// Appends `EventDataMerge.merge(to: <object node i>, from: patch, overwrite:)` as compact JSON (an
+    /// absent patch: the object as the merge leaves it, nulls and all that step 2 of the merge drops gone).
+    /// False when a key at a merged level holds `[*]` (the wildcard step is the reference's alone) or a
+    /// patch key there is not ASCII: `out` then holds part of a write, for the caller to drop.
+    package func writeMerged(_ i: Int, _ patch: ValueObject?, overwrite: Bool, to out: inout [UInt8]) -> Bool {
+        let members = patch?.count ?? 0
+        // Which of the patch's members the object has (the rest are added after its own).
+        var matched = members <= 64 ? UInt64(0) : UInt64.max
+        var extra: [Bool] = members <= 64 ? [] : [Bool](repeating: false, count: members)
+        if let patch {
+            // Keys are compared by their bytes here, by canonical equivalence in the reference: they agree
+            // on ASCII keys (tape keys are ASCII; a non-ASCII key may equal one, as "\u{212A}" equals "K").
+            for p in 0..<members {
+                var key = patch.key(at: p)
+                guard key.utf8.allSatisfy({ $0 < 0x80 }), key.withUTF8({ EventDataMerge.wildcardStart($0) }) == nil
+                else { return false }
+            }
+        }
+        out.append(0x7B)
+        var first = true
+        var j = i + 1
+        for _ in 0..<Int(nodes[i].count) {
+            let keyNode = j
+            let v = j + 1
+            j = next(v)
+            let key = bytes(keyNode)
+            if EventDataMerge.wildcardStart(key) != nil { return false }
+            var new: Value?
+            if let patch {
+                for p in 0..<members where Self.sameKey(patch.key(at: p), key) {
+                    new = patch.value(at: p)
+                    if members <= 64 { matched |= 1 << UInt64(p) } else { extra[p] = true }
+                    break
+                }
+            }
+            let kind = nodes[v].kind
+            guard let new else {
+                // Kept as it is, as step 2 leaves it.
+                if kind == .null { continue }
+                separate(&first, &out)
+                writeString(keyNode, to: &out)
+                out.append(0x3A)
+                if kind == .object {
+                    guard writeMerged(v, nil, overwrite: overwrite, to: &out) else { return false }
+                } else {
+                    writeCompact(v, to: &out)
+                }
+                continue
+            }
+            switch (kind, new) {
+            case (.object, .object(let o)):
+                separate(&first, &out)
+                writeString(keyNode, to: &out)
+                out.append(0x3A)
+                guard writeMerged(v, o, overwrite: overwrite, to: &out) else { return false }
+            case (.array, .array(let a)):
+                // Old elements, then new: arrays concatenate whatever the flag, and are not cleaned.
+                separate(&first, &out)
+                writeString(keyNode, to: &out)
+                out.append(0x3A)
+                out.append(0x5B)
+                var e = v + 1
+                for k in 0..<Int(nodes[v].count) {
+                    if k > 0 { out.append(0x2C) }
+                    writeCompact(e, to: &out)
+                    e = next(e)
+                }
+                for (k, x) in a.enumerated() {
+                    if k > 0 || nodes[v].count > 0 { out.append(0x2C) }
+                    JSONWriter.writeCompact(x, to: &out)
+                }
+                out.append(0x5D)
+            default:
+                if overwrite {
+                    if case .null = new { continue }
+                    separate(&first, &out)
+                    writeString(keyNode, to: &out)
+                    out.append(0x3A)
+                    Self.writeCleaned(new, overwrite: overwrite, to: &out)
+                } else {
+                    if kind == .null { continue }
+                    separate(&first, &out)
+                    writeString(keyNode, to: &out)
+                    out.append(0x3A)
+                    if kind == .object {
+                        guard writeMerged(v, nil, overwrite: overwrite, to: &out) else { return false }
+                    } else {
+                        writeCompact(v, to: &out)
+                    }
+                }
+            }
+        }
+        // The patch's own keys, in its order.
+        if let patch {
+            for p in 0..<members {
+                if members <= 64 ? matched & (1 << UInt64(p)) != 0 : extra[p] { continue }
+                let new = patch.value(at: p)
+                if case .null = new { continue }
+                separate(&first, &out)
+                JSONWriter.writeString(patch.key(at: p), to: &out)
+                out.append(0x3A)
+                Self.writeCleaned(new, overwrite: overwrite, to: &out)
+            }
+        }
+        out.append(0x7D)
+        return true
+    }
+
+    @inline(__always)
+    private func separate(_ first: inout Bool, _ out: inout [UInt8]) {
+        if first { first = false } else { out.append(0x2C) }
+    }
+
+    /// A patch's value as the merge leaves it: objects re-merged with nothing (the reference, on the
+    /// patch's own small tree), anything else as it is.
+    private static func writeCleaned(_ v: Value, overwrite: Bool, to out: inout [UInt8]) {
+        if case .object(let o) = v {
+            JSONWriter.writeCompact(EventDataMerge.merge(to: o, from: [:], overwrite: overwrite), to: &out)
+        } else {
+            JSONWriter.writeCompact(v, to: &out)
+        }
+    }
+
+    /// Whether a patch key is the tape key `bytes` (equal UTF-8).
+    @inline(__always)
+    private static func sameKey(_ key: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let u = key.utf8
+        return u.count == bytes.count && u.elementsEqual(bytes)
+    }
+}

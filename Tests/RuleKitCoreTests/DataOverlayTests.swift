@@ -1,0 +1,152 @@
+import Foundation
+import RuleKitTestSupport
+import Testing
+
+@testable import RuleKitCore
+
+/// The tape writer and the merge overlay against their references: `JSONWriter` on the tape's object, and
+/// `EventDataMerge.merge` on it. Every byte written from a tape must be the reference's.
+@Suite struct DataOverlayTests {
+    /// Keys shared by bases and patches, so that they meet: plain ones, a wildcard, and a non-ASCII key that
+    /// equals an ASCII one ("\u{212A}", the Kelvin sign, is canonically "K").
+    static let keys = ["a", "b", "xdm", "K", "list", "n", "a[*]", "\u{212A}", "long.key.over.sixteen"]
+
+    /// A value over the shared keys, with the merge's cases often: nulls, objects, arrays, both zeros.
+    static func value(_ g: inout ValueGenerator, depth: Int = 0, plainKeys: Bool) -> Value {
+        switch g.below(depth > 2 ? 7 : 10) {
+        case 0, 1: return .null
+        case 2: return .int(Int64(g.below(3)))
+        case 3: return .double([0.0, -0.0, 1.5][g.below(3)])
+        case 4: return .string(["x", "é", "e\u{301}", "q\"uote", "tab\t"][g.below(5)])
+        case 5, 6: return .array((0..<g.below(3)).map { _ in value(&g, depth: depth + 1, plainKeys: plainKeys) })
+        default: return .object(object(&g, depth: depth + 1, plainKeys: plainKeys))
+        }
+    }
+
+    static func object(_ g: inout ValueGenerator, depth: Int = 0, plainKeys: Bool) -> ValueObject {
+        var o = ValueObject()
+        let pool = plainKeys ? keys.filter { $0.utf8.allSatisfy { $0 < 0x80 } && !$0.contains("[*]") } : keys
+        for _ in 0..<g.below(5) { o[pool[g.below(pool.count)]] = value(&g, depth: depth, plainKeys: plainKeys) }
+        return o
+    }
+
+    static func compact(_ o: ValueObject) -> [UInt8] {
+        var out: [UInt8] = []
+        JSONWriter.write(o, to: &out)
+        return out
+    }
+
+    @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
+    func mergesWrittenFromTheTapeAreTheReferences(_ seed: UInt64) throws {
+        var g = ValueGenerator(state: seed)
+        var fast = 0
+        var changed = 0
+        for round in 0..<300 {
+            // Bases with wildcard keys too, now and then (the tape takes them: they are plain ASCII).
+            let base = Self.object(&g, plainKeys: round % 5 != 0)
+            guard let tape = JSONTape.of(base) else { continue }
+            let patch = Self.object(&g, plainKeys: round % 3 != 0)
+            for overwrite in [false, true] {
+                let merged = EventDataMerge.merge(to: tape.object(), from: patch, overwrite: overwrite)
+                let overlay = DataOverlay(base: tape, patch: patch, overwrite: overwrite)
+                let comment = Comment(rawValue: "base \(Value.object(base)) patch \(Value.object(patch)) overwrite \(overwrite)")
+                var out: [UInt8] = []
+                overlay.write(to: &out)
+                #expect(out == Self.compact(merged), comment)
+                #expect(overlay.object() == merged, comment)
+                let changes = overlay.changesData()
+                #expect(changes == (merged != tape.object()), comment)
+                if changes { changed += 1 }
+                if !overlay.mayChangeMember("xdm") { #expect(merged["xdm"] == tape.object()["xdm"], comment) }
+                var direct: [UInt8] = []
+                if tape.withUnsafeView({ $0.writeMerged(0, patch, overwrite: overwrite, to: &direct) }) { fast += 1 }
+            }
+        }
+        // Most merges must take the tape path, and change something, or this tests little.
+        #expect(fast > 200 && changed > 100)
+    }
+
+    @Test(arguments: [21, 22, 23] as [UInt64])
+    func tapesWrittenCompactAreTheWritersText(_ seed: UInt64) throws {
+        var g = ValueGenerator(state: seed)
+        var taken = 0
+        for _ in 0..<300 {
+            var o = ValueObject()
+            for _ in 0..<g.below(8) { o[["a", "b.c", "k", "a-key-longer-than-sixteen"][g.below(4)]] = g.value() }
+            // Through text, so strings with escapes land in the arena.
+            let text = JSONWriter.string(.object(o), options: .pretty)
+            guard let tape = JSONReader.tape(ArraySlice(text.utf8)) else { continue }
+            taken += 1
+            var out: [UInt8] = []
+            tape.writeCompact(to: &out)
+            #expect(out == Self.compact(tape.object()), "\(text)")
+        }
+        #expect(taken > 100)
+    }
+
+    @Test func theJSONSchemaCorpusObjectsAreWrittenAsTheWriterWritesThem() throws {
+        guard let folder = SharedCorpus.folder("corpora/json-schema-test-suite/tests/draft7") else { return }
+        var taken = 0
+        for f in try FileManager.default.contentsOfDirectory(atPath: folder.path) where f.hasSuffix(".json") {
+            guard let bytes = SharedCorpus.bytes(folder.appendingPathComponent(f)) else { continue }
+            for group in try JSONReader.read(bytes).value.arrayValue ?? [] {
+                for test in group["tests"]?.arrayValue ?? [] {
+                    guard case .object = test["data"], let text = test["data"].map({ JSONWriter.string($0) }),
+                        let tape = JSONReader.tape(ArraySlice(text.utf8))
+                    else { continue }
+                    taken += 1
+                    var out: [UInt8] = []
+                    tape.writeCompact(to: &out)
+                    #expect(out == Array(text.utf8), "\(f): \(text)")
+                    // Merged with nothing: the merge's cleaning alone.
+                    var cleaned: [UInt8] = []
+                    DataOverlay(base: tape, patch: [:], overwrite: false).write(to: &cleaned)
+                    #expect(cleaned == Self.compact(EventDataMerge.merge(to: tape.object(), from: [:], overwrite: false)), "\(f)")
+                }
+            }
+        }
+        #expect(taken > 50)
+    }
+
+    @Test func eventsMergeOverTheirTapeAndNothingElse() throws {
+        let line = Array(#"{"type":"t","data":{"a":{"b":1,"gone":null},"list":[1]}}"#.utf8)
+        let tape = try #require(try JSONReader.read(line[...], file: "t", tapeOf: "data").tape)
+        var e = Event(name: "e", type: "t", source: "s")
+        e.setDocument(tape)
+        let patch: ValueObject = ["a": ["c": 2], "list": [2], "new": "x"]
+        let merged = e.merging(patch, overwrite: false)
+        // The tape stays, under the overlay; the data is the reference's merge.
+        #expect(merged.overlay?.base === tape && merged.document == nil && merged.dataText == nil)
+        #expect(merged.data == EventDataMerge.merge(to: tape.object(), from: patch, overwrite: false))
+        #expect(merged.data == ["a": ["b": 1, "c": 2], "list": [1, 2], "new": "x"])
+        #expect(merged.id == e.id && e.document === tape && e.overlay == nil)
+        // A second merge is made on the tree, as the reference makes it.
+        let twice = merged.merging(["a": ["b": 5]], overwrite: true)
+        #expect(twice.overlay == nil && twice.data?["a"] == ["b": 5, "c": 2])
+        // Data made in code merges as a tree; an event without data stays as it is.
+        let plain = Event(name: "e", type: "t", source: "s", data: ["k": nil, "m": 1])
+        #expect(plain.merging(["z": true], overwrite: false).data == ["m": 1, "z": true])
+        let empty = Event(name: "e", type: "t", source: "s")
+        #expect(empty.merging(["z": true], overwrite: false).data == nil)
+        // Setting data drops the overlay.
+        var changed = merged
+        changed.data = ["only": 1]
+        #expect(changed.overlay == nil && changed.data == ["only": 1])
+    }
+
+    /// Threads asking for an overlay's object at once all get the one object (ThreadSanitizer runs this).
+    @Test func theMergedObjectIsMadeOnceWhenManyThreadsAsk() throws {
+        let tape = try #require(JSONTape.of(["a": 1, "b": ["c": nil]]))
+        for round in 0..<20 {
+            let overlay = DataOverlay(base: tape, patch: ["r": .int(Int64(round))], overwrite: false)
+            let seen = Locked<[UInt]>([])
+            DispatchQueue.concurrentPerform(iterations: 8) { _ in
+                let o = overlay.object()
+                seen.withLock { $0.append(o.storageAddress.map { UInt(bitPattern: $0) } ?? 0) }
+            }
+            let addresses = seen.withLock { $0 }
+            #expect(addresses.count == 8 && Set(addresses).count == 1)
+            #expect(overlay.object() == ["a": 1, "b": [:], "r": .int(Int64(round))])
+        }
+    }
+}
