@@ -169,6 +169,44 @@ import Testing
         }
     }
 
+    /// A member found by its hash, in the member nodes or (past `indexedMembers`) in the object's sorted
+    /// index, is the member a plain walk of the keys' bytes finds; absent keys are absent.
+    @Test(arguments: [0, 1, 24, 25, 40, 500])
+    func membersAreFoundByHashAndIndexAsByAPlainWalk(_ count: Int) throws {
+        var o = ValueObject()
+        // Keys of one length, so that length never decides; a nested large object too.
+        for i in 0..<count { o[String(format: "k%05d", i)] = .int(Int64(i)) }
+        var inner = ValueObject()
+        for i in 0..<count { inner[String(format: "n%05d", i)] = [.int(Int64(i))] }
+        o["inner"] = .object(inner)
+        let tape = try #require(JSONTape.of(o))
+        #expect(tape.object() == o)
+        tape.withUnsafeView { view in
+            /// The plain reference: every member's key compared byte by byte.
+            func walk(_ object: Int, _ key: [UInt8]) -> Int? {
+                var i = object + 1
+                for _ in 0..<view.nodes[object].count {
+                    if Array(view.bytes(i)) == key { return i + 1 }
+                    i = view.next(i + 1)
+                }
+                return nil
+            }
+            let innerNode = walk(0, Array("inner".utf8))
+            #expect(innerNode != nil)
+            for (object, prefix) in [(0, "k"), (innerNode ?? 0, "n")] {
+                for i in stride(from: -1, through: count + 1, by: 1) {
+                    let key = Array(String(format: "\(prefix)%05d", i).utf8)
+                    let found = key.withUnsafeBufferPointer { view.member(of: object, key: $0) }
+                    #expect(found == walk(object, key), "\(prefix) \(i) of \(count)")
+                    if let found { #expect(view.value(at: found) == (prefix == "k" ? .int(Int64(i)) : [.int(Int64(i))])) }
+                }
+            }
+            // The root has `count + 1` members, the inner object `count`: each is indexed past the threshold.
+            let n = JSONTape.indexedMembers
+            #expect(view.index.count == (count + 1 > n ? count + 1 : 0) + (count > n ? count : 0))
+        }
+    }
+
     @Test func tapesOfObjectsMadeInCode() throws {
         let o: ValueObject = ["a": [1, 2.5, "x"], "b.c": ["d": nil]]
         #expect(try #require(JSONTape.of(o)).object() == o)

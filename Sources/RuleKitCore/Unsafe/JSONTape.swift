@@ -4,14 +4,18 @@
 // Invariants:
 // 1. A tape is immutable once made. `text`, `arena` and `nodes` are written only by the reader that makes
 //    it (`JSONParser.tape`), which checks every index against its buffer as the JSON reader does.
-// 2. The nodes are a well-formed pre-order layout: node 0 is an object; a container's `payload` is the
-//    index just past its subtree, and its `count` children follow it one subtree after another (an
+// 2. The nodes are a well-formed pre-order layout: node 0 is an object; a container's `payload` (its low
+//    32 bits) is the index just past its subtree, and its `count` children follow it one subtree after another (an
 //    object's as key, value pairs); a string's `payload` is an (offset, length) range of `text`, or of
 //    `arena` when the `inArena` flag is set, and the reader checked that range against that buffer.
 // 3. Every key is ASCII, unescaped, and unique in its object: the reader gives up (and the caller reads a
 //    `Value`) otherwise. So a key matches by its bytes alone, and the object a tape stands for is exactly
 //    the one `JSONReader` reads from `text`.
-// 4. Views (`UnsafeTapeView`) are lent for a closure by `withUnsafeView` and never kept past it.
+// 4. An object of more than `JSONTape.indexedMembers` members has an index: its (key hash << 32 | key
+//    node) entries (the top 32 bits of `JSONParser.keyHash`), sorted, at `index[start..<start + count]`,
+//    where `start + 1` is the top 32 bits of its `payload` (0: no index). The plain reference for a lookup
+//    there is the walk of the members' keys (`JSONTapeTests` compares the two).
+// 5. Views (`UnsafeTapeView`) are lent for a closure by `withUnsafeView` and never kept past it.
 // The plain reference is `JSONReader`: `JSONTapeTests` and the `json` fuzz target check that `object()`
 // equals what it reads from the same text, and the engine's oracle tests compare walks of both.
 
@@ -36,10 +40,18 @@ public final class JSONTape: @unchecked Sendable {
     private let state = Atomic<Int>(0)
     private nonisolated(unsafe) var cached: ValueObject?
 
-    init(text: [UInt8], arena: [UInt8], nodes: [Node]) {
+    /// The member indexes of large objects (invariant 4); empty for most tapes.
+    let index: [UInt64]
+
+    /// Objects with more members than this get an index: past it, a sorted search beats a walk of the
+    /// members' nodes.
+    static let indexedMembers = 24
+
+    init(text: [UInt8], arena: [UInt8], nodes: [Node], index: [UInt64]) {
         self.text = text
         self.arena = arena
         self.nodes = nodes
+        self.index = index
     }
 
     /// How many nodes (keys included) the tape holds.
@@ -62,7 +74,9 @@ public final class JSONTape: @unchecked Sendable {
     package func withUnsafeView<R>(_ body: (UnsafeTapeView) throws -> R) rethrows -> R {
         try nodes.withUnsafeBufferPointer { n in
             try text.withUnsafeBufferPointer { t in
-                try arena.withUnsafeBufferPointer { a in try body(UnsafeTapeView(nodes: n, text: t, arena: a)) }
+                try arena.withUnsafeBufferPointer { a in
+                    try index.withUnsafeBufferPointer { x in try body(UnsafeTapeView(nodes: n, text: t, arena: a, index: x)) }
+                }
             }
         }
     }
@@ -80,7 +94,8 @@ public final class JSONTape: @unchecked Sendable {
         package var flags: UInt8
         /// Members of an object, elements of an array.
         package var count: UInt32
-        /// Containers: the index past the subtree. Strings: offset | length << 32. Numbers: bit patterns.
+        /// Containers: the index past the subtree (low 32 bits; above them, an object's index start + 1).
+        /// Strings: offset | length << 32. Numbers: bit patterns.
         package var payload: UInt64
 
         package static var dottedFlag: UInt8 { 1 }
@@ -117,11 +132,12 @@ package struct UnsafeTapeView {
     package let nodes: UnsafeBufferPointer<JSONTape.Node>
     let text: UnsafeBufferPointer<UInt8>
     let arena: UnsafeBufferPointer<UInt8>
+    let index: UnsafeBufferPointer<UInt64>
 
     /// The index just past node `i`'s subtree.
     @inline(__always)
     package func next(_ i: Int) -> Int {
-        nodes[i].isLeaf ? i + 1 : Int(nodes[i].payload)
+        nodes[i].isLeaf ? i + 1 : Int(nodes[i].payload & 0xFFFF_FFFF)
     }
 
     /// The UTF-8 bytes of string node `i`.
@@ -137,6 +153,11 @@ package struct UnsafeTapeView {
     /// The value of member `key` of object node `object`: its node index, or nil.
     @inline(__always)
     package func member(of object: Int, key: UnsafeBufferPointer<UInt8>) -> Int? {
+        let indexed = nodes[object].payload >> 32
+        if indexed != 0 {
+            let hash = UInt32(truncatingIfNeeded: JSONParser.keyHash(key) >> 32)
+            return indexedMember(of: object, start: Int(indexed) - 1, hash: hash, key: key)
+        }
         var i = object + 1
         let length = UInt64(key.count)
         for _ in 0..<nodes[object].count {
@@ -144,6 +165,25 @@ package struct UnsafeTapeView {
             let p = nodes[i].payload
             if p >> 32 == length && Self.same(text, Int(p & 0xFFFF_FFFF), key) { return i + 1 }
             i = next(i + 1)
+        }
+        return nil
+    }
+
+    /// `member(of:key:)` for an object with an index: the first entry of `hash` found by bisection, then
+    /// the entries of that hash compared by their bytes.
+    private func indexedMember(of object: Int, start: Int, hash: UInt32, key: UnsafeBufferPointer<UInt8>) -> Int? {
+        let end = start + Int(nodes[object].count)
+        var lo = start
+        var hi = end
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2
+            if UInt32(truncatingIfNeeded: index[mid] >> 32) < hash { lo = mid + 1 } else { hi = mid }
+        }
+        while lo < end && UInt32(truncatingIfNeeded: index[lo] >> 32) == hash {
+            let k = Int(index[lo] & 0xFFFF_FFFF)
+            let p = nodes[k].payload
+            if p >> 32 == UInt64(key.count) && Self.same(text, Int(p & 0xFFFF_FFFF), key) { return k + 1 }
+            lo += 1
         }
         return nil
     }

@@ -29,12 +29,14 @@ extension JSONParser {
         let base: Int
         var nodes: [JSONTape.Node] = []
         var arena: [UInt8] = []
+        /// The member indexes of large objects (see `JSONTape`'s invariant 4).
+        var index: [UInt64] = []
     }
 
     /// Reads the object at `pos` (depth `depth` of the document) into a tape; nil, with the parser put
     /// back as it was, when the text is not one the tape takes (see the file's note).
     mutating func tape(depth: Int) -> JSONTape? {
-        // String ranges are 32-bit offsets.
+        // String ranges are 32-bit offsets, and so are node indexes (a node takes a byte of text at least).
         guard pos < buf.count, buf[pos] == UInt8(ascii: "{"), buf.count - pos <= Int(UInt32.max) else { return nil }
         let saved = (pos, line, lineStart, nodes, columnAt, columnValue, firstNonASCII)
         var b = TapeBuilder(base: pos)
@@ -42,7 +44,8 @@ extension JSONParser {
         // second allocation and a copy of the nodes as they grow.
         b.nodes.reserveCapacity((buf.count - pos) / 10 + 8)
         if tapeValue(depth: depth, &b) {
-            return JSONTape(text: Array(buf[b.base..<pos]), arena: b.arena, nodes: b.nodes)
+            let text = Array(buf[b.base..<pos])
+            return JSONTape(text: text, arena: b.arena, nodes: b.nodes, index: b.index)
         }
         (pos, line, lineStart, nodes, columnAt, columnValue, firstNonASCII) = saved
         return nil
@@ -125,7 +128,7 @@ extension JSONParser {
                     let other = UnsafeBufferPointer(rebasing: buf[(b.base + Int(p & 0xFFFF_FFFF))...].prefix(Int(p >> 32)))
                     if other.elementsEqual(key) { return false }
                     let value = b.nodes[k + 1]
-                    k = value.isLeaf ? k + 2 : Int(value.payload)
+                    k = value.isLeaf ? k + 2 : Int(value.payload & 0xFFFF_FFFF)
                 }
             }
             seen |= bit
@@ -138,10 +141,27 @@ extension JSONParser {
             count += 1
             guard let more = separator(closing: UInt8(ascii: "}")) else { return false }
             if more { continue }
-            b.nodes[at] = JSONTape.Node(
-                .object, flags: dotted ? JSONTape.Node.dottedFlag : 0, count: count, payload: UInt64(b.nodes.count))
+            var payload = UInt64(b.nodes.count)
+            if count > JSONTape.indexedMembers { payload |= UInt64(indexMembers(of: at, count: count, &b) + 1) << 32 }
+            b.nodes[at] = JSONTape.Node(.object, flags: dotted ? JSONTape.Node.dottedFlag : 0, count: count, payload: payload)
             return true
         }
+    }
+
+    /// Appends the sorted index of the `count` members of the object at node `at` (its nodes complete up
+    /// to the end of `b.nodes`) to `b.index`; returns where it starts.
+    private func indexMembers(of at: Int, count: UInt32, _ b: inout TapeBuilder) -> Int {
+        let start = b.index.count
+        var k = at + 1
+        for _ in 0..<count {
+            let p = b.nodes[k].payload
+            let key = UnsafeBufferPointer(rebasing: buf[(b.base + Int(p & 0xFFFF_FFFF))...].prefix(Int(p >> 32)))
+            b.index.append((Self.keyHash(key) & 0xFFFF_FFFF_0000_0000) | UInt64(k))
+            let value = b.nodes[k + 1]
+            k = value.isLeaf ? k + 2 : Int(value.payload & 0xFFFF_FFFF)
+        }
+        b.index[start...].sort()
+        return start
     }
 
     /// Where the plain ASCII key starting at `start` ends (its closing quote), eight bytes at a time; nil
