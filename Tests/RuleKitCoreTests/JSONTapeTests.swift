@@ -174,10 +174,11 @@ import Testing
     @Test(arguments: [0, 1, 24, 25, 40, 500])
     func membersAreFoundByHashAndIndexAsByAPlainWalk(_ count: Int) throws {
         var o = ValueObject()
-        // Keys of one length, so that length never decides; a nested large object too.
+        // Keys of one length, so that length never decides; a nested large object too, whose keys all have
+        // one hash (it reads a key's length and first and last eight bytes).
         for i in 0..<count { o[String(format: "k%05d", i)] = .int(Int64(i)) }
         var inner = ValueObject()
-        for i in 0..<count { inner[String(format: "n%05d", i)] = [.int(Int64(i))] }
+        for i in 0..<count { inner[String(format: "nnnnnnnn%05dnnnnnnnn", i)] = [.int(Int64(i))] }
         o["inner"] = .object(inner)
         let tape = try #require(JSONTape.of(o))
         #expect(tape.object() == o)
@@ -193,17 +194,32 @@ import Testing
             }
             let innerNode = walk(0, Array("inner".utf8))
             #expect(innerNode != nil)
-            for (object, prefix) in [(0, "k"), (innerNode ?? 0, "n")] {
+            for (object, format) in [(0, "k%05d"), (innerNode ?? 0, "nnnnnnnn%05dnnnnnnnn")] {
                 for i in stride(from: -1, through: count + 1, by: 1) {
-                    let key = Array(String(format: "\(prefix)%05d", i).utf8)
+                    let key = Array(String(format: format, i).utf8)
                     let found = key.withUnsafeBufferPointer { view.member(of: object, key: $0) }
-                    #expect(found == walk(object, key), "\(prefix) \(i) of \(count)")
-                    if let found { #expect(view.value(at: found) == (prefix == "k" ? .int(Int64(i)) : [.int(Int64(i))])) }
+                    #expect(found == walk(object, key), "\(format) \(i) of \(count)")
+                    if let found { #expect(view.value(at: found) == (object == 0 ? .int(Int64(i)) : [.int(Int64(i))])) }
                 }
             }
             // The root has `count + 1` members, the inner object `count`: each is indexed past the threshold.
             let n = JSONTape.indexedMembers
             #expect(view.index.count == (count + 1 > n ? count + 1 : 0) + (count > n ? count : 0))
+        }
+    }
+
+    /// A key repeated in a large object is found when the object closes (the tape refuses it, and the
+    /// line is read as a `Value` whose last value wins), wherever the twins are and whatever their hash.
+    @Test(arguments: [(30, 0, 29), (30, 28, 29), (300, 5, 250), (300, 299, 0)])
+    func repeatedKeysOfLargeObjectsAreFound(_ count: Int, _ first: Int, _ second: Int) throws {
+        for format in ["k%05d", "same-head%05dsame-tail"] {
+            var members: [String] = (0..<count).map { "\"\(String(format: format, $0))\":\($0)" }
+            members[second] = "\"\(String(format: format, first))\":\"twin\""
+            let line = #"{"data":{"# + members.joined(separator: ",") + "}}"
+            let r = try JSONReader.read(Array(line.utf8)[...], file: "t", tapeOf: "data")
+            #expect(r.tape == nil, "\(format) \(first) \(second)")
+            #expect(r.value["data"]?[String(format: format, first)] == (second > first ? "twin" : .int(Int64(first))))
+            try Self.agree(line)
         }
     }
 

@@ -12,9 +12,9 @@
 //    `Value`) otherwise. So a key matches by its bytes alone, and the object a tape stands for is exactly
 //    the one `JSONReader` reads from `text`.
 // 4. An object of more than `JSONTape.indexedMembers` members has an index: its (key hash << 32 | key
-//    node) entries (the top 32 bits of `JSONParser.keyHash`), sorted, at `index[start..<start + count]`,
-//    where `start + 1` is the top 32 bits of its `payload` (0: no index). The plain reference for a lookup
-//    there is the walk of the members' keys (`JSONTapeTests` compares the two).
+//    node) entries (the top 32 bits of `JSONParser.keyHash`), sorted by hash and then by key bytes, at
+//    `index[start..<start + count]`, where `start + 1` is the top 32 bits of its `payload` (0: no index).
+//    The plain reference for a lookup there is the walk of the members' keys (`JSONTapeTests` compares).
 // 5. Views (`UnsafeTapeView`) are lent for a closure by `withUnsafeView` and never kept past it.
 // The plain reference is `JSONReader`: `JSONTapeTests` and the `json` fuzz target check that `object()`
 // equals what it reads from the same text, and the engine's oracle tests compare walks of both.
@@ -169,23 +169,23 @@ package struct UnsafeTapeView {
         return nil
     }
 
-    /// `member(of:key:)` for an object with an index: the first entry of `hash` found by bisection, then
-    /// the entries of that hash compared by their bytes.
+    /// `member(of:key:)` for an object with an index (sorted by hash, then by key bytes): a bisection.
     private func indexedMember(of object: Int, start: Int, hash: UInt32, key: UnsafeBufferPointer<UInt8>) -> Int? {
         let end = start + Int(nodes[object].count)
         var lo = start
         var hi = end
         while lo < hi {
             let mid = lo + (hi - lo) / 2
-            if UInt32(truncatingIfNeeded: index[mid] >> 32) < hash { lo = mid + 1 } else { hi = mid }
+            let h = UInt32(truncatingIfNeeded: index[mid] >> 32)
+            if h < hash || (h == hash && bytes(Int(index[mid] & 0xFFFF_FFFF)).lexicographicallyPrecedes(key)) {
+                lo = mid + 1
+            } else {
+                hi = mid
+            }
         }
-        while lo < end && UInt32(truncatingIfNeeded: index[lo] >> 32) == hash {
-            let k = Int(index[lo] & 0xFFFF_FFFF)
-            let p = nodes[k].payload
-            if p >> 32 == UInt64(key.count) && Self.same(text, Int(p & 0xFFFF_FFFF), key) { return k + 1 }
-            lo += 1
-        }
-        return nil
+        guard lo < end, UInt32(truncatingIfNeeded: index[lo] >> 32) == hash else { return nil }
+        let k = Int(index[lo] & 0xFFFF_FFFF)
+        return bytes(k).elementsEqual(key) ? k + 1 : nil
     }
 
     /// Whether `text[offset...]` starts with `key` (the caller checked that the key's length fits).

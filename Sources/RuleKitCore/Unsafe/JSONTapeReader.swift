@@ -120,7 +120,9 @@ extension JSONParser {
             pos = i + 1
             let key = UnsafeBufferPointer(rebasing: buf[start..<i])
             let bit: UInt64 = 1 << (Self.keyHash(key) >> 58)
-            if seen & bit != 0 {
+            // Past the indexed size, the sorted index finds repeated keys when the object closes: scanning
+            // every earlier member for every key would be quadratic in the object's size.
+            if seen & bit != 0 && count < JSONTape.indexedMembers {
                 // The object's members so far are complete subtrees after its node: key, value, key, ...
                 var k = at + 1
                 while k < b.nodes.count {
@@ -142,26 +144,48 @@ extension JSONParser {
             guard let more = separator(closing: UInt8(ascii: "}")) else { return false }
             if more { continue }
             var payload = UInt64(b.nodes.count)
-            if count > JSONTape.indexedMembers { payload |= UInt64(indexMembers(of: at, count: count, &b) + 1) << 32 }
+            if count > JSONTape.indexedMembers {
+                guard let start = indexMembers(of: at, count: count, &b) else { return false }
+                payload |= UInt64(start + 1) << 32
+            }
             b.nodes[at] = JSONTape.Node(.object, flags: dotted ? JSONTape.Node.dottedFlag : 0, count: count, payload: payload)
             return true
         }
     }
 
-    /// Appends the sorted index of the `count` members of the object at node `at` (its nodes complete up
-    /// to the end of `b.nodes`) to `b.index`; returns where it starts.
-    private func indexMembers(of at: Int, count: UInt32, _ b: inout TapeBuilder) -> Int {
-        let start = b.index.count
+    /// Appends the index of the `count` members of the object at node `at` (its nodes complete up to the
+    /// end of `b.nodes`) to `b.index`, sorted by key hash and then by key bytes; returns where it starts,
+    /// or nil when a key is repeated. In that order a repeated key sits next to its twin, so one pass over
+    /// neighbours finds it, and keys made to share a hash cost a bisection, not a scan.
+    private func indexMembers(of at: Int, count: UInt32, _ b: inout TapeBuilder) -> Int? {
+        var entries: [UInt64] = []
+        entries.reserveCapacity(Int(count))
         var k = at + 1
         for _ in 0..<count {
-            let p = b.nodes[k].payload
-            let key = UnsafeBufferPointer(rebasing: buf[(b.base + Int(p & 0xFFFF_FFFF))...].prefix(Int(p >> 32)))
-            b.index.append((Self.keyHash(key) & 0xFFFF_FFFF_0000_0000) | UInt64(k))
+            entries.append((Self.keyHash(keyBytes(k, b)) & 0xFFFF_FFFF_0000_0000) | UInt64(k))
             let value = b.nodes[k + 1]
             k = value.isLeaf ? k + 2 : Int(value.payload & 0xFFFF_FFFF)
         }
-        b.index[start...].sort()
+        let builder = b
+        entries.sort { x, y in
+            x >> 32 != y >> 32
+                ? x < y
+                : keyBytes(Int(x & 0xFFFF_FFFF), builder).lexicographicallyPrecedes(keyBytes(Int(y & 0xFFFF_FFFF), builder))
+        }
+        for i in entries.indices.dropFirst() where entries[i] >> 32 == entries[i - 1] >> 32 {
+            if keyBytes(Int(entries[i] & 0xFFFF_FFFF), b).elementsEqual(keyBytes(Int(entries[i - 1] & 0xFFFF_FFFF), b)) {
+                return nil
+            }
+        }
+        let start = b.index.count
+        b.index += entries
         return start
+    }
+
+    /// The bytes of key node `k` (keys are never in the arena).
+    private func keyBytes(_ k: Int, _ b: TapeBuilder) -> UnsafeBufferPointer<UInt8> {
+        let p = b.nodes[k].payload
+        return UnsafeBufferPointer(rebasing: buf[(b.base + Int(p & 0xFFFF_FFFF))...].prefix(Int(p >> 32)))
     }
 
     /// Where the plain ASCII key starting at `start` ends (its closing quote), eight bytes at a time; nil
