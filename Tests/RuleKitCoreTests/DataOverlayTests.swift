@@ -66,6 +66,21 @@ import Testing
         #expect(fast > 200 && changed > 100)
     }
 
+    /// Large patches are asked by key rather than compared member by member: the same bytes.
+    @Test(arguments: [17, 70] as [Int])
+    func largePatchesMergeAsTheReference(_ size: Int) throws {
+        var base = ValueObject()
+        for i in 0..<40 { base["k\(i)"] = i % 3 == 0 ? ["x": .int(Int64(i)), "gone": nil] : i % 3 == 1 ? [.int(Int64(i))] : nil }
+        var patch = ValueObject()
+        for i in stride(from: 0, to: 2 * size, by: 2) { patch["k\(i)"] = i % 4 == 0 ? ["y": .int(Int64(i))] : [.int(Int64(i))] }
+        let tape = try #require(JSONTape.of(base))
+        for overwrite in [false, true] {
+            var out: [UInt8] = []
+            DataOverlay(base: tape, patch: patch, overwrite: overwrite).write(to: &out)
+            #expect(out == Self.compact(EventDataMerge.merge(to: base, from: patch, overwrite: overwrite)))
+        }
+    }
+
     @Test(arguments: [21, 22, 23] as [UInt64])
     func tapesWrittenCompactAreTheWritersText(_ seed: UInt64) throws {
         var g = ValueGenerator(state: seed)

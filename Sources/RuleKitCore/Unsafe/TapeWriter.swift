@@ -89,10 +89,14 @@ extension UnsafeTapeView {
             if EventDataMerge.wildcardStart(key) != nil { return false }
             var new: Value?
             if let patch {
-                for p in 0..<members where Self.sameKey(patch.key(at: p), key) {
+                // A few members are compared in place; a large patch is asked by key (its own index).
+                let found =
+                    members <= 16
+                    ? (0..<members).first { Self.sameKey(patch.key(at: $0), key) }
+                    : patch.index(forKey: String(decoding: key, as: UTF8.self))
+                if let p = found {
                     new = patch.value(at: p)
                     if members <= 64 { matched |= 1 << UInt64(p) } else { extra[p] = true }
-                    break
                 }
             }
             let kind = nodes[v].kind
