@@ -19,7 +19,6 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
         var responseID: UUID?
         var parentID: UUID?
         var mask: [String]?
-        var number: Int?
         var dataText: [UInt8]?
         /// The data as read, when it was read into a tape: `data` is then nil here and made from the tape
         /// when asked for.
@@ -29,7 +28,7 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
 
         init(
             id: UUID, name: String, type: String, source: String, data: ValueObject?, timestamp: Date,
-            responseID: UUID?, parentID: UUID?, mask: [String]?, number: Int?
+            responseID: UUID?, parentID: UUID?, mask: [String]?
         ) {
             self.id = id
             self.name = name
@@ -40,13 +39,12 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
             self.responseID = responseID
             self.parentID = parentID
             self.mask = mask
-            self.number = number
         }
 
         func copy() -> Storage {
             let s = Storage(
                 id: id, name: name, type: type, source: source, data: data, timestamp: timestamp,
-                responseID: responseID, parentID: parentID, mask: mask, number: number)
+                responseID: responseID, parentID: parentID, mask: mask)
             s.dataText = dataText
             s.tape = tape
             s.overlay = overlay
@@ -183,10 +181,11 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
     }
     /// The hub's sequence number, set when the hub delivers the event (its shared-state version); nil for
     /// an event no hub has numbered.
-    public package(set) var number: Int? {
-        get { storage.number }
-        set { unique().number = newValue }
-    }
+    ///
+    /// Kept beside the shared box, not in it: the hub numbers every event it is handed, and the caller
+    /// usually still holds that event, so a number in the box would copy the box (every field retained
+    /// again) for every event.
+    public package(set) var number: Int?
 
     /// An event; by default made now, with a fresh id, no links, no history mask and no number.
     public init(
@@ -195,7 +194,7 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
     ) {
         storage = Storage(
             id: id, name: name, type: type, source: source, data: data, timestamp: timestamp,
-            responseID: responseID, parentID: parentID, mask: mask, number: nil)
+            responseID: responseID, parentID: parentID, mask: mask)
     }
 
     /// Equal when every field but the hub number is (a copy of an event made before the hub numbered it
