@@ -43,9 +43,10 @@ public final class JSONTape: @unchecked Sendable {
     /// The member indexes of large objects (invariant 4); empty for most tapes.
     let index: [UInt64]
 
-    /// Objects with more members than this get an index: past it, a sorted search beats a walk of the
-    /// members' nodes.
-    static let indexedMembers = 24
+    /// Objects with more members than this get an index. Making one (a hash per key, a sort) costs about
+    /// what a few dozen walks of the members' nodes cost, and an event's objects are looked up a few times
+    /// each; past this size, it also saves the reader's per-key duplicate checks from growing quadratic.
+    static let indexedMembers = 48
 
     init(text: [UInt8], arena: [UInt8], nodes: [Node], index: [UInt64]) {
         self.text = text
