@@ -99,31 +99,29 @@ extension UnsafeTapeView {
                     if members <= 64 { matched |= 1 << UInt64(p) } else { extra[p] = true }
                 }
             }
+            // What the merge leaves at this key: the tape's value (cleaned, as step 2 leaves it), the
+            // patch's, the two objects merged, or the two arrays concatenated (whatever the flag).
             let kind = nodes[v].kind
-            guard let new else {
-                // Kept as it is, as step 2 leaves it.
-                if kind == .null { continue }
-                separate(&first, &out)
-                writeString(keyNode, to: &out)
-                out.append(0x3A)
-                if kind == .object {
-                    guard writeMerged(v, nil, overwrite: overwrite, to: &out) else { return false }
-                } else {
-                    writeCompact(v, to: &out)
-                }
+            var replacement: Value?
+            var mergedObject: ValueObject?
+            var appended: [Value]?
+            switch (kind, new) {
+            case (.object, .object(let o)?): mergedObject = o
+            case (.array, .array(let a)?): appended = a
+            case (_, let n?) where overwrite: replacement = n
+            default: break
+            }
+            if let replacement {
+                if case .null = replacement { continue }
+            } else if kind == .null && mergedObject == nil && appended == nil {
                 continue
             }
-            switch (kind, new) {
-            case (.object, .object(let o)):
-                separate(&first, &out)
-                writeString(keyNode, to: &out)
-                out.append(0x3A)
-                guard writeMerged(v, o, overwrite: overwrite, to: &out) else { return false }
-            case (.array, .array(let a)):
-                // Old elements, then new: arrays concatenate whatever the flag, and are not cleaned.
-                separate(&first, &out)
-                writeString(keyNode, to: &out)
-                out.append(0x3A)
+            separate(&first, &out)
+            writeString(keyNode, to: &out)
+            out.append(0x3A)
+            if let replacement {
+                Self.writeCleaned(replacement, overwrite: overwrite, to: &out)
+            } else if let appended {
                 out.append(0x5B)
                 var e = v + 1
                 for k in 0..<Int(nodes[v].count) {
@@ -131,29 +129,15 @@ extension UnsafeTapeView {
                     writeCompact(e, to: &out)
                     e = next(e)
                 }
-                for (k, x) in a.enumerated() {
+                for (k, x) in appended.enumerated() {
                     if k > 0 || nodes[v].count > 0 { out.append(0x2C) }
                     JSONWriter.writeCompact(x, to: &out)
                 }
                 out.append(0x5D)
-            default:
-                if overwrite {
-                    if case .null = new { continue }
-                    separate(&first, &out)
-                    writeString(keyNode, to: &out)
-                    out.append(0x3A)
-                    Self.writeCleaned(new, overwrite: overwrite, to: &out)
-                } else {
-                    if kind == .null { continue }
-                    separate(&first, &out)
-                    writeString(keyNode, to: &out)
-                    out.append(0x3A)
-                    if kind == .object {
-                        guard writeMerged(v, nil, overwrite: overwrite, to: &out) else { return false }
-                    } else {
-                        writeCompact(v, to: &out)
-                    }
-                }
+            } else if kind == .object {
+                guard writeMerged(v, mergedObject, overwrite: overwrite, to: &out) else { return false }
+            } else {
+                writeCompact(v, to: &out)
             }
         }
         // The patch's own keys, in its order.
