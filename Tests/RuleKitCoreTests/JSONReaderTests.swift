@@ -75,6 +75,16 @@ import Testing
         #expect(doc.root["x"]?.location?.column == 25)
     }
 
+    /// A U+FEFF inside a text is a character like any other (RFC 8259 only forbids a byte order mark
+    /// before the text): kept at the start of keys and strings, where Foundation drops it.
+    @Test func aLeadingZeroWidthNoBreakSpaceIsKept() throws {
+        let v = try JSONReader.read(Array("{\"\u{FEFF}a\":\"\u{FEFF}b\",\"a\":1}".utf8)).value
+        #expect(v.objectValue?.count == 2)
+        #expect(v["\u{FEFF}a"] == .string("\u{FEFF}b") && v["a"] == .int(1))
+        let tape = try JSONReader.read(Array("{\"data\":{\"k\":\"\u{FEFF}v\"}}".utf8)[...], file: "t", tapeOf: "data").tape
+        #expect(tape?.object()["k"] == .string("\u{FEFF}v"))
+    }
+
     @Test func invalidUTF8IsRejected() {
         #expect(throws: DiagnosticError.self) { try JSONReader.read([0x22, 0xC3, 0x28, 0x22]) }
         #expect(throws: DiagnosticError.self) { try JSONReader.read([0x22, 0xED, 0xA0, 0x80, 0x22]) }
