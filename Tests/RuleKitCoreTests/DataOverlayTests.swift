@@ -154,12 +154,7 @@ import Testing
         let tape = try #require(JSONTape.of(["a": 1, "b": ["c": nil]]))
         for round in 0..<20 {
             let overlay = DataOverlay(base: tape, patch: ["r": .int(Int64(round))], overwrite: false)
-            let seen = Locked<[UInt]>([])
-            DispatchQueue.concurrentPerform(iterations: 8) { _ in
-                let o = overlay.object()
-                seen.withLock { $0.append(o.storageAddress.map { UInt(bitPattern: $0) } ?? 0) }
-            }
-            let addresses = seen.withLock { $0 }
+            let addresses = JSONTapeTests.addressesSeenAtOnce { overlay.object() }
             #expect(addresses.count == 8 && Set(addresses).count == 1)
             #expect(overlay.object() == ["a": 1, "b": [:], "r": .int(Int64(round))])
         }

@@ -152,18 +152,23 @@ import Testing
         #expect(taken > 100)
     }
 
+    /// The storage address of the object each of 8 threads got from `make`, called by all at once.
+    static func addressesSeenAtOnce(_ make: @escaping @Sendable () -> ValueObject) -> [UInt] {
+        let seen = Locked<[UInt]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            let o = make()
+            seen.withLock { $0.append(o.storageAddress.map { UInt(bitPattern: $0) } ?? 0) }
+        }
+        return seen.withLock { $0 }
+    }
+
     /// Threads asking for the object of one tape at once all get the one object, made once (the cache is
     /// an atomic; ThreadSanitizer runs this in CI).
     @Test func theObjectIsMadeOnceWhenManyThreadsAsk() throws {
         for round in 0..<20 {
             let line = Array(#"{"data":{"a":[1,2,{"b":"c"}],"round":\#(round)}}"#.utf8)
             let tape = try #require(try JSONReader.read(line[...], file: "t", tapeOf: "data").tape)
-            let seen = Locked<[UInt]>([])
-            DispatchQueue.concurrentPerform(iterations: 8) { _ in
-                let o = tape.object()
-                seen.withLock { $0.append(o.storageAddress.map { UInt(bitPattern: $0) } ?? 0) }
-            }
-            let addresses = seen.withLock { $0 }
+            let addresses = Self.addressesSeenAtOnce { tape.object() }
             #expect(addresses.count == 8 && Set(addresses).count == 1)
             #expect(tape.object()["round"] == .int(Int64(round)))
         }

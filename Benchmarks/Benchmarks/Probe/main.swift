@@ -69,9 +69,6 @@ if phase == "events-parse" {
             try JSONLinesReader(path: path), workers: 0, makeTransform: { { $0.records(keepingTextOf: "data").count } },
             consume: { _ in nil })
     }
-    try time("parse events-10k, data as a tape", rounds: rounds) {
-        for l in lines { _ = try JSONReader.read(l, file: "e", tapeOf: "data") }
-    }
     try time("parse events-10k through JSONLinesPipeline on one thread (blocks, data as tapes)", rounds: rounds) {
         try JSONLinesPipeline.run(
             try JSONLinesReader(path: path), workers: 0, makeTransform: { { $0.records(tapeOf: "data").count } },

@@ -89,7 +89,8 @@ public final class JSONTape: @unchecked Sendable {
 
     /// One node: 16 bytes.
     package struct Node: Sendable {
-        package enum Kind: UInt8, Sendable { case null, bool, int, double, string, array, object }
+        /// The kind of value the node stands for (the `Value` kinds: one byte, no second enum to map).
+        package typealias Kind = Value.Kind
         package var kind: Kind
         /// Objects: bit 0, some key holds a '.'. Strings: bit 0, in the arena; bit 1, not ASCII.
         package var flags: UInt8
@@ -110,21 +111,13 @@ public final class JSONTape: @unchecked Sendable {
             self.payload = payload
         }
 
-        /// The kind of the value this node stands for.
-        package var valueKind: Value.Kind {
+        /// Whether this is neither an object nor an array.
+        @inline(__always) package var isLeaf: Bool {
             switch kind {
-            case .null: .null
-            case .bool: .bool
-            case .int: .int
-            case .double: .double
-            case .string: .string
-            case .array: .array
-            case .object: .object
+            case .array, .object: false
+            default: true
             }
         }
-
-        /// Whether this is neither an object nor an array.
-        @inline(__always) package var isLeaf: Bool { kind.rawValue < Kind.array.rawValue }
     }
 }
 

@@ -25,26 +25,22 @@ extension UnsafeTapeView {
         case .int: JSONWriter.writeInt(Int64(bitPattern: n.payload), to: &out)
         case .double: out.append(contentsOf: JSONWriter.doubleText(Double(bitPattern: n.payload)).utf8)
         case .string: writeString(i, to: &out)
-        case .array:
-            out.append(0x5B)
+        case .array, .object:
+            // Elements, or members: a key, ':', then the value like an element.
+            let object = n.kind == .object
+            out.append(object ? 0x7B : 0x5B)
             var j = i + 1
             for k in 0..<Int(n.count) {
                 if k > 0 { out.append(0x2C) }
+                if object {
+                    writeString(j, to: &out)
+                    out.append(0x3A)
+                    j += 1
+                }
                 writeCompact(j, to: &out)
                 j = next(j)
             }
-            out.append(0x5D)
-        case .object:
-            out.append(0x7B)
-            var j = i + 1
-            for k in 0..<Int(n.count) {
-                if k > 0 { out.append(0x2C) }
-                writeString(j, to: &out)
-                out.append(0x3A)
-                writeCompact(j + 1, to: &out)
-                j = next(j + 1)
-            }
-            out.append(0x7D)
+            out.append(object ? 0x7D : 0x5D)
         }
     }
 

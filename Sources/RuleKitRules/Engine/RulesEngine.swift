@@ -27,15 +27,8 @@ public final class RulesEngine: Sendable {
     public let name: String
     let runtime: any RulesRuntime
 
-    /// The rules in force, in a box: every event takes them out of the lock, and copying the set itself
-    /// would retain each of its many buffers, and release them after, per event.
-    final class RulesBox: Sendable {
-        let set: CompiledRuleSet
-        init(_ set: CompiledRuleSet) { self.set = set }
-    }
-
     struct State {
-        var rules = RulesBox(.empty)
+        var rules = CompiledRuleSet.empty
         /// Events seen before the first reset event came back; nil once replayed.
         var waiting: [Event]? = []
         var chainCounts: [UUID: Int] = [:]
@@ -65,22 +58,22 @@ public final class RulesEngine: Sendable {
     }
 
     /// The rules in force.
-    public var rules: CompiledRuleSet { state.withLock { $0.rules.set } }
+    public var rules: CompiledRuleSet { state.withLock { $0.rules } }
 
     /// Replaces all rules and dispatches the reset event (the "rules loaded" signal).
     public func replaceRules(with set: CompiledRuleSet) {
-        state.withLock { $0.rules = RulesBox(set) }
+        state.withLock { $0.rules = set }
         runtime.dispatch(resetEvent())
     }
 
     /// Appends rules without a reset event.
     public func addRules(_ set: CompiledRuleSet) {
-        state.withLock { $0.rules = RulesBox($0.rules.set.appending(set)) }
+        state.withLock { $0.rules = $0.rules.appending(set) }
     }
 
     /// Installs rules without a reset event (what the reference's tests do directly).
     public func setRules(_ set: CompiledRuleSet) {
-        state.withLock { $0.rules = RulesBox(set) }
+        state.withLock { $0.rules = set }
     }
 
     /// Sets (or with nil, clears) the interceptor that may hold events for re-evaluation; held weakly.
@@ -107,8 +100,8 @@ public final class RulesEngine: Sendable {
     /// evaluated and the runtime is called with no lock held, so a host's state and history reads never
     /// run under the engine's lock and different events may be evaluated at once.
     public func process(_ event: Event) -> Event {
-        let (box, interceptor, replay, chain) = state.withLock {
-            s -> (RulesBox, (any RuleReevaluationInterceptor)?, [(Event, Int)], Int) in
+        let (rules, interceptor, replay, chain) = state.withLock {
+            s -> (CompiledRuleSet, (any RuleReevaluationInterceptor)?, [(Event, Int)], Int) in
             var replay: [(Event, Int)] = []
             if s.waiting != nil {
                 if isOwnReset(event) {
@@ -125,16 +118,16 @@ public final class RulesEngine: Sendable {
         var out: [Event] = []
         var chains: [UUID: Int] = [:]
         var reevaluation: (any RuleReevaluationInterceptor, Event, [PlannedRule], Event)?
-        let slot = resolvers.take(event: event, runtime: runtime, slotCount: box.set.slotCount)
+        let slot = resolvers.take(event: event, runtime: runtime, slotCount: rules.slotCount)
         for (e, c) in replay {
             slot.resolver.reset(event: e)
             _ = apply(
-                event: e, rules: box.set, chain: c, chainCounts: &chains, out: &out, interceptor: nil,
+                event: e, rules: rules, chain: c, chainCounts: &chains, out: &out, interceptor: nil,
                 reevaluation: &reevaluation, r: &slot.resolver)
         }
         if !replay.isEmpty { slot.resolver.reset(event: event) }
         let result = apply(
-            event: event, rules: box.set, chain: chain, chainCounts: &chains, out: &out, interceptor: interceptor,
+            event: event, rules: rules, chain: chain, chainCounts: &chains, out: &out, interceptor: interceptor,
             reevaluation: &reevaluation, r: &slot.resolver)
         resolvers.give(slot)
         // Chain counts are known before the events they count are dispatched.

@@ -20,7 +20,7 @@ struct TapeInstance: ValidationInstance {
 
     private var node: JSONTape.Node { view.nodes[index] }
 
-    var kind: Value.Kind { node.valueKind }
+    var kind: Value.Kind { node.kind }
 
     var asValue: Value { view.value(at: index) }
 
