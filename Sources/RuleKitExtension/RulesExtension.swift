@@ -117,8 +117,10 @@ public final class RulesExtension: Extension, @unchecked Sendable {
             let processed = engine.process(event)
             if processed.sharesData(with: event) { return event }
             if let overlay = processed.overlay, overlay.base === event.document {
-                // A merge over the data as read, answered without making the trees of either.
-                guard overlay.changesData() else { return event }
+                // A merge over the data as read, answered without making the trees of either. An `add` that
+                // changed nothing writes the very bytes of the data as read (and is equal data), so it is
+                // not asked; a `mod` may change the text alone (`-0.0` for `0.0`), and then the event stays.
+                if overlay.overwrite { guard overlay.changesData() else { return event } }
                 if alignment == nil || !overlay.mayChangeMember("xdm") { return event.copy(withDataOf: processed) }
             }
             guard processed.data != event.data else { return event }

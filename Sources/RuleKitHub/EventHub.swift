@@ -83,8 +83,10 @@ public final class EventHub: Sendable {
         var order: [ExtensionContainer] = []
         var preprocessors: [EventPreprocessor] = []
         var responseListeners: [UUID: [ResponseEntry]] = [:]
-        var numbers: [UUID: Int] = [:]
-        var numberOrder = RingQueue<UUID>()
+        /// The last `rememberedEventIDs` events dispatched, by id, for `number(of:)` on copies of events
+        /// made before the hub numbered them (the host's own): a ring, searched from the newest, because
+        /// the hub numbers every event and such lookups are rare.
+        var numbered = RingQueue<(id: UUID, number: Int)>()
     }
 
     let options: Options
@@ -321,11 +323,8 @@ public final class EventHub: Sendable {
                 var e = event
                 e.number = s.nextNumber
                 s.nextNumber += 1
-                s.numbers[e.id] = e.number
-                s.numberOrder.append(e.id)
-                if s.numberOrder.count > options.rememberedEventIDs, let old = s.numberOrder.popFirst() {
-                    s.numbers[old] = nil
-                }
+                s.numbered.append((e.id, s.nextNumber - 1))
+                if s.numbered.count > options.rememberedEventIDs { s.numbered.popFirst() }
                 s.pending.append(e)
             }
             guard s.started, !s.drainScheduled, !s.pending.isEmpty else { return false }
@@ -448,7 +447,8 @@ public final class EventHub: Sendable {
     func number(of event: Event?) -> Int? {
         guard let event else { return nil }
         if let n = event.number { return n }
-        return state.withLock { $0.numbers[event.id] }
+        let id = event.id
+        return state.withLock { $0.numbered.last { $0.id == id }?.number }
     }
 
     func container(named name: String) -> ExtensionContainer? {

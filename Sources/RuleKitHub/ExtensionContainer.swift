@@ -88,8 +88,15 @@ final class ExtensionContainer: Sendable {
     }
 
     private func drain() {
+        // The event delivered last is popped in the same lock that takes the next one: one lock per
+        // delivery, not two.
+        var delivered: Event?
         while true {
             let next = state.withLock { s -> (Event, any Extension, [Listener])? in
+                if let d = delivered {
+                    s.pending.popFirst()
+                    s.lastProcessed = d.number ?? s.lastProcessed
+                }
                 guard !s.stopped, let e = s.pending.first, let ext = s.ext else {
                     s.drainScheduled = false
                     return nil
@@ -97,6 +104,10 @@ final class ExtensionContainer: Sendable {
                 // Whatever triggered until now is answered by offering this event.
                 s.retrigger = false
                 return (e, ext, s.listeners)
+            }
+            if let d = delivered {
+                settling.delivered(d)
+                delivered = nil
             }
             guard let (event, ext, listeners) = next else { return }
             guard ext.readyForEvent(event) else {
@@ -114,11 +125,7 @@ final class ExtensionContainer: Sendable {
                 return
             }
             for l in listeners where l.matches(event) { l.call(event) }
-            state.withLock { s in
-                s.pending.popFirst()
-                s.lastProcessed = event.number ?? s.lastProcessed
-            }
-            settling.delivered(event)
+            delivered = event
         }
     }
 

@@ -23,6 +23,16 @@ struct RingQueue<Element> {
         return e
     }
 
+    /// The newest element that satisfies `predicate`, searching from the back.
+    func last(where predicate: (Element) -> Bool) -> Element? {
+        var i = count - 1
+        while i >= 0 {
+            if let e = storage[(head + i) & (storage.count - 1)], predicate(e) { return e }
+            i -= 1
+        }
+        return nil
+    }
+
     private mutating func grow() {
         var bigger = [Element?](repeating: nil, count: storage.count * 2)
         for i in 0..<count { bigger[i] = storage[(head + i) & (storage.count - 1)] }

@@ -19,7 +19,7 @@ final class Settling: Sendable {
 
     private struct State {
         var groups: [Int: Group] = [:]
-        var groupOf: [UUID: Int] = [:]
+        var groupOf = EventIDTable()
         var nextGroup = 0
     }
 

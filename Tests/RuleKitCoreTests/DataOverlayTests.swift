@@ -41,6 +41,7 @@ import Testing
         var g = ValueGenerator(state: seed)
         var fast = 0
         var changed = 0
+        var clean = 0
         for round in 0..<300 {
             // Bases with wildcard keys too, now and then (the tape takes them: they are plain ASCII).
             let base = Self.object(&g, plainKeys: round % 5 != 0)
@@ -60,10 +61,16 @@ import Testing
                 if !overlay.mayChangeMember("xdm") { #expect(merged["xdm"] == tape.object()["xdm"], comment) }
                 var direct: [UInt8] = []
                 if tape.withUnsafeView({ $0.writeMerged(0, patch, overwrite: overwrite, to: &direct) }) { fast += 1 }
+                // Step 2 alone (no patch) leaves the data as it is exactly when the walk says so.
+                var cleaned: [UInt8] = []
+                let written = tape.withUnsafeView { $0.writeMerged(0, nil, overwrite: overwrite, to: &cleaned) }
+                let same = written && cleaned == Self.compact(tape.object())
+                #expect(tape.withUnsafeView { $0.isClean(0) } == same, comment)
+                if same { clean += 1 }
             }
         }
         // Most merges must take the tape path, and change something, or this tests little.
-        #expect(fast > 200 && changed > 100)
+        #expect(fast > 200 && changed > 100 && clean > 20 && clean < 580)
     }
 
     /// Large patches are asked by key rather than compared member by member: the same bytes.

@@ -81,13 +81,19 @@ public enum JSONOracle {
 
     /// A tape written compact is `JSONWriter`'s text of its object, and a merge written from the tape
     /// (here with the rest of the document, and the tape's own object, as patches) is `JSONWriter`'s text
-    /// of `EventDataMerge.merge`, with `changesData()` its verdict.
+    /// of `EventDataMerge.merge`, with `changesData()` its verdict and `isClean` that of step 2 alone.
     static func written(_ tape: JSONTape, patch: ValueObject, _ input: [UInt8]) {
         var out: [UInt8] = []
         tape.writeCompact(to: &out)
         var expected: [UInt8] = []
         JSONWriter.write(tape.object(), to: &expected)
         if out != expected { Oracle.fail(name, "the tape written compact is not the writer's text", input: input) }
+        // The walk that says step 2 of the merge leaves the data as it is agrees with writing it.
+        var cleaned: [UInt8] = []
+        let same = tape.withUnsafeView { $0.writeMerged(0, nil, overwrite: false, to: &cleaned) } && cleaned == out
+        if tape.withUnsafeView({ $0.isClean(0) }) != same {
+            Oracle.fail(name, "isClean is not what writing the cleaned data says", input: input)
+        }
         for p in [patch, tape.object()] {
             for overwrite in [false, true] {
                 let merged = EventDataMerge.merge(to: tape.object(), from: p, overwrite: overwrite)

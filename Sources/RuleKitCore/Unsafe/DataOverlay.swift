@@ -79,11 +79,7 @@ public final class DataOverlay: @unchecked Sendable {
             // A null member is dropped; an object is cleaned; anything else stays.
             switch view.nodes[v].kind {
             case .null: return true
-            case .object:
-                var cleaned: [UInt8] = []
-                var plain: [UInt8] = []
-                view.writeCompact(v, to: &plain)
-                return !view.writeMerged(v, nil, overwrite: overwrite, to: &cleaned) || cleaned != plain
+            case .object: return !view.isClean(v)
             default: return false
             }
         }

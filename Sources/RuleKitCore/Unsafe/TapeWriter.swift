@@ -152,6 +152,26 @@ extension UnsafeTapeView {
         return true
     }
 
+    /// Whether the merge's step 2 leaves object node `i` as it is: true when `writeMerged(i, nil, ...)`
+    /// writes exactly what `writeCompact(i)` writes. It does unless a member at some object depth (arrays
+    /// are not cleaned) is null, which step 2 drops, or a key there holds `[*]`, which `writeMerged` leaves
+    /// to the reference. A walk of the nodes, nothing written: `DataOverlayTests` compares it with the two
+    /// writes.
+    package func isClean(_ i: Int) -> Bool {
+        var j = i + 1
+        for _ in 0..<Int(nodes[i].count) {
+            let v = j + 1
+            if EventDataMerge.wildcardStart(bytes(j)) != nil { return false }
+            switch nodes[v].kind {
+            case .null: return false
+            case .object: if !isClean(v) { return false }
+            default: break
+            }
+            j = next(v)
+        }
+        return true
+    }
+
     @inline(__always)
     private func separate(_ first: inout Bool, _ out: inout [UInt8]) {
         if first { first = false } else { out.append(0x2C) }

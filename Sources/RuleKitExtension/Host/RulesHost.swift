@@ -66,7 +66,7 @@ public final class RulesHost: Sendable {
     /// states each block was sent with.
     private struct Batches {
         var next = 0
-        var owner: [UUID: Int] = [:]
+        var owner = EventIDTable()
         var events: [Int: [Event]] = [:]
         var states: [Int: (standard: [String: ValueObject], xdm: [String: ValueObject])] = [:]
     }
