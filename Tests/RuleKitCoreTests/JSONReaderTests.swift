@@ -212,3 +212,59 @@ import Testing
         #expect(try JSONReader.value("1e-400") == .double(0))
     }
 }
+
+/// The fast decimal-to-double path against `strtod` (its reference), bit for bit, on numbers around the
+/// edges of the path: 15 to 19 digits, exponents near ±22, significands near 2^53, zeros and signs.
+@Suite struct FastDoubleTests {
+    static func texts(_ seed: UInt64) -> [String] {
+        var g = seed
+        func next() -> UInt64 {
+            g &+= 0x9E37_79B9_7F4A_7C15
+            var z = g
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        var out = [
+            "0.0", "-0.0", "0e0", "-0e-5", "9007199254740992.0", "9007199254740993.0", "9007199254740991e22",
+            "1e22", "1e23", "1e-22", "1e-23", "0.1", "0.2", "0.3", "959.45", "-479.72", "123456789012345678.9",
+            "1234567890123456789", "12345678901234567890.0", "0.000000000000000000001", "4.9e-324", "1.7976931348623157e308",
+            "2.2250738585072014e-308", "1E+2", "1e+0", "00000000000000000000001.5",
+        ]
+        for _ in 0..<20_000 {
+            let digits = Int(next() % 19) + 1
+            var d = ""
+            for k in 0..<digits { d += String(k == 0 ? next() % 9 + 1 : next() % 10) }
+            let point = Int(next() % UInt64(digits + 1))
+            var text = String(d.prefix(point)) + "." + String(d.dropFirst(point))
+            if text.hasPrefix(".") { text = "0" + text }
+            if text.hasSuffix(".") { text += "0" }
+            if next() % 2 == 0 { text += "e" + String(Int(next() % 61) - 30) }
+            if next() % 3 == 0 { text = "-" + text }
+            out.append(text)
+        }
+        return out
+    }
+
+    @Test(arguments: [1, 2] as [UInt64])
+    func agreesWithTheCLibrary(_ seed: UInt64) {
+        var fast = 0
+        for text in Self.texts(seed) {
+            var bytes = Array(text.utf8)
+            let (f, c) = bytes.withUnsafeMutableBufferPointer { b in
+                (fastDouble(UnsafeBufferPointer(b)), libcDouble(UnsafeBufferPointer(b)))
+            }
+            if let f {
+                fast += 1
+                #expect(f.bitPattern == c.bitPattern, "\(text): \(f) against \(c)")
+            }
+            #expect(parseDoubleOf(&bytes).bitPattern == c.bitPattern, "\(text)")
+        }
+        // Most of these take the fast path, or this tests little.
+        #expect(fast > 5_000)
+    }
+
+    private func parseDoubleOf(_ bytes: inout [UInt8]) -> Double {
+        bytes.withUnsafeBufferPointer { parseDouble($0) }
+    }
+}

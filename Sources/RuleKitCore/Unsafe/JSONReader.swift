@@ -603,8 +603,69 @@ func parseInt64(_ s: UnsafeBufferPointer<UInt8>) -> Int64? {
     return acc
 }
 
-/// Correctly rounded text → Double through the C library (the input is already validated).
+/// Correctly rounded text → Double (the input is already validated JSON number text): Clinger's fast path
+/// where it is exact, else the C library.
 func parseDouble(_ s: UnsafeBufferPointer<UInt8>) -> Double {
+    fastDouble(s) ?? libcDouble(s)
+}
+
+/// Clinger's fast path: a decimal significand of at most 2^53 and a power of ten of at most 22 are both
+/// exact doubles, so one multiplication or division, rounded once by IEEE arithmetic, is the correctly
+/// rounded value. nil for anything else (more digits, a larger exponent). `libcDouble` is its reference
+/// (`JSONReaderTests` compares them).
+func fastDouble(_ s: UnsafeBufferPointer<UInt8>) -> Double? {
+    var i = 0
+    let negative = s.first == UInt8(ascii: "-")
+    if negative { i = 1 }
+    var significand: UInt64 = 0
+    var digits = 0
+    var exponent = 0
+    var fraction = false
+    while i < s.count {
+        let c = s[i]
+        if c == UInt8(ascii: ".") {
+            fraction = true
+        } else if c &- 0x30 < 10 {
+            // Leading zeros do not count against the 19 digits a UInt64 holds.
+            if significand != 0 || c != 0x30 { digits += 1 }
+            guard digits <= 19 else { return nil }
+            significand = significand &* 10 &+ UInt64(c &- 0x30)
+            if fraction { exponent -= 1 }
+        } else {
+            break
+        }
+        i += 1
+    }
+    if i < s.count {
+        // 'e' or 'E', an optional sign, digits (validated by the reader).
+        i += 1
+        var sign = 1
+        if s[i] == UInt8(ascii: "-") || s[i] == UInt8(ascii: "+") {
+            if s[i] == UInt8(ascii: "-") { sign = -1 }
+            i += 1
+        }
+        var e = 0
+        while i < s.count {
+            e = e * 10 + Int(s[i] &- 0x30)
+            guard e <= 1_000 else { return nil }
+            i += 1
+        }
+        exponent += sign * e
+    }
+    guard significand <= 1 << 53, exponent >= -22, exponent <= 22 else { return nil }
+    let d = Double(significand)
+    let r = exponent < 0 ? d / exactPowersOfTen[-exponent] : d * exactPowersOfTen[exponent]
+    return negative ? -r : r
+}
+
+/// 10^0 ... 10^22: every one an exact double.
+private let exactPowersOfTen: [Double] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+    1e20, 1e21, 1e22,
+]
+
+/// Text → Double through the C library's `strtod` (correctly rounded).
+func libcDouble(_ s: UnsafeBufferPointer<UInt8>) -> Double {
     withUnsafeTemporaryAllocation(of: CChar.self, capacity: s.count + 1) { tmp in
         for i in 0..<s.count { tmp[i] = CChar(bitPattern: s[i]) }
         tmp[s.count] = 0

@@ -24,13 +24,65 @@ extension JSONReader {
 
 extension JSONParser {
     /// What a tape is built from while it is read.
-    struct TapeBuilder {
+    struct TapeBuilder: ~Copyable {
         /// Where the object's text starts in the input: string offsets count from there.
         let base: Int
-        var nodes: [JSONTape.Node] = []
+        var nodes: NodeBuffer
         var arena: [UInt8] = []
         /// The member indexes of large objects (see `JSONTape`'s invariant 4).
         var index: [UInt64] = []
+
+        init(base: Int, capacity: Int) {
+            self.base = base
+            nodes = NodeBuffer(capacity: capacity)
+        }
+    }
+
+    /// The nodes of a tape being read: appended with no uniqueness check and no bounds check past the
+    /// count (an `Array` does both on every append, a tenth of reading an event), then copied into the
+    /// tape's array once. Owns its memory; every index is checked against `count` by the caller's loops,
+    /// and in debug builds here.
+    struct NodeBuffer: ~Copyable {
+        private(set) var start: UnsafeMutablePointer<JSONTape.Node>
+        private var capacity: Int
+        private(set) var count = 0
+
+        init(capacity: Int) {
+            self.capacity = max(capacity, 8)
+            start = .allocate(capacity: self.capacity)
+        }
+
+        deinit { start.deallocate() }
+
+        @inline(__always)
+        mutating func append(_ node: JSONTape.Node) {
+            if count == capacity { grow() }
+            (start + count).initialize(to: node)
+            count += 1
+        }
+
+        @inline(__always)
+        subscript(i: Int) -> JSONTape.Node {
+            get {
+                precondition(i >= 0 && i < count)
+                return start[i]
+            }
+            set {
+                precondition(i >= 0 && i < count)
+                start[i] = newValue
+            }
+        }
+
+        private mutating func grow() {
+            let bigger = UnsafeMutablePointer<JSONTape.Node>.allocate(capacity: capacity * 2)
+            bigger.moveInitialize(from: start, count: count)
+            start.deallocate()
+            start = bigger
+            capacity *= 2
+        }
+
+        /// The nodes as an array of exactly `count`.
+        func array() -> [JSONTape.Node] { Array(UnsafeBufferPointer(start: start, count: count)) }
     }
 
     /// Reads the object at `pos` (depth `depth` of the document) into a tape; nil, with the parser put
@@ -39,13 +91,12 @@ extension JSONParser {
         // String ranges are 32-bit offsets, and so are node indexes (a node takes a byte of text at least).
         guard pos < buf.count, buf[pos] == UInt8(ascii: "{"), buf.count - pos <= Int(UInt32.max) else { return nil }
         let saved = (pos, line, lineStart, nodes, columnAt, columnValue, firstNonASCII)
-        var b = TapeBuilder(base: pos)
-        // Event data runs about one node per 11 bytes: reserving for one per 10 spares most documents a
-        // second allocation and a copy of the nodes as they grow.
-        b.nodes.reserveCapacity((buf.count - pos) / 10 + 8)
+        // Event data runs about one node per 11 bytes: room for one per 10 spares most documents a second
+        // allocation and a copy of the nodes as they grow.
+        var b = TapeBuilder(base: pos, capacity: (buf.count - pos) / 10 + 8)
         if tapeValue(depth: depth, &b) {
             let text = Array(buf[b.base..<pos])
-            return JSONTape(text: text, arena: b.arena, nodes: b.nodes, index: b.index)
+            return JSONTape(text: text, arena: b.arena, nodes: b.nodes.array(), index: b.index)
         }
         (pos, line, lineStart, nodes, columnAt, columnValue, firstNonASCII) = saved
         return nil
@@ -166,11 +217,10 @@ extension JSONParser {
             let value = b.nodes[k + 1]
             k = value.isLeaf ? k + 2 : Int(value.payload & 0xFFFF_FFFF)
         }
-        let builder = b
         entries.sort { x, y in
             x >> 32 != y >> 32
                 ? x < y
-                : keyBytes(Int(x & 0xFFFF_FFFF), builder).lexicographicallyPrecedes(keyBytes(Int(y & 0xFFFF_FFFF), builder))
+                : keyBytes(Int(x & 0xFFFF_FFFF), b).lexicographicallyPrecedes(keyBytes(Int(y & 0xFFFF_FFFF), b))
         }
         for i in entries.indices.dropFirst() where entries[i] >> 32 == entries[i - 1] >> 32 {
             if keyBytes(Int(entries[i] & 0xFFFF_FFFF), b).elementsEqual(keyBytes(Int(entries[i - 1] & 0xFFFF_FFFF), b)) {
@@ -183,7 +233,7 @@ extension JSONParser {
     }
 
     /// The bytes of key node `k` (keys are never in the arena).
-    private func keyBytes(_ k: Int, _ b: TapeBuilder) -> UnsafeBufferPointer<UInt8> {
+    private func keyBytes(_ k: Int, _ b: borrowing TapeBuilder) -> UnsafeBufferPointer<UInt8> {
         let p = b.nodes[k].payload
         return UnsafeBufferPointer(rebasing: buf[(b.base + Int(p & 0xFFFF_FFFF))...].prefix(Int(p >> 32)))
     }

@@ -239,21 +239,40 @@ public struct PlannedRule: Sendable {
 
 /// A rule set compiled once: immutable and `Sendable`, so any number of threads evaluate it at once.
 public struct CompiledRuleSet: Sendable {
+    /// The set's parts behind one reference: the engine takes the current set out of its lock for every
+    /// event, and a copy is then one retain, not one for every array of the index and the program.
+    private final class Parts: Sendable {
+        let rules: [PlannedRule]
+        let slotCount: Int
+        let index: RuleIndex
+        let program: Program
+        let diagnostics: [Diagnostic]
+
+        init(rules: [PlannedRule], slotCount: Int, index: RuleIndex, program: Program, diagnostics: [Diagnostic]) {
+            self.rules = rules
+            self.slotCount = slotCount
+            self.index = index
+            self.program = program
+            self.diagnostics = diagnostics
+        }
+    }
+
+    private let parts: Parts
+
     /// The rules that survived planning, in evaluation order.
-    public let rules: [PlannedRule]
+    public var rules: [PlannedRule] { parts.rules }
     /// How many distinct condition keys the rules read (the size of the per-event cache).
-    public let slotCount: Int
-    let index: RuleIndex
-    let program: Program
+    public var slotCount: Int { parts.slotCount }
+    var index: RuleIndex { parts.index }
+    var program: Program { parts.program }
     /// What planning noticed (dropped conditions and rules, unknown matchers...), located.
-    public let diagnostics: [Diagnostic]
+    public var diagnostics: [Diagnostic] { parts.diagnostics }
 
     init(rules: [PlannedRule], slotCount: Int, diagnostics: [Diagnostic], indexed: Bool = true) {
-        self.rules = rules
-        self.slotCount = slotCount
-        self.index = indexed ? RuleIndex(rules) : RuleIndex(unindexed: rules.count)
-        self.program = Program(rules, slotCount: slotCount)
-        self.diagnostics = diagnostics
+        parts = Parts(
+            rules: rules, slotCount: slotCount,
+            index: indexed ? RuleIndex(rules) : RuleIndex(unindexed: rules.count),
+            program: Program(rules, slotCount: slotCount), diagnostics: diagnostics)
     }
 
     /// A set with no rules.
