@@ -230,7 +230,7 @@ public final class EventHub: Sendable {
             }
             state.withLock { s in
                 for (key, (c, ext)) in byName {
-                    c.state.withLock { $0.ext = ext }
+                    c.setExtension(ext)
                     s.containers[key] = c
                     s.order.append(c)
                 }
@@ -347,7 +347,7 @@ public final class EventHub: Sendable {
 
     /// A listener owned by the hub itself (the host's `MobileCore.registerEventListener`).
     public func registerEventListener(type: String, source: String, listener: @escaping EventListener) {
-        placeholder.state.withLock { $0.listeners.append(.init(type: type, source: source, call: listener)) }
+        placeholder.addListener(.init(type: type, source: source, call: listener))
     }
 
     func registerResponseListener(triggerEvent: Event, timeout: Double, listener: @escaping ResponseListener) {
@@ -501,9 +501,8 @@ public final class EventHub: Sendable {
     ) -> SharedStateResult? {
         guard let c = container(named: extensionName) else { return nil }
         let version = number(of: event) ?? Int.max
-        let (node, lastProcessed) = c.state.withLock { s in
-            ((xdm ? s.xdm : s.standard).resolve(at: version, resolution: resolution), s.lastProcessed)
-        }
+        let node = c.state.withLock { s in (xdm ? s.xdm : s.standard).resolve(at: version, resolution: resolution) }
+        let lastProcessed = c.lastProcessed.load(ordering: .acquiring)
         guard let node else { return SharedStateResult(status: .none, value: nil) }
         var status = node.status
         // Barrier: a set state counts as pending until its owner has processed the event before this one.

@@ -1,6 +1,7 @@
 internal import Dispatch
 internal import Foundation
 internal import RuleKitCore
+internal import Synchronization
 
 /// One registered extension: its serial queue, its pending events, listeners and shared states.
 ///
@@ -28,8 +29,6 @@ final class ExtensionContainer: Sendable {
         /// A trigger (a new event, `startEvents`) came while a drain was running: a drain that is about to
         /// stop at an event its extension refused offers it once more instead, so the trigger is not lost.
         var retrigger = false
-        /// The number of the last event this extension finished (for barrier reads).
-        var lastProcessed = -1
         var standard = SharedStateHistory()
         var xdm = SharedStateHistory()
         var registered = false
@@ -44,6 +43,14 @@ final class ExtensionContainer: Sendable {
 
     /// The hub's count of deliveries still to do.
     let settling: Settling
+    /// The number of the last event this extension finished (for barrier reads): set after each event's
+    /// listeners ran, outside the lock (a drain delivers a run of events per lock).
+    let lastProcessed = Atomic<Int>(-1)
+    /// Raised by every change a drain must see before its next event (listeners, the extension, stopping):
+    /// a drain delivers the events it took under one lock only while this stays the same.
+    private let changes = Atomic<Int>(0)
+    /// The most events one drain takes under one lock.
+    static let run = 32
 
     init(label: String, settling: Settling) {
         self.label = label
@@ -53,6 +60,22 @@ final class ExtensionContainer: Sendable {
     }
 
     var ext: (any Extension)? { state.withLock { $0.ext } }
+
+    /// Sets the extension (registration).
+    func setExtension(_ ext: (any Extension)?) {
+        state.withLock { s in
+            s.ext = ext
+            changes.add(1, ordering: .releasing)
+        }
+    }
+
+    /// Adds a listener: it hears the events delivered after this call.
+    func addListener(_ listener: Listener) {
+        state.withLock { s in
+            s.listeners.append(listener)
+            changes.add(1, ordering: .releasing)
+        }
+    }
 
     func enqueue(_ e: Event) {
         let schedule = state.withLock { s -> Bool in
@@ -88,49 +111,65 @@ final class ExtensionContainer: Sendable {
     }
 
     private func drain() {
-        // The event delivered last is popped in the same lock that takes the next one: one lock per
-        // delivery, not two.
-        var delivered: Event?
+        // A run of pending events is taken under one lock and delivered one by one while nothing a delivery
+        // depends on changes (`changes`); the next lock pops what was delivered and takes the next run.
+        var run: [Event] = []
+        var taken: [Event] = []
+        run.reserveCapacity(Self.run)
+        taken.reserveCapacity(Self.run)
+        var done = 0
         while true {
-            let next = state.withLock { s -> (Event, any Extension, [Listener])? in
-                if let d = delivered {
-                    s.pending.popFirst()
-                    s.lastProcessed = d.number ?? s.lastProcessed
-                }
-                guard !s.stopped, let e = s.pending.first, let ext = s.ext else {
+            let next = state.withLock { s -> (any Extension, [Listener], Int)? in
+                for _ in 0..<done { s.pending.popFirst() }
+                guard !s.stopped, !s.pending.isEmpty, let ext = s.ext else {
                     s.drainScheduled = false
                     return nil
                 }
-                // Whatever triggered until now is answered by offering this event.
+                // Whatever triggered until now is answered by offering these events.
                 s.retrigger = false
-                return (e, ext, s.listeners)
+                taken.removeAll(keepingCapacity: true)
+                s.pending.forEach(upTo: Self.run) { taken.append($0) }
+                return (ext, s.listeners, changes.load(ordering: .acquiring))
             }
-            if let d = delivered {
-                settling.delivered(d)
-                delivered = nil
+            if done > 0 {
+                settling.delivered(run.prefix(done))
+                done = 0
             }
-            guard let (event, ext, listeners) = next else { return }
-            guard ext.readyForEvent(event) else {
-                // Held at this event until the next trigger re-offers it; a trigger that came while this
-                // drain ran (and so scheduled none) re-offers it now.
-                let again = state.withLock { s -> Bool in
-                    if s.retrigger {
-                        s.retrigger = false
-                        return true
+            guard let (ext, listeners, seen) = next else { return }
+            swap(&run, &taken)
+            for event in run {
+                if done > 0 && changes.load(ordering: .acquiring) != seen { break }
+                guard ext.readyForEvent(event) else {
+                    // Held at this event until the next trigger re-offers it; a trigger that came while this
+                    // drain ran (and so scheduled none) re-offers it now.
+                    let again = state.withLock { s -> Bool in
+                        for _ in 0..<done { s.pending.popFirst() }
+                        if s.retrigger {
+                            s.retrigger = false
+                            return true
+                        }
+                        s.drainScheduled = false
+                        return false
                     }
-                    s.drainScheduled = false
-                    return false
+                    settling.delivered(run.prefix(done))
+                    if again {
+                        done = 0
+                        break
+                    }
+                    return
                 }
-                if again { continue }
-                return
+                for l in listeners where l.matches(event) { l.call(event) }
+                if let n = event.number { lastProcessed.store(n, ordering: .releasing) }
+                done += 1
             }
-            for l in listeners where l.matches(event) { l.call(event) }
-            delivered = event
         }
     }
 
     func setStopped(_ stopped: Bool) {
-        state.withLock { $0.stopped = stopped }
+        state.withLock { s in
+            s.stopped = stopped
+            changes.add(1, ordering: .releasing)
+        }
         if !stopped { kick() }
     }
 }

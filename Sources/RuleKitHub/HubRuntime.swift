@@ -12,7 +12,7 @@ final class HubRuntime: ExtensionRuntime {
     }
 
     func registerListener(type: String, source: String, listener: @escaping EventListener) {
-        container.state.withLock { $0.listeners.append(.init(type: type, source: source, call: listener)) }
+        container.addListener(.init(type: type, source: source, call: listener))
     }
 
     func registerResponseListener(triggerEvent: Event, timeout: Double, listener: @escaping ResponseListener) {

@@ -23,6 +23,11 @@ struct RingQueue<Element> {
         return e
     }
 
+    /// Calls `body` on the first `limit` elements (fewer when there are fewer), oldest first.
+    func forEach(upTo limit: Int, _ body: (Element) -> Void) {
+        for i in 0..<min(limit, count) { body(storage[(head + i) & (storage.count - 1)]!) }
+    }
+
     /// The newest element that satisfies `predicate`, searching from the back.
     func last(where predicate: (Element) -> Bool) -> Element? {
         var i = count - 1

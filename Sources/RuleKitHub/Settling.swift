@@ -71,15 +71,20 @@ final class Settling: Sendable {
         done?()
     }
 
-    /// One extension has had `event` (its listeners ran).
-    func delivered(_ event: Event) {
-        if open.load(ordering: .acquiring) == 0 { return }
-        let done: (@Sendable () -> Void)? = state.withLock { s in
-            guard !s.groups.isEmpty, let g = s.groupOf[event.id] else { return nil }
-            s.groups[g]!.outstanding -= 1
-            return self.closeIfDone(&s, g)
+    /// One extension has had `events` (their listeners ran).
+    func delivered<C: Collection<Event>>(_ events: C) {
+        if events.isEmpty || open.load(ordering: .acquiring) == 0 { return }
+        let done: [@Sendable () -> Void] = state.withLock { s in
+            var done: [@Sendable () -> Void] = []
+            for event in events {
+                guard !s.groups.isEmpty else { break }
+                guard let g = s.groupOf[event.id] else { continue }
+                s.groups[g]!.outstanding -= 1
+                if let completion = self.closeIfDone(&s, g) { done.append(completion) }
+            }
+            return done
         }
-        done?()
+        for completion in done { completion() }
     }
 
     private func closeIfDone(_ s: inout State, _ g: Int) -> (@Sendable () -> Void)? {
