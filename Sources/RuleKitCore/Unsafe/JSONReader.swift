@@ -131,9 +131,10 @@ public enum JSONReader {
                 guard let tape = p.capturedTape, case .object(var o) = v else {
                     return (v, nil, p.sawDuplicate ? nil : p.captured.map { Array(b[$0]) })
                 }
+                // `v` let go first: the object's members are then `o`'s alone, and the removal copies none.
+                v = .null
                 o[member] = nil
-                v = .object(o)
-                return (v, tape, nil)
+                return (.object(o), tape, nil)
             }
         }
         return try result.get()

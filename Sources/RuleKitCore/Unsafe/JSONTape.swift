@@ -3,7 +3,8 @@
 //
 // Invariants:
 // 1. A tape is immutable once made. `text`, `arena` and `nodes` are written only by the reader that makes
-//    it (`JSONParser.tape`), which checks every index against its buffer as the JSON reader does.
+//    it (`JSONParser.tape`), which checks every index against its buffer as the JSON reader does. The
+//    nodes' memory is the tape's own: handed over by the reader, freed when the tape is.
 // 2. The nodes are a well-formed pre-order layout: node 0 is an object; a container's `payload` (its low
 //    32 bits) is the index just past its subtree, and its `count` children follow it one subtree after another (an
 //    object's as key, value pairs); a string's `payload` is an (offset, length) range of `text`, or of
@@ -34,7 +35,9 @@ public final class JSONTape: @unchecked Sendable {
     /// The JSON text of the object, byte for byte as read.
     public let text: [UInt8]
     let arena: [UInt8]
-    let nodes: [Node]
+    /// The nodes: memory the reader allocated and handed over, owned by the tape (freed in `deinit`) and
+    /// never written after `init`.
+    private let nodes: UnsafeMutableBufferPointer<Node>
     /// The object made from the tape: 0, not yet; 1, being made; 2, made (in `cached`). An atomic rather
     /// than a lock: a lock is two more allocations for every event, and most events never ask.
     private let state = Atomic<Int>(0)
@@ -48,12 +51,15 @@ public final class JSONTape: @unchecked Sendable {
     /// each; past this size, it also saves the reader's per-key duplicate checks from growing quadratic.
     static let indexedMembers = 48
 
-    init(text: [UInt8], arena: [UInt8], nodes: [Node], index: [UInt64]) {
+    /// A tape over `nodes`, which it takes over (and frees).
+    init(text: [UInt8], arena: [UInt8], nodes: UnsafeMutableBufferPointer<Node>, index: [UInt64]) {
         self.text = text
         self.arena = arena
         self.nodes = nodes
         self.index = index
     }
+
+    deinit { nodes.baseAddress?.deallocate() }
 
     /// How many nodes (keys included) the tape holds.
     public var nodeCount: Int { nodes.count }
@@ -73,10 +79,10 @@ public final class JSONTape: @unchecked Sendable {
 
     /// Lends a view of the tape to `body`; it must not escape the closure.
     package func withUnsafeView<R>(_ body: (UnsafeTapeView) throws -> R) rethrows -> R {
-        try nodes.withUnsafeBufferPointer { n in
-            try text.withUnsafeBufferPointer { t in
-                try arena.withUnsafeBufferPointer { a in
-                    try index.withUnsafeBufferPointer { x in try body(UnsafeTapeView(nodes: n, text: t, arena: a, index: x)) }
+        try text.withUnsafeBufferPointer { t in
+            try arena.withUnsafeBufferPointer { a in
+                try index.withUnsafeBufferPointer { x in
+                    try body(UnsafeTapeView(nodes: UnsafeBufferPointer(nodes), text: t, arena: a, index: x))
                 }
             }
         }
@@ -84,7 +90,7 @@ public final class JSONTape: @unchecked Sendable {
 
     /// Whether `view` reads this tape: the check, in debug builds, that a lent view is the event's own.
     package func isViewed(by view: UnsafeTapeView) -> Bool {
-        nodes.withUnsafeBufferPointer { $0.baseAddress == view.nodes.baseAddress }
+        UnsafePointer(nodes.baseAddress) == view.nodes.baseAddress
     }
 
     /// One node: 16 bytes.

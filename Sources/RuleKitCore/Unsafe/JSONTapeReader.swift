@@ -38,10 +38,9 @@ extension JSONParser {
         }
     }
 
-    /// The nodes of a tape being read: appended with no uniqueness check and no bounds check past the
-    /// count (an `Array` does both on every append, a tenth of reading an event), then copied into the
-    /// tape's array once. Owns its memory; every index is checked against `count` by the caller's loops,
-    /// and in debug builds here.
+    /// The nodes of a tape being read: appended with no uniqueness check (an `Array` makes one on every
+    /// append), then handed to the tape as they are (no copy). Owns its memory until `release()`; every
+    /// index is checked against `count`.
     struct NodeBuffer: ~Copyable {
         private(set) var start: UnsafeMutablePointer<JSONTape.Node>
         private var capacity: Int
@@ -53,6 +52,14 @@ extension JSONParser {
         }
 
         deinit { start.deallocate() }
+
+        /// Hands the memory over (to the tape, which frees it): the first `count` nodes, in an allocation
+        /// that may be larger.
+        consuming func release() -> UnsafeMutableBufferPointer<JSONTape.Node> {
+            let nodes = UnsafeMutableBufferPointer(start: start, count: count)
+            discard self
+            return nodes
+        }
 
         @inline(__always)
         mutating func append(_ node: JSONTape.Node) {
@@ -80,9 +87,6 @@ extension JSONParser {
             start = bigger
             capacity *= 2
         }
-
-        /// The nodes as an array of exactly `count`.
-        func array() -> [JSONTape.Node] { Array(UnsafeBufferPointer(start: start, count: count)) }
     }
 
     /// Reads the object at `pos` (depth `depth` of the document) into a tape; nil, with the parser put
@@ -96,7 +100,7 @@ extension JSONParser {
         var b = TapeBuilder(base: pos, capacity: (buf.count - pos) / 10 + 8)
         if tapeValue(depth: depth, &b) {
             let text = Array(buf[b.base..<pos])
-            return JSONTape(text: text, arena: b.arena, nodes: b.nodes.array(), index: b.index)
+            return JSONTape(text: text, arena: b.arena, nodes: b.nodes.release(), index: b.index)
         }
         (pos, line, lineStart, nodes, columnAt, columnValue, firstNonASCII) = saved
         return nil

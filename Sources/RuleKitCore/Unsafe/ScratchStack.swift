@@ -1,6 +1,7 @@
 // Invariants:
-// 1. `base` is memory this noncopyable stack allocates, owns and frees: elements `0..<count` are
-//    initialized, the rest not; it is never shared (noncopyable, kept in the reader's stack frame).
+// 1. `base` is memory this noncopyable stack allocates (on the first push), owns and frees: elements
+//    `0..<count` are initialized, the rest not; it is never shared (noncopyable, kept in the reader's stack
+//    frame). Before the first push, `capacity` is 0 and `base` a placeholder that is never read or freed.
 // 2. Every index is checked (`precondition`) before it is read or moved.
 /// A reader's scratch stack for the children of the containers it has open (the JSON and YAML readers').
 ///
@@ -14,18 +15,21 @@ package struct ScratchStack<Element>: ~Copyable {
     @usableFromInline var base: UnsafeMutablePointer<Element>
     @usableFromInline var capacity: Int
     @usableFromInline var _count = 0
+    @usableFromInline let initialCapacity: Int
     /// How many elements are on the stack.
     @inlinable package var count: Int { _count }
 
-    /// An empty stack with room for `capacity` elements before it grows.
+    /// An empty stack with room for `capacity` elements before it grows. Nothing is allocated before the
+    /// first push: a reader made for one short line may never use some of its stacks.
     package init(capacity: Int = 64) {
-        self.capacity = capacity
-        base = .allocate(capacity: capacity)
+        self.capacity = 0
+        initialCapacity = max(capacity, 1)
+        base = UnsafeMutablePointer(bitPattern: MemoryLayout<Element>.alignment)!
     }
 
     deinit {
         base.deinitialize(count: _count)
-        base.deallocate()
+        if capacity > 0 { base.deallocate() }
     }
 
     /// Pushes `element`, growing the storage when full.
@@ -38,6 +42,11 @@ package struct ScratchStack<Element>: ~Copyable {
 
     @usableFromInline
     mutating func grow() {
+        guard capacity > 0 else {
+            base = .allocate(capacity: initialCapacity)
+            capacity = initialCapacity
+            return
+        }
         let bigger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
         bigger.moveInitialize(from: base, count: _count)
         base.deallocate()
