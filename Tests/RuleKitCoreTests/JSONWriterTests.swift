@@ -5,6 +5,15 @@ import Testing
 @testable import RuleKitCore
 
 @Suite struct JSONWriterTests {
+    /// Ids are written as Foundation's `uuidString` spells them (the output of `rulekit run` relies on it).
+    @Test func idsAreWrittenAsTheirUUIDString() {
+        for id in (0..<200).map({ _ in EventID.next() }) + [UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))] {
+            var out: [UInt8] = [0x7B]
+            JSONWriter.writeUUID(id, to: &out)
+            #expect(out == [0x7B] + Array(id.uuidString.utf8))
+        }
+    }
+
     @Test func compactOutputIsDeterministicAndKeepsOrder() {
         let v: Value = ["z": 1, "a": [true, nil, 2.5, "q\"\n\u{1}"], "m": [:]]
         #expect(JSONWriter.string(v) == #"{"z":1,"a":[true,null,2.5,"q\"\n\u0001"],"m":{}}"#)

@@ -219,33 +219,42 @@ public enum JSONWriter {
         out.append(0x22)
     }
 
-    /// `id.uuidString` (upper-case hex, dashed 8-4-4-4-12), appended as bytes.
+    /// `id.uuidString` (upper-case hex, dashed 8-4-4-4-12), appended as bytes: made in a buffer on the
+    /// stack, then appended at once (36 single appends each check the array's capacity and uniqueness).
     package static func writeUUID(_ id: UUID, to out: inout [UInt8]) {
         let u = id.uuid
         let hex: StaticString = "0123456789ABCDEF"
-        func byte(_ b: UInt8) {
-            out.append(hex.utf8Start[Int(b >> 4)])
-            out.append(hex.utf8Start[Int(b & 0xF)])
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 36) { text in
+            var i = 0
+            func put(_ c: UInt8) {
+                text[i] = c
+                i += 1
+            }
+            func byte(_ b: UInt8) {
+                put(hex.utf8Start[Int(b >> 4)])
+                put(hex.utf8Start[Int(b & 0xF)])
+            }
+            byte(u.0)
+            byte(u.1)
+            byte(u.2)
+            byte(u.3)
+            put(0x2D)
+            byte(u.4)
+            byte(u.5)
+            put(0x2D)
+            byte(u.6)
+            byte(u.7)
+            put(0x2D)
+            byte(u.8)
+            byte(u.9)
+            put(0x2D)
+            byte(u.10)
+            byte(u.11)
+            byte(u.12)
+            byte(u.13)
+            byte(u.14)
+            byte(u.15)
+            out.append(contentsOf: UnsafeBufferPointer(text))
         }
-        byte(u.0)
-        byte(u.1)
-        byte(u.2)
-        byte(u.3)
-        out.append(0x2D)
-        byte(u.4)
-        byte(u.5)
-        out.append(0x2D)
-        byte(u.6)
-        byte(u.7)
-        out.append(0x2D)
-        byte(u.8)
-        byte(u.9)
-        out.append(0x2D)
-        byte(u.10)
-        byte(u.11)
-        byte(u.12)
-        byte(u.13)
-        byte(u.14)
-        byte(u.15)
     }
 }
