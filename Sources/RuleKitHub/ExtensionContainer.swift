@@ -7,7 +7,7 @@ internal import Synchronization
 ///
 /// Events are delivered in hub order, one at a time, on the extension's own queue; a drain runs while
 /// events are pending and the extension is started and ready, so a burst of events costs one queue hop,
-/// not one per event. No lock is held while extension code runs.
+/// not one per event, and takes a run of them per lock. No lock is held while extension code runs.
 final class ExtensionContainer: Sendable {
     struct Listener {
         var type: String
