@@ -200,9 +200,11 @@ struct JSONParser: ~Copyable {
     var entries: [SourceMap.Entry] = []
     var pendingKey: (UInt32, UInt32) = (0, 0)
     /// The children of the open containers, moved into exact-size arrays when each closes.
-    var elements = ScratchStack<Value>()
-    var members = ScratchStack<ValueObject.Member>()
-    var keyInfo = ScratchStack<KeyInfo>()
+    // Room for 24 children at first: a reader is made per JSON line, and stacks this small come from the
+    // allocator's per-thread cache (64 members, 2 KB, took its slower path for every line).
+    var elements = ScratchStack<Value>(capacity: 24)
+    var members = ScratchStack<ValueObject.Member>(capacity: 24)
+    var keyInfo = ScratchStack<KeyInfo>(capacity: 24)
     /// The last column computed on the current line and where: columns of the next nodes count on from
     /// there (recounting from the line start would be quadratic on a minified one-line document).
     var columnAt = 0
