@@ -1,4 +1,5 @@
 import Foundation
+import RuleKitTestSupport
 import Testing
 
 @testable import RuleKitCore
@@ -9,7 +10,7 @@ import Testing
 struct EventIDTableTests {
     @Test(arguments: [1, 2, 3] as [UInt64])
     func agreesWithADictionary(_ seed: UInt64) {
-        var rng = Xoshiro256(seed: SplitMix(seed))
+        var rng = SeededGenerator(state: seed)
         var table = EventIDTable()
         var reference: [UUID: Int] = [:]
         // A small pool of ids, so the same ids come back to be updated, removed and added again.
@@ -47,18 +48,5 @@ struct EventIDTableTests {
         for (n, id) in ids.enumerated() { #expect(table[id] == (n % 2 == 0 ? nil : n)) }
         for id in ids { table[id] = nil }
         #expect(table.isEmpty)
-    }
-}
-
-/// A seedable generator for the tests' own randomness.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(_ seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import RuleKitTestSupport
 import Testing
 
 @testable import RuleKitCore
@@ -217,14 +218,8 @@ import Testing
 /// edges of the path: 15 to 19 digits, exponents near ±22, significands near 2^53, zeros and signs.
 @Suite struct FastDoubleTests {
     static func texts(_ seed: UInt64) -> [String] {
-        var g = seed
-        func next() -> UInt64 {
-            g &+= 0x9E37_79B9_7F4A_7C15
-            var z = g
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var g = SeededGenerator(state: seed)
+        func next() -> UInt64 { g.next() }
         var out = [
             "0.0", "-0.0", "0e0", "-0e-5", "9007199254740992.0", "9007199254740993.0", "9007199254740991e22",
             "1e22", "1e23", "1e-22", "1e-23", "0.1", "0.2", "0.3", "959.45", "-479.72", "123456789012345678.9",
