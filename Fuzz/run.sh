@@ -38,7 +38,16 @@ shared=${RULEKIT_SHARED:-$(cd .. && pwd)/../shared}
 # The lld linker: gold fails on the sanitizer runtimes' debug sections.
 flags=(-c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -enable-testing
        -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld --scratch-path .build-fuzz)
-swift build "${flags[@]}" --product "fuzz-$target" 2>&1 | grep -v -E '^\[[0-9]+/[0-9]+\]' || true
+# A failed build must fail here: an older binary left in the scratch path would otherwise be fuzzed.
+log=$(mktemp)
+if ! swift build "${flags[@]}" --product "fuzz-$target" > "$log" 2>&1; then
+    grep -v -E '^\[[0-9]+/[0-9]+\]' "$log" >&2
+    rm -f "$log"
+    echo "run.sh: fuzz-$target did not build" >&2
+    exit 1
+fi
+grep -v -E '^\[[0-9]+/[0-9]+\]' "$log" || true
+rm -f "$log"
 bin=$(swift build "${flags[@]}" --show-bin-path)/fuzz-$target
 [[ -x $bin ]] || { echo "run.sh: fuzz-$target did not build" >&2; exit 1; }
 
