@@ -30,42 +30,35 @@ package struct EventIDTable: Sendable {
 
     package subscript(id: UUID) -> Int? {
         get {
-            let (hi, lo) = Self.words(id)
-            var i = home(hi, lo)
-            while let v = slots[i].value {
-                if slots[i].hi == hi && slots[i].lo == lo { return v }
-                i = (i + 1) & mask
-            }
-            return nil
+            let (i, found) = find(id)
+            return found ? slots[i].value : nil
         }
         set {
-            if let newValue { insert(newValue, for: id) } else { remove(id) }
-        }
-    }
-
-    private mutating func insert(_ value: Int, for id: UUID) {
-        let (hi, lo) = Self.words(id)
-        var i = home(hi, lo)
-        while slots[i].value != nil {
-            if slots[i].hi == hi && slots[i].lo == lo {
-                slots[i].value = value
-                return
+            let (i, found) = find(id)
+            if let newValue {
+                slots[i].value = newValue
+                if found { return }
+                (slots[i].hi, slots[i].lo) = Self.words(id)
+                count += 1
+                if count * 2 > slots.count { grow() }
+            } else if found {
+                remove(at: i)
             }
-            i = (i + 1) & mask
         }
-        slots[i] = Slot(hi: hi, lo: lo, value: value)
-        count += 1
-        if count * 2 > slots.count { grow() }
     }
 
-    private mutating func remove(_ id: UUID) {
+    /// Where `id` is, or the empty slot that ends its probe run (where it would go).
+    private func find(_ id: UUID) -> (index: Int, found: Bool) {
         let (hi, lo) = Self.words(id)
         var i = home(hi, lo)
         while slots[i].value != nil {
-            if slots[i].hi == hi && slots[i].lo == lo { break }
+            if slots[i].hi == hi && slots[i].lo == lo { return (i, true) }
             i = (i + 1) & mask
         }
-        guard slots[i].value != nil else { return }
+        return (i, false)
+    }
+
+    private mutating func remove(at i: Int) {
         count -= 1
         // Backward shift: each later entry of the run moves into the hole unless its home lies cyclically
         // after the hole (then it is still reachable from its home without crossing the hole).
@@ -80,13 +73,6 @@ package struct EventIDTable: Sendable {
             j = (j + 1) & mask
         }
         slots[hole].value = nil
-    }
-
-    /// Removes every entry, keeping the capacity.
-    package mutating func removeAll() {
-        guard count > 0 else { return }
-        for i in slots.indices { slots[i].value = nil }
-        count = 0
     }
 
     private mutating func grow() {

@@ -321,9 +321,10 @@ public final class EventHub: Sendable {
         let schedule = state.withLock { s -> Bool in
             for event in events {
                 var e = event
-                e.number = s.nextNumber
+                let n = s.nextNumber
                 s.nextNumber += 1
-                s.numbered.append((e.id, s.nextNumber - 1))
+                e.number = n
+                s.numbered.append((e.id, n))
                 if s.numbered.count > options.rememberedEventIDs { s.numbered.popFirst() }
                 s.pending.append(e)
             }

@@ -118,10 +118,13 @@ final class ExtensionContainer: Sendable {
         run.reserveCapacity(Self.run)
         taken.reserveCapacity(Self.run)
         var done = 0
+        var refused = false
         while true {
             let next = state.withLock { s -> (any Extension, [Listener], Int)? in
                 for _ in 0..<done { s.pending.popFirst() }
-                guard !s.stopped, !s.pending.isEmpty, let ext = s.ext else {
+                // Held at a refused event until the next trigger re-offers it; a trigger that came while this
+                // drain ran (and so scheduled none) re-offers it now.
+                guard !refused || s.retrigger, !s.stopped, !s.pending.isEmpty, let ext = s.ext else {
                     s.drainScheduled = false
                     return nil
                 }
@@ -131,32 +134,16 @@ final class ExtensionContainer: Sendable {
                 s.pending.forEach(upTo: Self.run) { taken.append($0) }
                 return (ext, s.listeners, changes.load(ordering: .acquiring))
             }
-            if done > 0 {
-                settling.delivered(run.prefix(done))
-                done = 0
-            }
+            settling.delivered(run.prefix(done))
+            done = 0
+            refused = false
             guard let (ext, listeners, seen) = next else { return }
             swap(&run, &taken)
             for event in run {
                 if done > 0 && changes.load(ordering: .acquiring) != seen { break }
                 guard ext.readyForEvent(event) else {
-                    // Held at this event until the next trigger re-offers it; a trigger that came while this
-                    // drain ran (and so scheduled none) re-offers it now.
-                    let again = state.withLock { s -> Bool in
-                        for _ in 0..<done { s.pending.popFirst() }
-                        if s.retrigger {
-                            s.retrigger = false
-                            return true
-                        }
-                        s.drainScheduled = false
-                        return false
-                    }
-                    settling.delivered(run.prefix(done))
-                    if again {
-                        done = 0
-                        break
-                    }
-                    return
+                    refused = true
+                    break
                 }
                 for l in listeners where l.matches(event) { l.call(event) }
                 if let n = event.number { lastProcessed.store(n, ordering: .releasing) }

@@ -34,7 +34,7 @@ struct EventIDTableTests {
                 for id in pool { #expect(table[id] == reference[id]) }
             }
         }
-        table.removeAll()
+        for id in pool { table[id] = nil }
         #expect(table.isEmpty && pool.allSatisfy { table[$0] == nil })
     }
 
