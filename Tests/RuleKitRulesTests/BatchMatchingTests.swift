@@ -266,4 +266,53 @@ import Testing
         set.index.forEachCandidate(&r, slots: set.program.slots) { _, _ in candidates += 1 }
         #expect(candidates < set.rules.count / 2)
     }
+
+    /// `eq` with an Int value is filed under `int(key)`: every value that converts to it (3, "3", 3.9,
+    /// true for 1) lets its rules through, one that does not convert ("3.0", "", a container) lets none,
+    /// one by one and in batches alike.
+    @Test func integerEqualitiesAreFiledUnderTheirConversion() throws {
+        let set = try Rules.compile(
+            """
+            rules:
+              - {id: three, when: {key: n, eq: 3}, then: []}
+              - {id: minusTwo, when: {all: [{key: ~type, eq: t}, {key: n, eq: -2}]}, then: []}
+              - {id: one, when: {key: a.b, eq: 1}, then: []}
+              - {id: typed, when: {key: ~source, eq: 7}, then: []}
+            """)
+        #expect(set.index.always.isEmpty)
+        #expect(set.index.intEqualities.count == 3)
+        let runtime = MockRuntime()
+        let leaves: [Value] = [3, "3", 3.9, -3.9, "3.0", " 3", -2, "-2", -2.5, 1, true, false, "", .null, 3e300, ["x": 3], [3]]
+        var events: [Event] = []
+        for type in ["t", "T"] {
+            for source in ["7", "07", "7.0", "x"] {
+                for v in leaves {
+                    events.append(Event(name: "", type: type, source: source, data: ["n": v, "a": ["b": v]]))
+                }
+                events.append(Event(name: "", type: type, source: source, data: nil))
+            }
+        }
+        let plain = set.withoutIndex()
+        var expected = 0
+        var fired = Set<Int>()
+        for e in events {
+            var r1 = Resolver(event: e, runtime: runtime, slotCount: set.slotCount)
+            var r2 = Resolver(event: e, runtime: runtime, slotCount: set.slotCount)
+            let indexed = Evaluator.matchingRules(set, &r1).map(\.index)
+            let all = Evaluator.matchingRules(plain, &r2).map(\.index)
+            #expect(indexed == all, "\(e.type) \(e.source) \(String(describing: e.data))")
+            expected += all.count
+            fired.formUnion(indexed)
+        }
+        #expect(fired.count == set.rules.count, "rules never fired: \(Set(set.rules.indices).subtracting(fired))")
+        var r = Resolver(event: events[0], runtime: runtime, slotCount: set.slotCount)
+        #expect(Evaluator.matchCount(set, events: events, &r) == expected)
+        // And it skips: a value no rule names makes no candidate.
+        var probe = Resolver(
+            event: Event(name: "", type: "t", source: "x", data: ["n": 5, "a": ["b": 5]]), runtime: runtime,
+            slotCount: set.slotCount)
+        var candidates = 0
+        set.index.forEachCandidate(&probe, slots: set.program.slots) { _, _ in candidates += 1 }
+        #expect(candidates == 0)
+    }
 }

@@ -16,7 +16,9 @@
 //    node) entries (the top 32 bits of `JSONParser.keyHash`), sorted by hash and then by key bytes, at
 //    `index[start..<start + count]`, where `start + 1` is the top 32 bits of its `payload` (0: no index).
 //    The plain reference for a lookup there is the walk of the members' keys (`JSONTapeTests` compares).
-// 5. Views (`UnsafeTapeView`) are lent for a closure by `withUnsafeView` and never kept past it.
+// 5. A key's node carries the key's tag (`JSONTape.keyTag`: the top 32 bits of `JSONParser.keyHash`) in
+//    `count`: a lookup passes over members whose tag differs on the node alone, without reading their text.
+// 6. Views (`UnsafeTapeView`) are lent for a closure by `withUnsafeView` and never kept past it.
 // The plain reference is `JSONReader`: `JSONTapeTests` and the `json` fuzz target check that `object()`
 // equals what it reads from the same text, and the engine's oracle tests compare walks of both.
 
@@ -61,6 +63,12 @@ public final class JSONTape: @unchecked Sendable {
 
     deinit { nodes.baseAddress?.deallocate() }
 
+    /// The tag a key's node carries (invariant 5), and that lookups compare first.
+    @inline(__always)
+    package static func keyTag(_ key: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        UInt32(truncatingIfNeeded: JSONParser.keyHash(key) >> 32)
+    }
+
     /// How many nodes (keys included) the tape holds.
     public var nodeCount: Int { nodes.count }
 
@@ -100,7 +108,7 @@ public final class JSONTape: @unchecked Sendable {
         package var kind: Kind
         /// Objects: bit 0, some key holds a '.'. Strings: bit 0, in the arena; bit 1, not ASCII.
         package var flags: UInt8
-        /// Members of an object, elements of an array.
+        /// Members of an object, elements of an array; a key's tag (invariant 5).
         package var count: UInt32
         /// Containers: the index past the subtree (low 32 bits; above them, an object's index start + 1).
         /// Strings: offset | length << 32. Numbers: bit patterns.
@@ -153,17 +161,23 @@ package struct UnsafeTapeView {
     /// The value of member `key` of object node `object`: its node index, or nil.
     @inline(__always)
     package func member(of object: Int, key: UnsafeBufferPointer<UInt8>) -> Int? {
+        member(of: object, key: key, tag: JSONTape.keyTag(key))
+    }
+
+    /// `member(of:key:)` with the key's tag (`JSONTape.keyTag(key)`) computed once by the caller.
+    @inline(__always)
+    package func member(of object: Int, key: UnsafeBufferPointer<UInt8>, tag: UInt32) -> Int? {
         let indexed = nodes[object].payload >> 32
-        if indexed != 0 {
-            let hash = UInt32(truncatingIfNeeded: JSONParser.keyHash(key) >> 32)
-            return indexedMember(of: object, start: Int(indexed) - 1, hash: hash, key: key)
-        }
+        if indexed != 0 { return indexedMember(of: object, start: Int(indexed) - 1, hash: tag, key: key) }
         var i = object + 1
         let length = UInt64(key.count)
         for _ in 0..<nodes[object].count {
-            // Keys of another length are passed over on the node alone; keys are never in the arena.
-            let p = nodes[i].payload
-            if p >> 32 == length && Self.same(text, Int(p & 0xFFFF_FFFF), key) { return i + 1 }
+            // Keys with another tag or length are passed over on the node alone (invariant 5); the text
+            // is read only to confirm. Keys are never in the arena.
+            let n = nodes[i]
+            if n.count == tag && n.payload >> 32 == length && Self.same(text, Int(n.payload & 0xFFFF_FFFF), key) {
+                return i + 1
+            }
             i = next(i + 1)
         }
         return nil

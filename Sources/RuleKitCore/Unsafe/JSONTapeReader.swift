@@ -174,22 +174,22 @@ extension JSONParser {
             guard let i = keyEnd(from: start, &dotted), i - start <= limits.maxScalarBytes else { return false }
             pos = i + 1
             let key = UnsafeBufferPointer(rebasing: buf[start..<i])
-            let bit: UInt64 = 1 << (Self.keyHash(key) >> 58)
+            let hash = Self.keyHash(key)
+            let tag = UInt32(truncatingIfNeeded: hash >> 32)
+            let bit: UInt64 = 1 << (hash >> 58)
             // Past the indexed size, the sorted index finds repeated keys when the object closes: scanning
             // every earlier member for every key would be quadratic in the object's size.
             if seen & bit != 0 && count < JSONTape.indexedMembers {
                 // The object's members so far are complete subtrees after its node: key, value, key, ...
                 var k = at + 1
                 while k < b.nodes.count {
-                    let p = b.nodes[k].payload
-                    let other = UnsafeBufferPointer(rebasing: buf[(b.base + Int(p & 0xFFFF_FFFF))...].prefix(Int(p >> 32)))
-                    if other.elementsEqual(key) { return false }
+                    if b.nodes[k].count == tag && keyBytes(k, b).elementsEqual(key) { return false }
                     let value = b.nodes[k + 1]
                     k = value.isLeaf ? k + 2 : Int(value.payload & 0xFFFF_FFFF)
                 }
             }
             seen |= bit
-            b.nodes.append(JSONTape.Node(.string, payload: UInt64(start - b.base) | UInt64(i - start) << 32))
+            b.nodes.append(JSONTape.Node(.string, count: tag, payload: UInt64(start - b.base) | UInt64(i - start) << 32))
             skipWhitespace()
             guard pos < buf.count, buf[pos] == UInt8(ascii: ":") else { return false }
             pos += 1
@@ -217,7 +217,7 @@ extension JSONParser {
         entries.reserveCapacity(Int(count))
         var k = at + 1
         for _ in 0..<count {
-            entries.append((Self.keyHash(keyBytes(k, b)) & 0xFFFF_FFFF_0000_0000) | UInt64(k))
+            entries.append(UInt64(b.nodes[k].count) << 32 | UInt64(k))
             let value = b.nodes[k + 1]
             k = value.isLeaf ? k + 2 : Int(value.payload & 0xFFFF_FFFF)
         }

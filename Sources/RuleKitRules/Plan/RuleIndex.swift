@@ -1,23 +1,30 @@
 /// Which rules an event can possibly match, so an event only pays for rules that can match it.
 ///
 /// Each rule is filed under one predicate it requires (reached through `and` groups and single-member
-/// groups): a string equality (`eq`), or a case-insensitive `co`/`sw`/`ew` on ASCII text. The one
-/// chosen is the one the fewest rules share, preferring equalities and keys many rules use (so an event
-/// resolves few keys). For an event, each indexed key is resolved once and converted as the matcher
-/// would (string, lowercased); equalities are looked up in a table, patterns found in one Aho–Corasick
-/// pass. Rules with historical conditions are never filed (skipping them would skip their history
+/// groups): a string equality (`eq`), an integer equality (`eq` with an Int value), or a
+/// case-insensitive `co`/`sw`/`ew` on ASCII text. The one chosen is the one the fewest rules share,
+/// preferring equalities and keys many rules use (so an event resolves few keys). For an event, each
+/// indexed key is resolved once and converted as the matcher would (string, lowercased; or `int(...)`);
+/// equalities are looked up in a table, patterns found in one Aho–Corasick pass. Rules with historical conditions are never filed (skipping them would skip their history
 /// queries, which the reference performs), nor are rules without a usable predicate: they are always
 /// candidates. A rule that is a candidate is then evaluated in full, so the index only ever skips
 /// rules that could not match.
 struct RuleIndex: Sendable {
     enum Mode: UInt8, Sendable, Hashable {
         case equals, contains, startsWith, endsWith
+        /// `eq` with an Int value: `int(key) == number`.
+        case intEquals
+
+        var isEquality: Bool { self == .equals || self == .intEquals }
     }
 
     struct Predicate: Hashable {
         var slot: Int
         var mode: Mode
+        /// The lowercased text (string modes).
         var value: String
+        /// The value of an `intEquals`.
+        var number: Int64 = 0
     }
 
     /// Classes, not structs: iterating them per event then costs one retain, not one per field.
@@ -39,6 +46,20 @@ struct RuleIndex: Sendable {
         }
     }
 
+    /// Integer equalities on one key: the rules filed under each value. A key whose `int(...)` conversion
+    /// fails lets none of them through (a comparison with a missing side is false).
+    final class IntAnchor: Sendable {
+        let key: SlotKey
+        let rulesByValue: [Int64: [Int]]
+
+        init(key: SlotKey, values: [Int64], rules: [[Int]]) {
+            self.key = key
+            var byValue = [Int64: [Int]](minimumCapacity: values.count)
+            for i in values.indices { byValue[values[i]] = rules[i] }
+            rulesByValue = byValue
+        }
+    }
+
     final class PatternAnchor: Sendable {
         let key: SlotKey
         let automaton: AhoCorasick
@@ -56,11 +77,17 @@ struct RuleIndex: Sendable {
     }
 
     var equalities: [EqualityAnchor] = []
+    var intEqualities: [IntAnchor] = []
     var patterns: [PatternAnchor] = []
     var always: [Int] = []
     let ruleCount: Int
     /// The slots every event's probe reads (each anchor's key), ascending.
     private(set) var probedSlots: [Int] = []
+    /// Those of them read as lowercased text (the keys of string equalities and patterns), ascending.
+    private(set) var textSlots: [Int] = []
+
+    /// Whether any rule is filed under a predicate (else every rule is always a candidate).
+    var isEmpty: Bool { equalities.isEmpty && intEqualities.isEmpty && patterns.isEmpty }
 
     init(unindexed count: Int) {
         always = Array(0..<count)
@@ -117,7 +144,7 @@ struct RuleIndex: Sendable {
                 let slot = distinct[id].slot
                 let mode = distinct[id].mode
                 let score = Self.score(mode: mode, length: distinct[id].value.utf8.count, sharedBy: shared[id])
-                let eq = mode == .equals
+                let eq = mode.isEquality
                 let use = keyUse[slot]
                 if best < 0 || (score != bestScore ? score < bestScore : (eq != bestEq ? eq : use > bestUse)) {
                     (best, bestScore, bestEq, bestUse) = (id, score, eq, use)
@@ -127,12 +154,13 @@ struct RuleIndex: Sendable {
         }
         // Per slot, its filed predicates in first-seen order (deterministic, as the plan must be).
         var eqIDs = [[Int]](repeating: [], count: keys.count)
+        var intIDs = [[Int]](repeating: [], count: keys.count)
         var patternIDs = [[Int]](repeating: [], count: keys.count)
         for id in distinct.indices where !filed[id].isEmpty {
-            if distinct[id].mode == .equals {
-                eqIDs[distinct[id].slot].append(id)
-            } else {
-                patternIDs[distinct[id].slot].append(id)
+            switch distinct[id].mode {
+            case .equals: eqIDs[distinct[id].slot].append(id)
+            case .intEquals: intIDs[distinct[id].slot].append(id)
+            default: patternIDs[distinct[id].slot].append(id)
             }
         }
         for slot in eqIDs.indices where !eqIDs[slot].isEmpty {
@@ -142,7 +170,13 @@ struct RuleIndex: Sendable {
                     key: keys[slot]!, values: list.map { distinct[$0].value },
                     rules: list.map { filed[$0] }))
         }
-        probedSlots = keys.indices.filter { !eqIDs[$0].isEmpty || !patternIDs[$0].isEmpty }
+        for slot in intIDs.indices where !intIDs[slot].isEmpty {
+            let list = intIDs[slot]
+            intEqualities.append(
+                IntAnchor(key: keys[slot]!, values: list.map { distinct[$0].number }, rules: list.map { filed[$0] }))
+        }
+        textSlots = keys.indices.filter { !eqIDs[$0].isEmpty || !patternIDs[$0].isEmpty }
+        probedSlots = keys.indices.filter { !eqIDs[$0].isEmpty || !patternIDs[$0].isEmpty || !intIDs[$0].isEmpty }
         for slot in patternIDs.indices where !patternIDs[slot].isEmpty {
             let list = patternIDs[slot]
             patterns.append(
@@ -156,7 +190,7 @@ struct RuleIndex: Sendable {
     /// How many rules a predicate is expected to let through: the rules sharing it, more for very short
     /// patterns (a one-letter `co` matches most text).
     static func score(mode: Mode, length: Int, sharedBy n: Int) -> Int {
-        if mode != .equals && length < 3 { return n * 50 }
+        if !mode.isEquality && length < 3 { return n * 50 }
         return n
     }
 
@@ -205,6 +239,12 @@ struct RuleIndex: Sendable {
             if k.slot >= keys.count { keys.append(contentsOf: repeatElement(nil, count: k.slot + 1 - keys.count)) }
             if keys[k.slot] == nil { keys[k.slot] = k }
             out.append(Predicate(slot: k.slot, mode: mode, value: lowered))
+            return false
+        case .comparison(let k, .equals, .int(let number)) where required:
+            guard indexable(k.ref) else { return false }
+            if k.slot >= keys.count { keys.append(contentsOf: repeatElement(nil, count: k.slot + 1 - keys.count)) }
+            if keys[k.slot] == nil { keys[k.slot] = k }
+            out.append(Predicate(slot: k.slot, mode: .intEquals, value: "", number: number))
             return false
         default:
             return false

@@ -33,6 +33,8 @@ public final class FlatPath: @unchecked Sendable, Hashable {
         let arrayIndex: Int
         /// The key's UTF-8 bytes, in memory the path owns (for walks over tapes, whose keys are bytes).
         let keyBytes: UnsafeBufferPointer<UInt8>
+        /// The tag tapes keep on the key's node (`JSONTape.keyTag`), computed once here.
+        let keyTag: UInt32
     }
     /// The segments as steps, in memory the path owns: the resolver's walk reads nothing else, and reads
     /// it through a pointer (no reference counting per step). Valid while the path lives.
@@ -56,7 +58,7 @@ public final class FlatPath: @unchecked Sendable, Hashable {
                 _ = bytes.initialize(from: $0.utf8)
                 return Step(
                     key: $0, asciiCount: $0.utf8.allSatisfy { $0 < 0x80 } ? $0.utf8.count : -1, arrayIndex: $1 ?? -1,
-                    keyBytes: UnsafeBufferPointer(bytes))
+                    keyBytes: UnsafeBufferPointer(bytes), keyTag: JSONTape.keyTag(UnsafeBufferPointer(bytes)))
             })
         self.unsafeSteps = UnsafeBufferPointer(steps)
     }

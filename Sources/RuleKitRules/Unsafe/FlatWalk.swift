@@ -120,7 +120,7 @@ extension FlatLookup {
             case .object:
                 if n.flags & JSONTape.Node.dottedFlag != 0 { sawDotted = true }
                 guard step.asciiCount >= 0 else { return .slow }
-                guard let v = tape.member(of: node, key: step.keyBytes) else { return sawDotted ? .slow : .missing }
+                guard let v = tape.member(of: node, key: step.keyBytes, tag: step.keyTag) else { return sawDotted ? .slow : .missing }
                 node = v
             case .array:
                 guard let e = tape.element(of: node, at: step.arrayIndex) else { return sawDotted ? .slow : .missing }

@@ -29,6 +29,7 @@ extension RuleIndex.PatternAnchor {
                 case .contains, .equals: true
                 case .startsWith: end == automaton.lengths[pid]
                 case .endsWith: end == text.count
+                case .intEquals: false  // never a pattern
                 }
             if ok { for i in rulesByPattern[pid] { body(i) } }
         }
@@ -39,7 +40,7 @@ extension RuleIndex {
     /// Calls `body` with each candidate rule position for an event, ascending. The candidate set is a
     /// bit set kept in the resolver between events, so an event allocates nothing here.
     func forEachCandidate(_ r: inout Resolver, slots: SlotTable, _ body: (Int, inout Resolver) -> Void) {
-        if equalities.isEmpty && patterns.isEmpty {
+        if isEmpty {
             for i in always { body(i, &r) }
             return
         }
@@ -61,7 +62,7 @@ extension RuleIndex {
         // resolver between them, so the anchors are read without reference counting). The event-data
         // keys among them are walked together first.
         r.prewalk(probedSlots, slots)
-        for slot in probedSlots { _ = r.stringForm(slot, slots) }
+        for slot in textSlots { _ = r.stringForm(slot, slots) }
         bits.withUnsafeMutableBufferPointer { bits in
             @inline(__always) func set(_ i: Int) { bits[i >> 6] |= 1 << UInt64(i & 63) }
             for i in always { set(i) }
@@ -91,6 +92,10 @@ extension RuleIndex {
                 let text: String
                 if case .string(let s) = v { text = s } else { text = Conversion.string(v) }
                 guard let list = a.rulesByValue[text.lowercased()] else { continue }
+                for i in list { set(i) }
+            }
+            for a in intEqualities {
+                guard let v = r.intForm(a.key.slot, slots), let list = a.rulesByValue[v] else { continue }
                 for i in list { set(i) }
             }
         }

@@ -58,6 +58,26 @@ extension RuleIndex {
                 scratch.withUnsafeBufferPointer { t in a.rules(for: t) { bits[g * words + $0 >> 6] |= 1 << UInt64($0 & 63) } }
             }
         }
+        for a in intEqualities {
+            for g in 0..<count where decided[g] {
+                let event = events[events.startIndex + g]
+                let v: Int64?
+                switch slots.plans[a.key.slot].kind {
+                case .type: v = Conversion.int(.string(event.type))
+                case .source: v = Conversion.int(.string(event.source))
+                default:
+                    switch walk(a.key.slot, g) {
+                    case .found(let p): v = p.isLeaf ? Conversion.int(p.pointee) : nil
+                    case .missing: v = nil  // `int("")`: no value
+                    default:
+                        decided[g] = false
+                        continue
+                    }
+                }
+                guard let v, let list = a.rulesByValue[v] else { continue }
+                for i in list { bits[g * words + i >> 6] |= 1 << UInt64(i & 63) }
+            }
+        }
         for a in patterns {
             for g in 0..<count where decided[g] {
                 guard text(a.key.slot, g) else {
