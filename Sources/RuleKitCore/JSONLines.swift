@@ -135,7 +135,7 @@ public struct JSONLinesReader: Sequence {
                 case .text(let range):
                     guard !range.isEmpty else { continue }
                     let at = block.bytes.count
-                    block.bytes.append(contentsOf: buffer[range])
+                    block.bytes.append(bytesOf: buffer, range)
                     block.lines.append((line, at..<block.bytes.count))
                 case .failure(let e):
                     block.failure = (line, e)

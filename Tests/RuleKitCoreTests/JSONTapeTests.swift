@@ -252,4 +252,63 @@ import Testing
         #expect(copy.document == nil && copy.dataText == nil && copy != e)
         #expect(e.document === tape)
     }
+
+    /// Whether the envelope fast path (`JSONParser.envelope`) takes `line`.
+    static func takenFast(_ line: String) -> Bool {
+        let bytes = Array(line.utf8)
+        return bytes.withUnsafeBufferPointer { b in
+            var p = JSONParser(buf: b, file: "t", limits: .default, keepMap: false, lineOffset: 0)
+            p.skipWhitespace()
+            return p.envelope(member: "data") != nil
+        }
+    }
+
+    /// The usual event line (string members and a `data` object) is read by the fast path, anything else
+    /// by the general reader, and both read what the plain reader reads (or fail as it fails).
+    @Test func envelopesAgreeWithThePlainReader() throws {
+        let taken = [
+            #"{"type":"t","source":"s","data":{"k":1}}"#,
+            #"  { "name" : "n" , "data" : { "a" : [1, {"b": null}] } , "type": "t" }  "#,
+            #"{"data":{},"name":""}"#,
+            #"{"name":"caf\#u{E9}","a.b":"dotted","data":{"x":"y"}}"#,
+            #"{"data":{"k":"v"}}"#,
+        ]
+        let general = [
+            #"{"name":"e\"scaped","data":{"k":1}}"#,  // an escape in a string member
+            #"{"name":"n","n":1,"data":{"k":1}}"#,  // a member that is no string
+            #"{"name":"n","data":[1]}"#,  // data that is no object
+            #"{"name":"n"}"#,  // no data
+            #"{"name":"a","name":"b","data":{}}"#,  // a repeated key
+            #"{"data":{},"data":{"k":1}}"#,  // data twice
+            #"{"n\u0061me":"a","data":{}}"#,  // an escaped key
+            #"{"a":"1","b":"2","c":"3","d":"4","e":"5","f":"6","g":"7","h":"8","data":{}}"#,  // many members
+            #"{"data":{"k":"v","k":"w"}}"#,  // a key repeated inside data
+            #"{"name":"n","data":{}}x"#,  // text after the object
+            #"{"name":"n","data":{},}"#,  // a trailing comma
+            #"{"name":"n" "data":{}}"#,  // no comma
+            #"{"name":"tab\#tin","data":{}}"#,  // a control character
+            #"{}"#,
+            #"["data"]"#,
+        ]
+        for line in taken {
+            #expect(Self.takenFast(line), "\(line)")
+            #expect(try Self.agree(line, "\(line)") != nil, "\(line)")
+        }
+        for line in general {
+            #expect(!Self.takenFast(line), "\(line)")
+            var plain: String?
+            var taped: String?
+            do { _ = try JSONReader.read(Array(line.utf8)) } catch { plain = error.description }
+            do { _ = try JSONReader.read(Array(line.utf8)[...], file: "<input>", tapeOf: "data") } catch { taped = error.description }
+            #expect(plain == taped, "\(line)")
+            if plain == nil { try Self.agree(line, "\(line)") }
+        }
+        // Text that is not UTF-8 in a string member: the general reader's error.
+        let bad: [UInt8] = Array(#"{"name":""#.utf8) + [0xC3, 0x28] + Array(#"","data":{}}"#.utf8)
+        var plain: String?
+        var taped: String?
+        do { _ = try JSONReader.read(bad) } catch { plain = error.description }
+        do { _ = try JSONReader.read(bad[...], file: "<input>", tapeOf: "data") } catch { taped = error.description }
+        #expect(plain != nil && plain == taped)
+    }
 }

@@ -1,8 +1,11 @@
-// A byte search through the C library's `memchr`, which scans many bytes per step.
+// A byte search through the C library's `memchr`, which scans many bytes per step, and a copy of a range
+// of one byte array onto another.
 //
 // Invariants: the array's storage is lent for the call; `memchr` reads only `from ..< count` of it (both
 // checked first), and the pointer it returns, when it finds the byte, lies in that range; nothing keeps
 // a pointer. The plain reference is `Collection.firstIndex(of:)`, which `JSONLinesTests` compares it with.
+// `append(bytesOf:_:)` reads only the range it was given, checked against the source first; its plain
+// reference is `append(contentsOf: source[range])`, which the same tests read every line through.
 internal import Foundation
 
 extension Array where Element == UInt8 {
@@ -14,5 +17,12 @@ extension Array where Element == UInt8 {
             guard let found = memchr(base + from, Int32(byte), b.count - from) else { return nil }
             return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
         }
+    }
+
+    /// Appends `source[range]`: `append(contentsOf: source[range])` without making a slice (a slice holds
+    /// the source's storage: a reference count taken and dropped for every line of a block).
+    mutating func append(bytesOf source: [UInt8], _ range: Range<Int>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= source.count, "byte range out of bounds")
+        source.withUnsafeBufferPointer { b in append(contentsOf: UnsafeBufferPointer(rebasing: b[range])) }
     }
 }

@@ -125,6 +125,8 @@ public enum JSONReader {
                 p.interner = lent.take()
                 defer { lent = p.interner.take() }
                 p.skipWhitespace()
+                // The usual event line first, without the general reader's bookkeeping.
+                if asTape, let (o, tape) = p.envelope(member: member) { return (.object(o), tape, nil) }
                 var v = try p.parseValue(depth: 0)
                 p.skipWhitespace()
                 if p.pos < b.count { throw p.error("unexpected text after the JSON value") }

@@ -23,6 +23,72 @@ extension JSONReader {
 }
 
 extension JSONParser {
+    /// Reads the usual event line without the general reader: an object whose keys are plain ASCII (none
+    /// repeated), whose member `member` is an object the tape takes, and whose other members are plain
+    /// strings (no escape). The object's other members and the member's tape, with the parser past the end
+    /// of the text; nil, with the parser put back, for anything else (then the general reader gives the
+    /// same value, or the error). Strings are shared through `interner`, as the general reader shares them.
+    mutating func envelope(member: String) -> (ValueObject, JSONTape)? {
+        guard pos < buf.count, buf[pos] == UInt8(ascii: "{"), limits.maxDepth >= 1 else { return nil }
+        let saved = (pos, line, lineStart, nodes, columnAt, columnValue, firstNonASCII)
+        if let read = envelopeMembers(member: member) { return read }
+        (pos, line, lineStart, nodes, columnAt, columnValue, firstNonASCII) = saved
+        return nil
+    }
+
+    /// `envelope`'s reading, from the opening brace; nil as soon as the text is not one it takes.
+    private mutating func envelopeMembers(member: String) -> (ValueObject, JSONTape)? {
+        nodes += 1
+        pos += 1
+        var members: [ValueObject.Member] = []
+        members.reserveCapacity(4)
+        var keys: [Range<Int>] = []
+        keys.reserveCapacity(4)
+        var dotted = false
+        var tape: JSONTape?
+        while true {
+            skipWhitespace()
+            // An event has a handful of members: more, and the general reader's duplicate check is better.
+            guard keys.count < 8, pos < buf.count, buf[pos] == UInt8(ascii: "\"") else { return nil }
+            let start = pos + 1
+            guard let end = keyEnd(from: start, &dotted), end - start <= limits.maxScalarBytes else { return nil }
+            let key = UnsafeBufferPointer(rebasing: buf[start..<end])
+            for k in keys where UnsafeBufferPointer(rebasing: buf[k]).elementsEqual(key) { return nil }
+            keys.append(start..<end)
+            pos = end + 1
+            skipWhitespace()
+            guard pos < buf.count, buf[pos] == UInt8(ascii: ":") else { return nil }
+            pos += 1
+            skipWhitespace()
+            if member.utf8.elementsEqual(key) {
+                guard let t = self.tape(depth: 1) else { return nil }
+                tape = t
+            } else {
+                guard pos < buf.count, buf[pos] == UInt8(ascii: "\"") else { return nil }
+                nodes += 1
+                guard nodes <= limits.maxNodes else { return nil }
+                pos += 1
+                let open = pos
+                var high: UInt8 = 0
+                guard scanToStringStop(&high) == UInt8(ascii: "\""), pos - open <= limits.maxScalarBytes else { return nil }
+                let text = UnsafeBufferPointer(rebasing: buf[open..<pos])
+                if high >= 0x80 && !isValidUTF8(text) { return nil }
+                pos += 1
+                let value = interner?.string(text) ?? String(decoding: text, as: UTF8.self)
+                members.append(ValueObject.Member(key: interner?.string(key) ?? String(decoding: key, as: UTF8.self), value: .string(value)))
+            }
+            skipWhitespace()
+            guard pos < buf.count else { return nil }
+            let c = buf[pos]
+            pos += 1
+            if c == UInt8(ascii: ",") { continue }
+            guard c == UInt8(ascii: "}"), let tape else { return nil }
+            skipWhitespace()
+            guard pos == buf.count else { return nil }
+            return (ValueObject(members: members, anyKeyHasDot: dotted, allKeysASCII: true), tape)
+        }
+    }
+
     /// What a tape is built from while it is read.
     struct TapeBuilder: ~Copyable {
         /// Where the object's text starts in the input: string offsets count from there.
