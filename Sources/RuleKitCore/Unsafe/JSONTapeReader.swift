@@ -75,7 +75,8 @@ extension JSONParser {
                 if high >= 0x80 && !isValidUTF8(text) { return nil }
                 pos += 1
                 let value = interner?.string(text) ?? String(decoding: text, as: UTF8.self)
-                members.append(ValueObject.Member(key: interner?.string(key) ?? String(decoding: key, as: UTF8.self), value: .string(value)))
+                let name = interner?.string(key) ?? String(decoding: key, as: UTF8.self)
+                members.append(ValueObject.Member(key: name, value: .string(value)))
             }
             skipWhitespace()
             guard pos < buf.count else { return nil }
