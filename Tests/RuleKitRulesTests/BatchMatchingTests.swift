@@ -315,4 +315,42 @@ import Testing
         set.index.forEachCandidate(&probe, slots: set.program.slots) { _, _ in candidates += 1 }
         #expect(candidates == 0)
     }
+
+    /// A key whose patterns are all prefixes (or all suffixes) is scanned only over its first (last)
+    /// bytes: the same rules as a full scan, for texts shorter and longer than the window, with a pattern
+    /// at the start, the end, the middle, and twice.
+    @Test func prefixAndSuffixAnchorsScanOnlyTheirWindow() throws {
+        let set = try Rules.compile(
+            """
+            rules:
+              - {id: sw1, when: {key: a, sw: ab}, then: []}
+              - {id: sw2, when: {key: a, sw: abcde}, then: []}
+              - {id: sw3, when: {key: a, sw: xyz}, then: []}
+              - {id: ew1, when: {key: b, ew: .html}, then: []}
+              - {id: ew2, when: {key: b, ew: l}, then: []}
+              - {id: ew3, when: {key: b, ew: abcde}, then: []}
+            """)
+        let windows = set.index.patterns.map { ($0.window, $0.fromEnd) }
+        #expect(windows.count == 2)
+        #expect(windows.allSatisfy { $0.0 == 5 })
+        #expect(windows.map(\.1).sorted { !$0 && $1 } == [false, true])
+        let texts = [
+            "", "a", "ab", "AB", "abc", "abcde", "abcdef", "xabcde", "xyz", "xy", "zzzxyz", "abcdeabcde", "p.html", "x.htmlx",
+            "html", ".html.html", "l", "longer text that ends in .HTML", "abcde.html", "ab.html",
+        ]
+        let plain = set.withoutIndex()
+        let runtime = MockRuntime()
+        var fired = Set<Int>()
+        for a in texts {
+            for b in texts {
+                let e = Event(name: "", type: "t", source: "s", data: ["a": .string(a), "b": .string(b)])
+                var r1 = Resolver(event: e, runtime: runtime, slotCount: set.slotCount)
+                var r2 = Resolver(event: e, runtime: runtime, slotCount: set.slotCount)
+                let indexed = Evaluator.matchingRules(set, &r1).map(\.index)
+                #expect(indexed == Evaluator.matchingRules(plain, &r2).map(\.index), "\(a) \(b)")
+                fired.formUnion(indexed)
+            }
+        }
+        #expect(fired.count == set.rules.count)
+    }
 }

@@ -42,19 +42,23 @@ extension JSONParser {
         pos += 1
         var members: [ValueObject.Member] = []
         members.reserveCapacity(4)
-        var keys: [Range<Int>] = []
-        keys.reserveCapacity(4)
         var dotted = false
         var tape: JSONTape?
+        // One bit per key hash seen: only a key whose bit is set already is compared with the others.
+        var seen: UInt64 = 0
         while true {
             skipWhitespace()
             // An event has a handful of members: more, and the general reader's duplicate check is better.
-            guard keys.count < 8, pos < buf.count, buf[pos] == UInt8(ascii: "\"") else { return nil }
+            guard members.count < 8, pos < buf.count, buf[pos] == UInt8(ascii: "\"") else { return nil }
             let start = pos + 1
             guard let end = keyEnd(from: start, &dotted), end - start <= limits.maxScalarBytes else { return nil }
             let key = UnsafeBufferPointer(rebasing: buf[start..<end])
-            for k in keys where UnsafeBufferPointer(rebasing: buf[k]).elementsEqual(key) { return nil }
-            keys.append(start..<end)
+            let bit: UInt64 = 1 << (Self.keyHash(key) >> 58)
+            if seen & bit != 0 {
+                if tape != nil && member.utf8.elementsEqual(key) { return nil }
+                for m in members where m.key.utf8.elementsEqual(key) { return nil }
+            }
+            seen |= bit
             pos = end + 1
             skipWhitespace()
             guard pos < buf.count, buf[pos] == UInt8(ascii: ":") else { return nil }

@@ -66,6 +66,10 @@ struct RuleIndex: Sendable {
         let modes: [Mode]
         let rulesByPattern: [[Int]]
         let allRules: [Int]
+        /// Where in a text its patterns can match: only in the first (all `sw`) or the last (all `ew`)
+        /// `window` bytes, or anywhere (`window` nil). The automaton scans only that much.
+        let window: Int?
+        let fromEnd: Bool
 
         init(key: SlotKey, automaton: AhoCorasick, modes: [Mode], rulesByPattern: [[Int]], allRules: [Int]) {
             self.key = key
@@ -73,6 +77,14 @@ struct RuleIndex: Sendable {
             self.modes = modes
             self.rulesByPattern = rulesByPattern
             self.allRules = allRules
+            let longest = automaton.lengths.max() ?? 0
+            if modes.allSatisfy({ $0 == .startsWith }) {
+                (window, fromEnd) = (longest, false)
+            } else if modes.allSatisfy({ $0 == .endsWith }) {
+                (window, fromEnd) = (longest, true)
+            } else {
+                (window, fromEnd) = (nil, false)
+            }
         }
     }
 

@@ -20,9 +20,16 @@ extension RuleIndex.EqualityAnchor {
 }
 
 extension RuleIndex.PatternAnchor {
-    /// The rules some pattern of which `text` (lowercased ASCII) matches, in one automaton pass.
+    /// The rules some pattern of which `text` (lowercased ASCII) matches, in one automaton pass (over the
+    /// text's first or last bytes only when every pattern is a prefix, or every one a suffix).
     @inline(__always)
-    func rules(for text: UnsafeBufferPointer<UInt8>, _ body: (Int) -> Void) {
+    func rules(for whole: UnsafeBufferPointer<UInt8>, _ body: (Int) -> Void) {
+        var text = whole
+        if let window, window < whole.count {
+            // A match of a pattern no longer than `window` at the start (end) lies within the first (last)
+            // `window` bytes; positions below are then relative to that slice, as the checks expect.
+            text = UnsafeBufferPointer(rebasing: fromEnd ? whole[(whole.count - window)...] : whole[..<window])
+        }
         automaton.scan(text) { pid, end in
             let ok: Bool =
                 switch modes[pid] {
