@@ -38,8 +38,6 @@ public struct JSONLinesReader: Sequence {
         let file: String
         let limits: ReaderLimits
         let chunkSize: Int
-        /// The size of the largest block of lines `nextBlock` made so far.
-        var lastBlockBytes = 0
         var buffer: [UInt8] = []
         var start = 0
         /// Where the search for the next newline resumes: bytes before it (from `start`) hold none, so
@@ -47,6 +45,12 @@ public struct JSONLinesReader: Sequence {
         var scanned = 0
         var line = 0
         var eof = false
+        /// While `nextBlock` gathers lines: the bytes of `buffer` are the block's, so a refill appends
+        /// without dropping the lines already read, and the stream's end drops only the unfinished line.
+        var pinned = false
+        /// Set by `nextBlock` once its block has a fair share of its lines: `nextRaw` then ends the block
+        /// (returns nil) where the bytes read so far end, rather than read more.
+        var holdReads = false
 
         init(input: ByteInput, file: String, limits: ReaderLimits, chunkSize: Int) {
             self.input = input
@@ -96,14 +100,13 @@ public struct JSONLinesReader: Sequence {
                     start = buffer.count
                     return .text(trimmed(range))
                 }
+                if holdReads { return nil }
                 if buffer.count - start > limits.maxRecordBytes {
                     // A record this long is no event: the stream ends here, with the reason (reading on
                     // to the next newline could take forever on a stream that has none, like /dev/zero).
                     line += 1
                     eof = true
-                    buffer.removeAll()
-                    start = 0
-                    scanned = 0
+                    dropUnread()
                     return .failure(
                         DiagnosticError(
                             .error(
@@ -111,8 +114,8 @@ public struct JSONLinesReader: Sequence {
                                 "line longer than the limit of \(limits.maxRecordBytes) bytes; the stream stops here",
                                 at: SourceLocation(file: file, line: line, column: 1))))
                 }
-                // Refill: keep the unfinished tail, append the next chunk.
-                if start > 0 {
+                // Refill: keep the unfinished tail (and a block's lines), append the next chunk.
+                if start > 0 && !pinned {
                     buffer.removeSubrange(0..<start)
                     scanned -= start
                     start = 0
@@ -121,28 +124,64 @@ public struct JSONLinesReader: Sequence {
             }
         }
 
-        /// Up to `count` non-blank lines, copied out together, for a parser on another thread; nil at the
-        /// end of the input. A read error ends the block (and the stream) as its `failure`.
+        /// Up to `count` non-blank lines (and at most about `blockBytes` of them), for a parser on another
+        /// thread; nil at the end of the input. A read error ends the block (and the stream) as its `failure`.
+        ///
+        /// The block takes the read buffer itself, with its lines where they were read (no copy of them):
+        /// the buffer starts at the block's first line, grows as the lines come, and what was read past
+        /// the block's last line starts the next buffer.
         mutating func nextBlock(count: Int) -> JSONLinesBlock? {
             var block = JSONLinesBlock(file: file)
-            // Sized as the last block was: growing a megabyte by doubling costs a score of large
-            // allocations, each of which makes the allocator consolidate its free lists.
-            block.bytes.reserveCapacity(lastBlockBytes)
             block.lines.reserveCapacity(count)
-            defer { lastBlockBytes = Swift.max(lastBlockBytes, block.bytes.count) }
-            while block.lines.count < count, let raw = nextRaw() {
+            if start > 0 {
+                buffer.removeSubrange(0..<start)
+                scanned -= start
+                start = 0
+            }
+            // Room for a read: growing a megabyte by doubling costs a score of large allocations, each of
+            // which makes the allocator consolidate its free lists.
+            buffer.reserveCapacity(buffer.count + chunkSize)
+            pinned = true
+            read: while block.lines.count < count && start < Self.blockBytes {
+                // Past a quarter of its lines, the block ends where the bytes read so far do: what another
+                // read brought past the block's end would be copied into the next buffer. (A pipe hands
+                // over 64 KB a read: a block is then a few reads.)
+                holdReads = block.lines.count >= count / 4 && !block.lines.isEmpty
+                guard let raw = nextRaw() else { break }
                 switch raw {
                 case .text(let range):
-                    guard !range.isEmpty else { continue }
-                    let at = block.bytes.count
-                    block.bytes.append(bytesOf: buffer, range)
-                    block.lines.append((line, at..<block.bytes.count))
+                    if !range.isEmpty { block.lines.append((line, range)) }
                 case .failure(let e):
                     block.failure = (line, e)
-                    return block
+                    break read
                 }
             }
-            return block.lines.isEmpty ? nil : block
+            pinned = false
+            holdReads = false
+            // Hand the buffer over: the next one starts with what follows the block's last line.
+            var next: [UInt8] = []
+            next.reserveCapacity(buffer.count - start + chunkSize)
+            next.append(bytesOf: buffer, start..<buffer.count)
+            block.bytes = buffer
+            buffer = next
+            scanned -= start
+            start = 0
+            return block.lines.isEmpty && block.failure == nil ? nil : block
+        }
+
+        /// A block's lines stop at the first line that ends past this many bytes (unless it is the first).
+        static let blockBytes = 8 << 20
+
+        /// Drops what is left unread when the stream ends early: the unfinished line (a block's lines stay).
+        mutating func dropUnread() {
+            if pinned {
+                buffer.removeSubrange(start...)
+                scanned = start
+            } else {
+                buffer.removeAll()
+                start = 0
+                scanned = 0
+            }
         }
 
         func trimmed(_ range: Range<Int>) -> Range<Int> {
@@ -160,9 +199,7 @@ public struct JSONLinesReader: Sequence {
                 return nil
             } catch {
                 eof = true
-                buffer.removeAll()
-                start = 0
-                scanned = 0
+                dropUnread()
                 return error
             }
         }

@@ -8,7 +8,7 @@ internal import Foundation
 public struct JSONLinesBlock: Sendable {
     /// The file the lines came from, for diagnostics.
     public let file: String
-    /// The lines' bytes, back to back.
+    /// The bytes the lines were read from (blank lines and line ends included).
     var bytes: [UInt8] = []
     /// Each non-blank line: its 1-based number in the input and its range in `bytes`.
     var lines: [(number: Int, range: Range<Int>)] = []

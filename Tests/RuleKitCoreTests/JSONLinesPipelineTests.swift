@@ -92,14 +92,13 @@ import Testing
             case .failure(let e): "\(r.line) error \(e.diagnostics[0].message)"
             }
         }
-        var blocks = 0
+        var all: [String] = []
         try JSONLinesPipeline.run(
             try JSONLinesReader(path: path, limits: limits), blockSize: 64, workers: 0,
             makeTransform: { { $0 } },
             consume: { block in
-                blocks += 1
                 let whole = block.records(limits: limits, tapeOf: "data").map(describe)
-                #expect(whole.count == 51 && whole.last?.contains("error") == true)
+                all += whole
                 for size in [1, 4, 16, 100] {
                     var grouped: [String] = []
                     var sizes: [Int] = []
@@ -116,7 +115,9 @@ import Testing
                 return nil
             }
         )
-        #expect(blocks == 1)
+        // Every line once, in order, and the line over the limit as the stream's last record.
+        #expect(all.count == 51 && all.last?.contains("error") == true)
+        #expect(all.dropLast().map { Int($0.prefix { $0 != " " }) } == Array(1...50))
     }
 
     @Test func blocksInExistenceStayBounded() throws {
@@ -198,5 +199,51 @@ import Testing
     struct UncheckedBox<T>: @unchecked Sendable {
         let value: T
         init(_ value: T) { self.value = value }
+    }
+
+    /// Blocks take the read buffer with their lines in place: whatever the read size and block size, the
+    /// blocks' lines are the lines the reader yields one by one (blank lines, CRLF, blanks at both ends, no
+    /// final newline), and a line over the limit ends the stream where it stands, the lines before it kept.
+    @Test(arguments: [1, 2, 3, 16, 61, 1000, 1 << 20])
+    func blocksHoldTheLinesTheReaderYields(chunkSize: Int) throws {
+        var limited = ReaderLimits.default
+        limited.maxRecordBytes = 120
+        let limits = limited
+        var text = ""
+        for i in 0..<300 {
+            switch i % 11 {
+            case 2: text += "\r\n"
+            case 4: text += " \t{\"i\": \(i), \"crlf\": true}\t \r\n"
+            case 7: text += "   \n"
+            default: text += "{\"i\":\(i)}\n"
+            }
+        }
+        for tail in ["{\"last\":true}", "{\"long\":\"" + String(repeating: "y", count: 200) + "\"}\n{\"after\":1}\n"] {
+            let path = try file(text + tail)
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            var expected: [String] = []
+            var reader = try JSONLinesReader(path: path, limits: limits, chunkSize: chunkSize).makeIterator()
+            while let r = reader.next() {
+                switch r {
+                case .success(let v): expected.append("\(reader.lineNumber) \(JSONWriter.string(v))")
+                case .failure(let e): expected.append("\(reader.lineNumber) error \(e.diagnostics[0].code)")
+                }
+            }
+            #expect(expected.count > 240)
+            for blockSize in [1, 4, 7, 256] {
+                var got: [String] = []
+                var lines = try JSONLinesReader(path: path, limits: limits, chunkSize: chunkSize).makeIterator()
+                while let block = lines.nextBlock(count: blockSize) {
+                    #expect(block.lines.count <= blockSize)
+                    got += block.records(limits: limits).map { r in
+                        switch r.value {
+                        case .success(let v): "\(r.line) \(JSONWriter.string(v))"
+                        case .failure(let e): "\(r.line) error \(e.diagnostics[0].code)"
+                        }
+                    }
+                }
+                #expect(got == expected, "chunk \(chunkSize), block \(blockSize)")
+            }
+        }
     }
 }
