@@ -40,6 +40,13 @@ extension JSONParser {
     private mutating func envelopeMembers(member: String) -> (ValueObject, JSONTape)? {
         nodes += 1
         pos += 1
+        // The member's name as bytes, compared with each key (a `String.UTF8View` compares byte by byte
+        // through its generic iterator).
+        var name = member
+        return name.withUTF8 { envelopeMembers(memberBytes: $0) }
+    }
+
+    private mutating func envelopeMembers(memberBytes: UnsafeBufferPointer<UInt8>) -> (ValueObject, JSONTape)? {
         var members: [ValueObject.Member] = []
         members.reserveCapacity(4)
         var dotted = false
@@ -55,7 +62,7 @@ extension JSONParser {
             let key = UnsafeBufferPointer(rebasing: buf[start..<end])
             let bit: UInt64 = 1 << (Self.keyHash(key) >> 58)
             if seen & bit != 0 {
-                if tape != nil && member.utf8.elementsEqual(key) { return nil }
+                if tape != nil && Self.same(memberBytes, key) { return nil }
                 for m in members where m.key.utf8.elementsEqual(key) { return nil }
             }
             seen |= bit
@@ -64,7 +71,7 @@ extension JSONParser {
             guard pos < buf.count, buf[pos] == UInt8(ascii: ":") else { return nil }
             pos += 1
             skipWhitespace()
-            if member.utf8.elementsEqual(key) {
+            if Self.same(memberBytes, key) {
                 guard let t = self.tape(depth: 1) else { return nil }
                 tape = t
             } else {
@@ -92,6 +99,14 @@ extension JSONParser {
             guard pos == buf.count else { return nil }
             return (ValueObject(members: members, anyKeyHasDot: dotted, allKeysASCII: true), tape)
         }
+    }
+
+    /// Whether two byte strings are equal (short keys: a loop beats a call to `memcmp`).
+    @inline(__always)
+    static func same(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        for i in 0..<a.count where a[i] != b[i] { return false }
+        return true
     }
 
     /// What a tape is built from while it is read.
