@@ -108,7 +108,9 @@ public struct RuleFiles: Sendable {
     /// The diagnostics rendered with source lines, sorted.
     public func render(_ ds: [Diagnostic]) -> String {
         var r = DiagnosticRenderer()
-        for (f, text) in sources { r.addSource(text, for: f) }
+        // Only the files quoted: cutting a large rules file into lines costs more than loading it.
+        let quoted = Set(ds.compactMap { $0.location?.file })
+        for (f, text) in sources where quoted.contains(f) { r.addSource(text, for: f) }
         var d = Diagnostics(cap: 1000)
         d.append(contentsOf: ds)
         return r.render(d.sorted)
