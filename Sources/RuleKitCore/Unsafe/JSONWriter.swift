@@ -179,7 +179,10 @@ public enum JSONWriter {
     public static func doubleText(_ d: Double) -> String {
         guard d.isFinite else { return "null" }
         let s = d.description
-        if s.contains(".") || s.contains("e") || s.contains("E") { return s }
+        // Bytes, not `contains(_: String)`: that is Foundation's substring search, a bridge per number.
+        if s.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
+            return s
+        }
         return s + ".0"
     }
 
