@@ -311,4 +311,21 @@ import Testing
         do { _ = try JSONReader.read(bad[...], file: "<input>", tapeOf: "data") } catch { taped = error.description }
         #expect(plain != nil && plain == taped)
     }
+
+    /// A key's hash is the same whether the reader reads it with bytes to spare after it (one masked load)
+    /// or the lookup computes it from the key alone (a loop): tags on nodes and on paths must agree.
+    @Test func keyHashesAgreeWithAndWithoutBytesToSpare() {
+        var g = SeededGenerator(state: 7)
+        for length in 0...20 {
+            for _ in 0..<50 {
+                let key = (0..<length).map { _ in UInt8(truncatingIfNeeded: 0x20 + g.int(95)) }
+                let padded = key + (0..<12).map { _ in UInt8(truncatingIfNeeded: g.int(256)) }
+                let alone = key.withUnsafeBufferPointer { JSONParser.keyHash($0) }
+                let spare = padded.withUnsafeBufferPointer { b in
+                    JSONParser.keyHash(UnsafeBufferPointer(rebasing: b[0..<length]), readable: b.count)
+                }
+                #expect(alone == spare, "\(key)")
+            }
+        }
+    }
 }

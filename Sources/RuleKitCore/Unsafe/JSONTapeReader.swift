@@ -60,7 +60,7 @@ extension JSONParser {
             let start = pos + 1
             guard let end = keyEnd(from: start, &dotted), end - start <= limits.maxScalarBytes else { return nil }
             let key = UnsafeBufferPointer(rebasing: buf[start..<end])
-            let bit: UInt64 = 1 << (Self.keyHash(key) >> 58)
+            let bit: UInt64 = 1 << (Self.keyHash(key, readable: buf.count - start) >> 58)
             if seen & bit != 0 {
                 if tape != nil && Self.same(memberBytes, key) { return nil }
                 for m in members where m.key.utf8.elementsEqual(key) { return nil }
@@ -260,7 +260,7 @@ extension JSONParser {
             guard let i = keyEnd(from: start, &dotted), i - start <= limits.maxScalarBytes else { return false }
             pos = i + 1
             let key = UnsafeBufferPointer(rebasing: buf[start..<i])
-            let hash = Self.keyHash(key)
+            let hash = Self.keyHash(key, readable: buf.count - start)
             let tag = UInt32(truncatingIfNeeded: hash >> 32)
             let bit: UInt64 = 1 << (hash >> 58)
             // Past the indexed size, the sorted index finds repeated keys when the object closes: scanning
@@ -368,15 +368,25 @@ extension JSONParser {
     /// (a collision only costs a comparison of the keys).
     @inline(__always)
     static func keyHash(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        keyHash(key, readable: key.count)
+    }
+
+    /// `keyHash` for a key followed in memory by more readable bytes (`readable` from the key's start, at
+    /// least its count): a short key is then one load, masked, instead of a loop (the same value).
+    @inline(__always)
+    static func keyHash(_ key: UnsafeBufferPointer<UInt8>, readable: Int) -> UInt64 {
         guard let p = key.baseAddress, !key.isEmpty else { return 0 }
+        precondition(readable >= key.count)
         let raw = UnsafeRawPointer(p)
         var head: UInt64 = 0
         var tail: UInt64 = 0
         if key.count >= 8 {
-            head = raw.loadUnaligned(as: UInt64.self)
-            tail = raw.loadUnaligned(fromByteOffset: key.count - 8, as: UInt64.self)
+            head = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+            tail = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: key.count - 8, as: UInt64.self))
+        } else if readable >= 8 {
+            head = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self)) & (UInt64.max >> (64 - 8 * key.count))
         } else {
-            for j in 0..<key.count { head = head << 8 | UInt64(key[j]) }
+            for j in 0..<key.count { head |= UInt64(key[j]) << (8 * UInt64(j)) }
         }
         return ((head &* 0x9E37_79B9_7F4A_7C15) ^ (tail &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(key.count)) &* 0x9E37_79B9_7F4A_7C15
     }
