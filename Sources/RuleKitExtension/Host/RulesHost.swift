@@ -87,8 +87,15 @@ public final class RulesHost: Sendable {
         hub.registerEventListener(type: EventType.wildcard, source: EventSource.wildcard) { e in
             observer?(e)
             batches.withLock { b in
-                guard let n = b.owner[e.id] ?? e.parentID.flatMap({ b.owner[$0] }) else { return }
-                b.owner[e.id] = n
+                let n: Int
+                if let known = b.owner[e.id] {
+                    n = known
+                } else {
+                    // An event a rule dispatched: its block is its parent's.
+                    guard let p = e.parentID, let parent = b.owner[p] else { return }
+                    n = parent
+                    b.owner[e.id] = n
+                }
                 b.events[n, default: []].append(e)
             }
         }
