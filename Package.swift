@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "RuleKitHub", targets: ["RuleKitHub"]),
         .library(name: "RuleKitXDM", targets: ["RuleKitXDM"]),
         .library(name: "RuleKitExtension", targets: ["RuleKitExtension"]),
+        .library(name: "RuleKitHTTP", targets: ["RuleKitHTTP"]),
         .library(name: "RuleKitShared", targets: ["RuleKitShared"]),
         .library(name: "RuleKitServe", targets: ["RuleKitServe"]),
         .executable(name: "rulekit", targets: ["rulekit"]),
@@ -52,6 +53,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
+        // Outbound messages over HTTP (URLSession): apart, so that the tool does not load FoundationNetworking.
+        .target(name: "RuleKitHTTP", dependencies: ["RuleKitCore", "RuleKitExtension"], swiftSettings: strict),
         // The enrichment service: the rules host behind HTTP, with metrics, reload and PostgreSQL history.
         .target(
             name: "RuleKitServe",
@@ -83,7 +86,7 @@ let package = Package(
         ),
         .target(
             name: "ReferralKit",
-            dependencies: ["RuleKitCore", "RuleKitHub", "RuleKitShared", "RuleKitExtension"],
+            dependencies: ["RuleKitCore", "RuleKitHub", "RuleKitShared", "RuleKitExtension", "RuleKitHTTP"],
             path: "Examples/Referral/ReferralKit",
             swiftSettings: strict
         ),
@@ -110,6 +113,7 @@ let package = Package(
             name: "RuleKitExtensionTests",
             dependencies: [
                 "RuleKitExtension", "RuleKitHub", "RuleKitRules", "RuleKitXDM", "RuleKitCore", "RuleKitShared", "RuleKitTestSupport",
+                "RuleKitHTTP",
             ],
             exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "RuleKitSharedTests", dependencies: ["RuleKitShared", "RuleKitCore"], swiftSettings: strict),

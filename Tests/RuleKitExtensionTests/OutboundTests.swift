@@ -1,5 +1,6 @@
 import Foundation
 import RuleKitCore
+import RuleKitHTTP
 import RuleKitHub
 import RuleKitTestSupport
 import Testing

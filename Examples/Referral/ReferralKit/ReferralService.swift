@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 internal import RuleKitCore
 internal import RuleKitExtension
+internal import RuleKitHTTP
 
 /// The referral service's REST calls (token, identify, logout), synchronous because the extension makes
 /// them one at a time on its own queue. 5xx and network errors are retried with backoff; 4xx are answers.
