@@ -2,8 +2,8 @@
 // FoundationNetworking, which on Linux loads libcurl and some thirty libraries behind it into every process
 // that links it (about 7 ms at every start of the `rulekit` tool, which sends nothing over HTTP).
 public import Foundation
-public import RuleKitExtension
 internal import RuleKitCore
+public import RuleKitExtension
 
 #if canImport(FoundationNetworking)
     public import FoundationNetworking
