@@ -101,12 +101,10 @@ extension JSONParser {
         }
     }
 
-    /// Whether two byte strings are equal (short keys: a loop beats a call to `memcmp`).
+    /// Whether two byte strings are equal.
     @inline(__always)
     static func same(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard a.count == b.count else { return false }
-        for i in 0..<a.count where a[i] != b[i] { return false }
-        return true
+        a.count == b.count && StringInterner.sameBytes(a, b)
     }
 
     /// What a tape is built from while it is read.

@@ -5,9 +5,9 @@
 /// case-insensitive `co`/`sw`/`ew` on ASCII text. The one chosen is the one the fewest rules share,
 /// preferring equalities and keys many rules use (so an event resolves few keys). For an event, each
 /// indexed key is resolved once and converted as the matcher would (string, lowercased; or `int(...)`);
-/// equalities are looked up in a table, patterns found in one Aho–Corasick pass. Rules with historical conditions are never filed (skipping them would skip their history
-/// queries, which the reference performs), nor are rules without a usable predicate: they are always
-/// candidates. A rule that is a candidate is then evaluated in full, so the index only ever skips
+/// equalities are looked up in a table, patterns found in one Aho–Corasick pass. Rules with historical
+/// conditions are never filed (skipping them would skip their history queries, which the reference
+/// performs), nor are rules without a usable predicate: they are always candidates. A rule that is a candidate is then evaluated in full, so the index only ever skips
 /// rules that could not match.
 struct RuleIndex: Sendable {
     enum Mode: UInt8, Sendable, Hashable {
@@ -206,6 +206,12 @@ struct RuleIndex: Sendable {
         return n
     }
 
+    /// Notes `k` as the key of its slot (the first seen).
+    private static func note(_ k: SlotKey, in keys: inout [SlotKey?]) {
+        if k.slot >= keys.count { keys.append(contentsOf: repeatElement(nil, count: k.slot + 1 - keys.count)) }
+        if keys[k.slot] == nil { keys[k.slot] = k }
+    }
+
     /// Keys that are cheap, pure and per-event: worth resolving for every event.
     static func indexable(_ ref: KeyRef) -> Bool {
         switch ref {
@@ -248,14 +254,12 @@ struct RuleIndex: Sendable {
             guard let mode, indexable(k.ref) else { return false }
             // Patterns must be non-empty ASCII for the byte automaton; equalities work on any text.
             if mode != .equals && (lowered.isEmpty || !lowered.utf8.allSatisfy({ $0 < 0x80 })) { return false }
-            if k.slot >= keys.count { keys.append(contentsOf: repeatElement(nil, count: k.slot + 1 - keys.count)) }
-            if keys[k.slot] == nil { keys[k.slot] = k }
+            note(k, in: &keys)
             out.append(Predicate(slot: k.slot, mode: mode, value: lowered))
             return false
         case .comparison(let k, .equals, .int(let number)) where required:
             guard indexable(k.ref) else { return false }
-            if k.slot >= keys.count { keys.append(contentsOf: repeatElement(nil, count: k.slot + 1 - keys.count)) }
-            if keys[k.slot] == nil { keys[k.slot] = k }
+            note(k, in: &keys)
             out.append(Predicate(slot: k.slot, mode: .intEquals, value: "", number: number))
             return false
         default:

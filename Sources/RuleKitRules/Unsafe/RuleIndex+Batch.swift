@@ -29,6 +29,7 @@ extension RuleIndex {
             for w in 0..<words { bits[g * words + w] = 0 }
             for i in always { bits[g * words + i >> 6] |= 1 << UInt64(i & 63) }
         }
+        @inline(__always) func mark(_ g: Int, _ rule: Int) { bits[g * words + rule >> 6] |= 1 << UInt64(rule & 63) }
         // The lowercased text of one anchor's key for event g, in `scratch`; false when undecided.
         func text(_ slot: Int, _ g: Int) -> Bool {
             scratch.removeAll(keepingCapacity: true)
@@ -55,7 +56,7 @@ extension RuleIndex {
                     decided[g] = false
                     continue
                 }
-                scratch.withUnsafeBufferPointer { t in a.rules(for: t) { bits[g * words + $0 >> 6] |= 1 << UInt64($0 & 63) } }
+                scratch.withUnsafeBufferPointer { t in a.rules(for: t) { mark(g, $0) } }
             }
         }
         for a in intEqualities {
@@ -75,7 +76,7 @@ extension RuleIndex {
                     }
                 }
                 guard let v, let list = a.rulesByValue[v] else { continue }
-                for i in list { bits[g * words + i >> 6] |= 1 << UInt64(i & 63) }
+                for i in list { mark(g, i) }
             }
         }
         for a in patterns {
@@ -84,7 +85,7 @@ extension RuleIndex {
                     decided[g] = false
                     continue
                 }
-                scratch.withUnsafeBufferPointer { t in a.rules(for: t) { bits[g * words + $0 >> 6] |= 1 << UInt64($0 & 63) } }
+                scratch.withUnsafeBufferPointer { t in a.rules(for: t) { mark(g, $0) } }
             }
         }
     }
