@@ -95,7 +95,15 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
     /// The JSON text `data` was read from, byte for byte, while `data` is still what was read: a writer
     /// copies it instead of encoding the object again. Any change to `data` drops it; nil for data made
     /// in code.
-    public var dataText: [UInt8]? { storage.dataText ?? storage.tape?.text }
+    public var dataText: [UInt8]? { storage.dataText ?? storage.tape.map { Array($0.text) } }
+
+    /// Calls `body` with `dataText`'s bytes where they are (a tape's text is a slice of the buffer it was
+    /// read from: no copy); nil, without calling it, when there is no such text.
+    package func withDataBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        if let text = storage.dataText { return text.withUnsafeBufferPointer(body) }
+        guard let tape = storage.tape else { return nil }
+        return tape.text.withUnsafeBufferPointer(body)
+    }
 
     /// The data as read into a tape, while it is unchanged: readers that only look (the rules engine, a
     /// writer) read it without making a `ValueObject`. nil for data made in code, and after any change.

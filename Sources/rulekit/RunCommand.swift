@@ -217,39 +217,39 @@ struct EventBlock: Sendable {
 
 /// Writes events as JSON lines to standard output, buffered.
 final class EventLines: Sendable {
+    /// The lines not written yet. Written out past `flushBytes` and emptied keeping its memory: one buffer
+    /// for the whole run, not a fresh megabyte (fresh pages from the kernel) for every block.
     private let buffer = Locked<[UInt8]>([])
+    private static let flushBytes = 1 << 18
 
     /// Writes one event.
     func write(_ e: Event) {
-        var line: [UInt8] = []
-        EventJSON.writeLine(e, to: &line)
-        append(line)
-    }
-
-    /// Writes a block's events, those `include` keeps, as one append.
-    func write(_ events: [Event], where include: (Event) -> Bool) {
-        var lines: [UInt8] = []
-        lines.reserveCapacity(events.count * 1024)
-        for e in events where include(e) { EventJSON.writeLine(e, to: &lines) }
-        append(lines)
-    }
-
-    private func append(_ bytes: [UInt8]) {
-        let full = buffer.withLock { (b: inout [UInt8]) -> [UInt8]? in
-            if b.isEmpty && bytes.count > 1 << 16 { return bytes }
-            b += bytes
-            guard b.count > 1 << 16 else { return nil }
-            defer { b = [] }
-            return b
+        buffer.withLock { b in
+            EventJSON.writeLine(e, to: &b)
+            Self.flushIfFull(&b)
         }
-        if let full { Stdout.write(full) }
+    }
+
+    /// Writes a block's events, those `include` keeps, in order.
+    func write(_ events: [Event], where include: (Event) -> Bool) {
+        buffer.withLock { b in
+            for e in events where include(e) {
+                EventJSON.writeLine(e, to: &b)
+                Self.flushIfFull(&b)
+            }
+        }
+    }
+
+    private static func flushIfFull(_ b: inout [UInt8]) {
+        guard b.count > flushBytes else { return }
+        Stdout.write(b)
+        b.removeAll(keepingCapacity: true)
     }
 
     func flush() {
-        let rest = buffer.withLock { (b: inout [UInt8]) -> [UInt8] in
-            defer { b = [] }
-            return b
+        buffer.withLock { b in
+            if !b.isEmpty { Stdout.write(b) }
+            b.removeAll()
         }
-        if !rest.isEmpty { Stdout.write(rest) }
     }
 }

@@ -28,7 +28,7 @@ import Testing
         rest["data"] = nil
         #expect(same(r.value, .object(rest)), comment)
         // The text is the member's, byte for byte, and reads back as it.
-        #expect(same(try JSONReader.read(tape.text).value, plain["data"]), comment)
+        #expect(same(try JSONReader.read(Array(tape.text)).value, plain["data"]), comment)
         #expect(line.utf8.count >= tape.text.count)
         // A fresh object and the cached one are the same.
         #expect(same(.object(tape.materialize()), .object(tape.object())), comment)
@@ -241,7 +241,9 @@ import Testing
         var e = Event(name: "e", type: "t", source: "s")
         e.setDocument(tape)
         #expect(e.document === tape)
-        #expect(e.dataText == tape.text)
+        #expect(e.dataText == Array(tape.text))
+        #expect(e.withDataBytes { Array($0) } == Array(tape.text))
+        #expect(e.withDataBytes { $0.baseAddress } == tape.text.withUnsafeBufferPointer { $0.baseAddress })
         #expect(e.data == ["a": ["b": [1, "x"]], "c.d": true])
         var copy = e
         copy.number = 7
@@ -251,6 +253,33 @@ import Testing
         copy.data?["z"] = 1
         #expect(copy.document == nil && copy.dataText == nil && copy != e)
         #expect(e.document === tape)
+    }
+
+    @Test func aTapesTextIsTheSliceItWasReadFrom() throws {
+        // A line of a larger buffer, as a JSON-lines block lends it: the tape's text is those bytes, in that
+        // buffer (no copy), through both readers (the envelope's and the general one).
+        let lines = [#"{"type":"t","data":{"a":1,"b":"x"}}"#, #"{"data":{"a":[1,2]},"n":1}"#, #"{"a":true}"#]
+        var buffer = Array("  \n".utf8)
+        var ranges: [Range<Int>] = []
+        for l in lines {
+            ranges.append(buffer.count..<(buffer.count + l.utf8.count))
+            buffer += Array(l.utf8) + [0x0A]
+        }
+        let base = buffer.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+        for (l, r) in zip(lines, ranges) {
+            let slice = buffer[r]
+            let tape = try #require(
+                l.hasPrefix(#"{"a""#) ? JSONReader.tape(slice) : try JSONReader.read(slice, file: "t", tapeOf: "data").tape, "\(l)")
+            let start = tape.text.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+            let offset = Int(start - base)
+            #expect(offset >= r.lowerBound && offset + tape.text.count <= r.upperBound, "\(l)")
+            #expect(Array(buffer[offset..<(offset + tape.text.count)]) == Array(tape.text), "\(l)")
+        }
+        // The buffer changed afterwards: the tape keeps the bytes it was read from.
+        let tape = try #require(JSONReader.tape(buffer[ranges[2]]))
+        for i in buffer.indices { buffer[i] = 0x20 }
+        #expect(String(decoding: tape.text, as: UTF8.self) == #"{"a":true}"#)
+        #expect(tape.object() == ["a": true])
     }
 
     /// Whether the envelope fast path (`JSONParser.envelope`) takes `line`.

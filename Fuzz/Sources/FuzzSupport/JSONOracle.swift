@@ -70,7 +70,7 @@ public enum JSONOracle {
             guard let member = o[key], identical(.object(tape.object()), member) else {
                 Oracle.fail(name, "the tape of '\(key)' is not its value", input: input)
             }
-            guard let back = try? JSONReader.read(tape.text, limits: Oracle.limits).value, identical(back, member) else {
+            guard let back = try? JSONReader.read(Array(tape.text), limits: Oracle.limits).value, identical(back, member) else {
                 Oracle.fail(name, "the tape's text of '\(key)' does not read back as its value", input: input)
             }
             o[key] = nil

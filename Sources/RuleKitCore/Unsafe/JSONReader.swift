@@ -122,6 +122,7 @@ public enum JSONReader {
                 var p = JSONParser(buf: b, file: file, limits: limits, keepMap: false, lineOffset: lineOffset)
                 p.captureKey = member
                 p.capturesTape = asTape
+                if asTape { p.source = bytes }
                 p.interner = lent.take()
                 defer { lent = p.interner.take() }
                 p.skipWhitespace()
@@ -220,6 +221,9 @@ struct JSONParser: ~Copyable {
     /// When set, the captured member is read into `capturedTape` when the tape takes it.
     var capturesTape = false
     var capturedTape: JSONTape?
+    /// The array slice `buf` lends, when the caller has one: a tape's text is then a slice of it (the
+    /// same bytes, kept alive by the tape), not a copy.
+    var source: ArraySlice<UInt8>?
     /// Whether any object of the text had a key twice (a later one replaced an earlier value).
     var sawDuplicate = false
     /// When set, strings of more than 15 bytes are shared between equal occurrences (rules files repeat

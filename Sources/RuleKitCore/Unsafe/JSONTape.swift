@@ -2,9 +2,11 @@
 // `Value`s (one allocation per object, array and long string).
 //
 // Invariants:
-// 1. A tape is immutable once made. `text`, `arena` and `nodes` are written only by the reader that makes
-//    it (`JSONParser.tape`), which checks every index against its buffer as the JSON reader does. The
-//    nodes' memory is the tape's own: handed over by the reader, freed when the tape is.
+// 1. A tape is immutable once made. `arena` and `nodes` are written only by the reader that makes it
+//    (`JSONParser.tape`), which checks every index against its buffer as the JSON reader does. The nodes'
+//    memory is the tape's own: handed over by the reader, freed when the tape is. `text` is a slice of the
+//    array the reader was lent (or a copy): an array shared with the tape is never written in place (any
+//    writer copies it first), so the bytes the nodes index stay as they were read.
 // 2. The nodes are a well-formed pre-order layout: node 0 is an object; a container's `payload` (its low
 //    32 bits) is the index just past its subtree, and its `count` children follow it one subtree after another (an
 //    object's as key, value pairs); a string's `payload` is an (offset, length) range of `text`, or of
@@ -34,8 +36,9 @@ internal import Synchronization
 public final class JSONTape: @unchecked Sendable {
     // @unchecked: `cached` is written once, by the one caller that moves `state` from empty to building,
     // and read only after `state` says ready (release/acquire order the two), so sharing is safe.
-    /// The JSON text of the object, byte for byte as read.
-    public let text: [UInt8]
+    /// The JSON text of the object, byte for byte as read: a slice of the array the reader was given (a
+    /// tape keeps that array alive: a line of a JSON-lines block keeps the block's buffer), not a copy.
+    public let text: ArraySlice<UInt8>
     let arena: [UInt8]
     /// The nodes: memory the reader allocated and handed over, owned by the tape (freed in `deinit`) and
     /// never written after `init`.
@@ -54,7 +57,7 @@ public final class JSONTape: @unchecked Sendable {
     static let indexedMembers = 48
 
     /// A tape over `nodes`, which it takes over (and frees).
-    init(text: [UInt8], arena: [UInt8], nodes: UnsafeMutableBufferPointer<Node>, index: [UInt64]) {
+    init(text: ArraySlice<UInt8>, arena: [UInt8], nodes: UnsafeMutableBufferPointer<Node>, index: [UInt64]) {
         self.text = text
         self.arena = arena
         self.nodes = nodes

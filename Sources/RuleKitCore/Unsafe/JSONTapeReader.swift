@@ -14,6 +14,7 @@ extension JSONReader {
         guard bytes.count <= limits.maxDocumentBytes else { return nil }
         return bytes.withUnsafeBufferPointer { b in
             var p = JSONParser(buf: b, file: "", limits: limits, keepMap: false, lineOffset: 0)
+            p.source = bytes
             p.skipWhitespace()
             guard let tape = p.tape(depth: 0) else { return nil }
             p.skipWhitespace()
@@ -183,7 +184,14 @@ extension JSONParser {
         // allocation and a copy of the nodes as they grow.
         var b = TapeBuilder(base: pos, capacity: (buf.count - pos) / 10 + 8)
         if tapeValue(depth: depth, &b) {
-            let text = Array(buf[b.base..<pos])
+            // The text as a slice of the caller's array when there is one (no copy: a line of a JSON-lines
+            // block keeps the block's buffer), else a copy.
+            let text: ArraySlice<UInt8>
+            if let source, source.count == buf.count {
+                text = source[(source.startIndex + b.base)..<(source.startIndex + pos)]
+            } else {
+                text = ArraySlice(buf[b.base..<pos])
+            }
             return JSONTape(text: text, arena: b.arena, nodes: b.nodes.release(), index: b.index)
         }
         (pos, line, lineStart, nodes, columnAt, columnValue, firstNonASCII) = saved

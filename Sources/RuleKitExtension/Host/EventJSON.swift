@@ -52,15 +52,16 @@ public enum EventJSON {
         JSONWriter.writeString(e.type, to: &out)
         JSONWriter.append(#","source":"#, to: &out)
         JSONWriter.writeString(e.source, to: &out)
-        // The text as read first: asking for `data` would make a tree of a tape.
-        if let text = e.dataText {
+        // The text as read first (no copy of a tape's): asking for `data` would make a tree of a tape.
+        let copied: Void? = e.withDataBytes { text in
             JSONWriter.append(#","data":"#, to: &out)
-            out += text
-        } else if let overlay = e.overlay {
+            out.append(contentsOf: text)
+        }
+        if copied == nil, let overlay = e.overlay {
             // The merge written from the tape: unchanged members as read, no tree made.
             JSONWriter.append(#","data":"#, to: &out)
             overlay.write(to: &out)
-        } else if let d = e.data {
+        } else if copied == nil, let d = e.data {
             JSONWriter.append(#","data":"#, to: &out)
             JSONWriter.write(d, to: &out)
         }
