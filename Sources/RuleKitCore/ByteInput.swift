@@ -69,19 +69,28 @@ public final class ByteInput {
     /// (so `/dev/zero` costs at most `limit` bytes of memory).
     public func readAll(limit: Int) throws(DiagnosticError) -> [UInt8] {
         var out: [UInt8] = []
+        let tooLarge = DiagnosticError(
+            .error(
+                .limitExceeded, "'\(name)' is larger than the limit of \(limit) bytes",
+                at: SourceLocation(file: name, line: 1, column: 1)))
+        // A regular file says its size: its bytes are read straight into one array of that size and one
+        // more byte (a byte more means it grew: the loop below reads on). Other inputs grow the array.
+        var st = stat()
+        if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, Int(st.st_size) <= limit {
+            let capacity = Int(st.st_size) + 1
+            let (bytes, error) = systemRead(fd, upTo: capacity)
+            if let error { throw Self.failure(path, errno: error) }
+            if bytes.count < capacity { return bytes }
+            if bytes.count > limit { throw tooLarge }
+            out = bytes
+        }
         let chunk = 1 << 16
         while true {
             let room = limit - out.count
             // Ask for one byte past the limit so an input of exactly `limit` bytes is accepted.
             let n = try read(into: &out, count: min(chunk, room + 1))
             if n == 0 { return out }
-            if out.count > limit {
-                throw DiagnosticError(
-                    .error(
-                        .limitExceeded,
-                        "'\(name)' is larger than the limit of \(limit) bytes",
-                        at: SourceLocation(file: name, line: 1, column: 1)))
-            }
+            if out.count > limit { throw tooLarge }
         }
     }
 

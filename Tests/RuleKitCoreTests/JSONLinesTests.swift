@@ -101,6 +101,22 @@ import Testing
         #expect(throws: DiagnosticError.self) { try ByteInput.readAll(path, limit: 999) }
     }
 
+    @Test func regularFilesAreReadWholeAtTheirSize() throws {
+        // A regular file is read into one array of its size; the bytes are the file's, whatever its size.
+        var g = SeededGenerator(state: 7)
+        for size in [0, 1, 4095, 65_535, 65_536, 65_537, 200_001] {
+            let bytes = (0..<size).map { _ in UInt8(truncatingIfNeeded: g.int(256)) }
+            let path = Self.temp("whole-\(size)")
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            #expect(try ByteInput.readAll(path) == bytes, "\(size) bytes")
+        }
+        // A file whose size says nothing of its contents (the kernel's files say 0) is read to its end.
+        let version = try ByteInput.readAll("/proc/version")
+        let expected = Array(try String(contentsOfFile: "/proc/version", encoding: .utf8).utf8)
+        #expect(!version.isEmpty && version == expected)
+    }
+
     @Test func aMissingFileNamesIt() {
         #expect {
             try ByteInput.readAll("/no/such/file")

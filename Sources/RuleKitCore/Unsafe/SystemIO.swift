@@ -2,7 +2,8 @@
 //
 // Invariants: the kernel writes through a pointer to `buffer`'s storage lent for the call, at most
 // `buffer.count` bytes (the count asked for is clamped to it), and reads through a pointer to `bytes`'
-// storage lent for the call, never past its count; nothing keeps either pointer.
+// storage lent for the call, never past its count; nothing keeps either pointer. A new array read into
+// while uninitialized counts as initialized only the bytes the kernel reported written.
 #if canImport(Glibc)
     internal import Glibc
 #elseif canImport(Musl)
@@ -23,6 +24,34 @@ func systemRead(_ fd: Int32, into buffer: inout [UInt8], count: Int) -> Int {
             Darwin.read(fd, raw.baseAddress, min(count, raw.count))
         #endif
     }
+}
+
+/// Reads from `fd` until the end or until `capacity` bytes, straight into a new array of that capacity
+/// (no chunk copied, no growth): the bytes read, and the `errno` of a read that failed (nil at the end or
+/// when full).
+func systemRead(_ fd: Int32, upTo capacity: Int) -> (bytes: [UInt8], error: Int32?) {
+    var failure: Int32?
+    let bytes = [UInt8](unsafeUninitializedCapacity: max(capacity, 0)) { buffer, count in
+        guard let base = buffer.baseAddress else { return }
+        while count < buffer.count {
+            #if canImport(Glibc)
+                let n = Glibc.read(fd, base + count, buffer.count - count)
+            #elseif canImport(Musl)
+                let n = Musl.read(fd, base + count, buffer.count - count)
+            #else
+                let n = Darwin.read(fd, base + count, buffer.count - count)
+            #endif
+            if n > 0 {
+                count += n
+            } else if n == 0 {
+                return
+            } else if errno != EINTR {
+                failure = errno
+                return
+            }
+        }
+    }
+    return (bytes, failure)
 }
 
 /// Writes all of `bytes` to `fd`, retrying short writes and interruptions: nil when done, else the
