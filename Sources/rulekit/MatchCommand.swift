@@ -130,16 +130,20 @@ struct MatchCommand: ParsableCommand {
         if progress { Stderr.write("\r\u{1B}[K") }
         print(out, terminator: "")
         if !each {
-            let width = max(4, compiled.rules.map(\.label.count).max() ?? 0)
-            print("rule".padding(toLength: width, withPad: " ", startingAt: 0) + "  matched")
-            for (i, rule) in compiled.rules.enumerated() {
+            let labels = compiled.rules.map(\.label)
+            let width = max(4, labels.map(\.count).max() ?? 0)
+            func padded(_ s: String, _ n: Int) -> String { s + String(repeating: " ", count: max(0, n - s.count)) }
+            var table = padded("rule", width) + "  matched\n"
+            for (i, label) in labels.enumerated() {
                 let n = String(counts[i])
-                print(
-                    rule.label.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
-                        + String(repeating: " ", count: max(0, 7 - n.count)) + n)
+                table += padded(label, width) + "  " + String(repeating: " ", count: max(0, 7 - n.count)) + n + "\n"
             }
-            print("\(eventCount) events, \(eventsMatched) with a match, \(counts.reduce(0, +)) matches")
+            table += "\(eventCount) events, \(eventsMatched) with a match, \(counts.reduce(0, +)) matches\n"
+            print(table, terminator: "")
         }
+        // The rules are not freed: the process ends now, and frees them at once.
+        KeptUntilExit.keep(compiled)
+        KeptUntilExit.keep(files)
         if bad > 0 { throw ExitCode(1) }
     }
 }

@@ -36,7 +36,7 @@ struct ParseCommand: ParsableCommand {
         var out = StdoutBuffer()
         var failed = false
         var unreadable = false
-        for path in files {
+        for (index, path) in files.enumerated() {
             do {
                 let docs = try InputFiles.documents(path, format: format)
                 var renderer = DiagnosticRenderer()
@@ -51,6 +51,9 @@ struct ParseCommand: ParsableCommand {
                         out.write(JSONWriter.string(doc.value, options: compact ? .compact : .pretty) + "\n")
                     }
                 }
+                // The last file's documents are left to the process's end (the others are freed as usual:
+                // memory stays that of one file).
+                if index == files.count - 1 { KeptUntilExit.keep(docs) }
             } catch .unreadable(let message) {
                 Stderr.write("error: \(message)\n")
                 unreadable = true

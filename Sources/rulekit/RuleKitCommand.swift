@@ -62,6 +62,17 @@ enum Stderr {
     }
 }
 
+/// What a command built and needs until its end, and that the process's end frees at once: freeing a
+/// large rule set or document piece by piece just before exiting costs as much as a tenth of loading it.
+/// Only plain data goes here, never anything whose release does work (a hub, a history store).
+enum KeptUntilExit {
+    private static let kept = Locked<[any Sendable]>([])
+
+    static func keep(_ value: any Sendable) {
+        kept.withLock { $0.append(value) }
+    }
+}
+
 /// Writes to standard output. When the reader has gone away (EPIPE: `rulekit run ... | head`), there is
 /// no one left to write for: the tool ends at once, with status 0, as a consumer closing its end is no
 /// error of the producer's.

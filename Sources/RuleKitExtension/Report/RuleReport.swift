@@ -155,7 +155,7 @@ public struct RuleReportBuilder {
         // Each file's lines and rule start lines, split once (not per rule).
         var texts: [String: (lines: [Substring], starts: Set<Int>)] = [:]
         for (path, set) in rules.sets {
-            guard let text = rules.sources[path] else { continue }
+            guard let text = rules.source(path) else { continue }
             texts[path] = (text.split(separator: "\n", omittingEmptySubsequences: false), Set(set.rules.compactMap { $0.location?.line }))
         }
         return compiled.rules.map { rule in
