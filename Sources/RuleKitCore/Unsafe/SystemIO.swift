@@ -12,18 +12,32 @@
     internal import Darwin
 #endif
 
+/// `read(2)` of the platform's C library.
+private func platformRead(_ fd: Int32, _ p: UnsafeMutableRawPointer?, _ n: Int) -> Int {
+    #if canImport(Glibc)
+        Glibc.read(fd, p, n)
+    #elseif canImport(Musl)
+        Musl.read(fd, p, n)
+    #else
+        Darwin.read(fd, p, n)
+    #endif
+}
+
+/// `write(2)` of the platform's C library.
+private func platformWrite(_ fd: Int32, _ p: UnsafeRawPointer?, _ n: Int) -> Int {
+    #if canImport(Glibc)
+        Glibc.write(fd, p, n)
+    #elseif canImport(Musl)
+        Musl.write(fd, p, n)
+    #else
+        Darwin.write(fd, p, n)
+    #endif
+}
+
 /// Reads up to `count` bytes from `fd` into the start of `buffer`: the number read, 0 at the end, -1 on an
 /// error (`errno` says which).
 func systemRead(_ fd: Int32, into buffer: inout [UInt8], count: Int) -> Int {
-    buffer.withUnsafeMutableBytes { raw in
-        #if canImport(Glibc)
-            Glibc.read(fd, raw.baseAddress, min(count, raw.count))
-        #elseif canImport(Musl)
-            Musl.read(fd, raw.baseAddress, min(count, raw.count))
-        #else
-            Darwin.read(fd, raw.baseAddress, min(count, raw.count))
-        #endif
-    }
+    buffer.withUnsafeMutableBytes { raw in platformRead(fd, raw.baseAddress, min(count, raw.count)) }
 }
 
 /// Reads from `fd` until the end or until `capacity` bytes, straight into a new array of that capacity
@@ -34,13 +48,7 @@ func systemRead(_ fd: Int32, upTo capacity: Int) -> (bytes: [UInt8], error: Int3
     let bytes = [UInt8](unsafeUninitializedCapacity: max(capacity, 0)) { buffer, count in
         guard let base = buffer.baseAddress else { return }
         while count < buffer.count {
-            #if canImport(Glibc)
-                let n = Glibc.read(fd, base + count, buffer.count - count)
-            #elseif canImport(Musl)
-                let n = Musl.read(fd, base + count, buffer.count - count)
-            #else
-                let n = Darwin.read(fd, base + count, buffer.count - count)
-            #endif
+            let n = platformRead(fd, base + count, buffer.count - count)
             if n > 0 {
                 count += n
             } else if n == 0 {
@@ -61,13 +69,7 @@ package func systemWrite(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
         guard let base = raw.baseAddress else { return nil }
         var done = 0
         while done < raw.count {
-            #if canImport(Glibc)
-                let n = Glibc.write(fd, base + done, raw.count - done)
-            #elseif canImport(Musl)
-                let n = Musl.write(fd, base + done, raw.count - done)
-            #else
-                let n = Darwin.write(fd, base + done, raw.count - done)
-            #endif
+            let n = platformWrite(fd, base + done, raw.count - done)
             if n < 0 {
                 if errno == EINTR { continue }
                 return errno
