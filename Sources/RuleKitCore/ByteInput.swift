@@ -69,10 +69,12 @@ public final class ByteInput {
     /// (so `/dev/zero` costs at most `limit` bytes of memory).
     public func readAll(limit: Int) throws(DiagnosticError) -> [UInt8] {
         var out: [UInt8] = []
-        let tooLarge = DiagnosticError(
-            .error(
-                .limitExceeded, "'\(name)' is larger than the limit of \(limit) bytes",
-                at: SourceLocation(file: name, line: 1, column: 1)))
+        func tooLarge() -> DiagnosticError {
+            DiagnosticError(
+                .error(
+                    .limitExceeded, "'\(name)' is larger than the limit of \(limit) bytes",
+                    at: SourceLocation(file: name, line: 1, column: 1)))
+        }
         // A regular file says its size: its bytes are read straight into one array of that size and one
         // more byte (a byte more means it grew: the loop below reads on). Other inputs grow the array.
         var st = stat()
@@ -81,7 +83,7 @@ public final class ByteInput {
             let (bytes, error) = systemRead(fd, upTo: capacity)
             if let error { throw Self.failure(path, errno: error) }
             if bytes.count < capacity { return bytes }
-            if bytes.count > limit { throw tooLarge }
+            if bytes.count > limit { throw tooLarge() }
             out = bytes
         }
         let chunk = 1 << 16
@@ -90,7 +92,7 @@ public final class ByteInput {
             // Ask for one byte past the limit so an input of exactly `limit` bytes is accepted.
             let n = try read(into: &out, count: min(chunk, room + 1))
             if n == 0 { return out }
-            if out.count > limit { throw tooLarge }
+            if out.count > limit { throw tooLarge() }
         }
     }
 

@@ -57,13 +57,15 @@ public enum EventJSON {
             JSONWriter.append(#","data":"#, to: &out)
             out.append(contentsOf: text)
         }
-        if copied == nil, let overlay = e.overlay {
-            // The merge written from the tape: unchanged members as read, no tree made.
-            JSONWriter.append(#","data":"#, to: &out)
-            overlay.write(to: &out)
-        } else if copied == nil, let d = e.data {
-            JSONWriter.append(#","data":"#, to: &out)
-            JSONWriter.write(d, to: &out)
+        if copied == nil {
+            if let overlay = e.overlay {
+                // The merge written from the tape: unchanged members as read, no tree made.
+                JSONWriter.append(#","data":"#, to: &out)
+                overlay.write(to: &out)
+            } else if let d = e.data {
+                JSONWriter.append(#","data":"#, to: &out)
+                JSONWriter.write(d, to: &out)
+            }
         }
         if let p = e.parentID {
             JSONWriter.append(#","parentID":""#, to: &out)
