@@ -113,7 +113,7 @@ let package = Package(
             name: "RuleKitExtensionTests",
             dependencies: [
                 "RuleKitExtension", "RuleKitHub", "RuleKitRules", "RuleKitXDM", "RuleKitCore", "RuleKitShared", "RuleKitTestSupport",
-                "RuleKitHTTP",
+                "RuleKitHTTP", "RuleKitYAML",
             ],
             exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "RuleKitSharedTests", dependencies: ["RuleKitShared", "RuleKitCore"], swiftSettings: strict),
@@ -123,7 +123,11 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "RuleKitHubTests", dependencies: ["RuleKitHub", "RuleKitCore"], swiftSettings: strict),
         .testTarget(
-            name: "RulekitCLITests", dependencies: ["RuleKitCore", "RuleKitTestSupport", "rulekit", "example-host"],
+            name: "RulekitCLITests",
+            dependencies: [
+                "RuleKitCore", "RuleKitTestSupport", "rulekit", "example-host",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             exclude: ["Fixtures", "Golden"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

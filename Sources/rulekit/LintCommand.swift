@@ -38,7 +38,9 @@ struct LintCommand: ParsableCommand {
 
     func run() throws {
         var sources = RuleFiles()
+        sources.keepsDocuments = true
         try sources.loadOrExit(paths.isEmpty ? ["Rules"] : paths)
+        KeptUntilExit.keep(sources)
         let linter = try Linter.configured(schemas: schemas, examples: examples)
         var all = Diagnostics(cap: 5000)
         all.append(contentsOf: linter.lint(sources))

@@ -51,6 +51,7 @@ struct MatchCommand: ParsableCommand {
         let (states, xdm) = try stateOptions.load()
         let reader = try openEvents(events)
         var files = RuleFiles()
+        files.keepsDocuments = true
         files.load(rules.isEmpty ? ["Rules"] : rules)
         if files.hasErrors {
             Stderr.write(files.render(files.diagnostics.filter { $0.severity == .error }) + "\n")

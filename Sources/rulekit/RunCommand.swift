@@ -85,7 +85,9 @@ struct RunCommand: ParsableCommand {
             }
         }
         var files = RuleFiles()
+        files.keepsDocuments = true
         files.load(sources)
+        KeptUntilExit.keep(files)
         if files.hasErrors {
             Stderr.write(files.render(files.diagnostics.filter { $0.severity == .error }) + "\n")
             // With kept rules the run goes on: the rules extension falls back on them (and says so).

@@ -41,7 +41,8 @@ struct SharedCommand: ParsableCommand {
     }
 
     struct Get: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print a collection as JSON (exit 1 if absent or corrupt).")
+        static let configuration = CommandConfiguration(
+            commandName: "get", abstract: "Print a collection as JSON (exit 1 if absent or corrupt).")
         @Argument(help: "The container directory.") var container: String
         @Argument(help: "The collection.") var collection: String
         func run() throws {
@@ -56,7 +57,8 @@ struct SharedCommand: ParsableCommand {
     }
 
     struct Set: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Replace a collection with a JSON value.")
+        static let configuration = CommandConfiguration(
+            commandName: "set", abstract: "Replace a collection with a JSON value.")
         @Argument(help: "The container directory.") var container: String
         @Argument(help: "The collection.") var collection: String
         @Argument(help: "The new value, as JSON.") var json: String
@@ -74,7 +76,7 @@ struct SharedCommand: ParsableCommand {
 
     struct Increment: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Add 1 to an integer member of a collection, atomically across processes.")
+            commandName: "increment", abstract: "Add 1 to an integer member of a collection, atomically across processes.")
         @Argument(help: "The container directory.") var container: String
         @Argument(help: "The collection (an object).") var collection: String
         @Option(help: "The member to increment.") var key = "count"
@@ -128,7 +130,8 @@ struct SharedCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the collections of a container.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List the collections of a container.")
         @Argument(help: "The container directory.") var container: String
         func run() throws {
             for name in try SharedCommand.open(container, create: false).collections() { print(name) }

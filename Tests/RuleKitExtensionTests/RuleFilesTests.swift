@@ -1,0 +1,49 @@
+import Foundation
+import RuleKitCore
+import RuleKitExtension
+import RuleKitRules
+import RuleKitTestSupport
+import RuleKitYAML
+import Testing
+
+/// `RuleFiles`: the documents a one-shot command keeps until its end are the ones read, and keeping them
+/// changes nothing that is loaded.
+@Suite struct RuleFilesTests {
+    @Test func keptDocumentsAreTheOnesReadAndChangeNothing() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rk-rulefiles-\(UUID())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let yaml = """
+            version: 1
+            rules:
+            - name: yaml rule
+              condition: {type: matcher, definition: {key: a, matcher: eq, values: [1]}}
+              consequences: [{id: c1, type: add, detail: {eventdata: {x: 1}}}]
+            """
+        let json = """
+            {"version": 1, "rules": [{"condition": {"type": "matcher",
+              "definition": {"key": "b", "matcher": "ex"}}, "consequences": []}]}
+            """
+        // Read, but its rules do not load (a document all the same); and text that is no document at all.
+        let wrongShape = #"{"version": "one", "rules": {}}"#
+        let notJSON = #"{"version": 1,"#
+        for (name, text) in [("a.yaml", yaml), ("b.json", json), ("c.json", wrongShape), ("d.json", notJSON)] {
+            try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        var plain = RuleFiles()
+        plain.load([dir.path])
+        var keeping = RuleFiles()
+        keeping.keepsDocuments = true
+        keeping.load([dir.path])
+
+        #expect(plain.documents.isEmpty)
+        #expect(keeping.documents.count == 3)
+        let expected = [try YAMLReader.read(yaml).value, try JSONReader.value(json), try JSONReader.value(wrongShape)]
+        #expect(keeping.documents.map(\.value) == expected)
+        #expect(keeping.documents.allSatisfy { $0.sourceMap != nil })
+        #expect(keeping.sets.map(\.set) == plain.sets.map(\.set))
+        #expect(keeping.sets.count == 2)
+        #expect(keeping.diagnostics == plain.diagnostics)
+        #expect(keeping.diagnostics.contains { $0.location?.file.hasSuffix("d.json") == true && $0.severity == .error })
+    }
+}
