@@ -436,7 +436,7 @@ public final class EventHub: Sendable {
                 }
                 batch[i] = event
             }
-            for e in batch { settling.fanOut(e, to: containers.count) }
+            settling.fanOut(batch, to: containers.count)
             for c in containers { c.enqueue(contentsOf: batch) }
             batch.removeAll(keepingCapacity: true)
         }

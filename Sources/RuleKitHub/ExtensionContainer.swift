@@ -10,13 +10,25 @@ internal import Synchronization
 /// not one per event, and takes a run of them per lock. No lock is held while extension code runs.
 final class ExtensionContainer: Sendable {
     struct Listener {
-        var type: String
-        var source: String
-        var call: EventListener
+        let type: String
+        let source: String
+        let call: EventListener
+        /// Whether any type (any source) will do: decided once, not by comparing text for every event.
+        private let anyType: Bool
+        private let anySource: Bool
+
+        init(type: String, source: String, call: @escaping EventListener) {
+            self.type = type
+            self.source = source
+            self.call = call
+            anyType = type == EventType.wildcard
+            anySource = source == EventSource.wildcard
+        }
 
         func matches(_ e: Event) -> Bool {
-            if e.responseID != nil { return type == EventType.wildcard && source == EventType.wildcardSource }
-            return (type == EventType.wildcard || type == e.type) && (source == EventSource.wildcard || source == e.source)
+            // Response events go only to listeners whose type and source are both wildcards.
+            if e.responseID != nil { return anyType && anySource }
+            return (anyType || type == e.type) && (anySource || source == e.source)
         }
     }
 
@@ -159,9 +171,4 @@ final class ExtensionContainer: Sendable {
         }
         if !stopped { kick() }
     }
-}
-
-extension EventType {
-    /// Response events go only to listeners whose type and source are both wildcards.
-    static let wildcardSource = EventSource.wildcard
 }

@@ -12,13 +12,26 @@ internal import Synchronization
 /// An event an extension holds (stopped, or not ready) counts as not delivered.
 final class Settling: Sendable {
     private struct Group {
+        let id: Int
         var outstanding = 0
         var events: [UUID] = []
         var completion: @Sendable () -> Void
     }
 
     private struct State {
-        var groups: [Int: Group] = [:]
+        /// The open groups in the order they were opened, so sorted by id: found by bisection, which for
+        /// the usual one or two open groups is a comparison or two, not a hash of the id.
+        var groups: [Group] = []
+
+        func index(of g: Int) -> Int? {
+            var low = 0
+            var high = groups.count
+            while low < high {
+                let mid = (low + high) / 2
+                if groups[mid].id < g { low = mid + 1 } else { high = mid }
+            }
+            return low < groups.count && groups[low].id == g ? low : nil
+        }
         var groupOf = EventIDTable()
         var nextGroup = 0
     }
@@ -38,20 +51,20 @@ final class Settling: Sendable {
             if let completion {
                 let g = s.nextGroup
                 s.nextGroup += 1
-                var group = Group(completion: completion)
+                var group = Group(id: g, completion: completion)
                 for e in events {
                     group.outstanding += 1
                     group.events.append(e.id)
                     s.groupOf[e.id] = g
                 }
                 if group.outstanding == 0 { return completion }
-                s.groups[g] = group
+                s.groups.append(group)
                 open.add(1, ordering: .releasing)
             } else if !s.groups.isEmpty {
                 for e in events {
-                    guard let parent = e.parentID, let g = s.groupOf[parent] else { continue }
-                    s.groups[g]!.outstanding += 1
-                    s.groups[g]!.events.append(e.id)
+                    guard let parent = e.parentID, let g = s.groupOf[parent], let i = s.index(of: g) else { continue }
+                    s.groups[i].outstanding += 1
+                    s.groups[i].events.append(e.id)
                     s.groupOf[e.id] = g
                 }
             }
@@ -60,36 +73,40 @@ final class Settling: Sendable {
         empty?()
     }
 
-    /// `event` left the hub loop for `deliveries` extensions (its one unit becomes that many).
-    func fanOut(_ event: Event, to deliveries: Int) {
-        if deliveries == 1 || open.load(ordering: .acquiring) == 0 { return }
-        let done: (@Sendable () -> Void)? = state.withLock { s in
-            guard !s.groups.isEmpty, let g = s.groupOf[event.id] else { return nil }
-            s.groups[g]!.outstanding += deliveries - 1
-            return self.closeIfDone(&s, g)
-        }
-        done?()
+    /// `events` left the hub loop for `deliveries` extensions each (each one's unit becomes that many).
+    func fanOut<C: Collection<Event>>(_ events: C, to deliveries: Int) {
+        if deliveries != 1 { settle(events, by: 1 - deliveries) }
     }
 
     /// One extension has had `events` (their listeners ran).
     func delivered<C: Collection<Event>>(_ events: C) {
+        settle(events, by: 1)
+    }
+
+    /// Takes `units` off the count of each event's group, under one lock, and runs the completions of the
+    /// groups that closed.
+    private func settle<C: Collection<Event>>(_ events: C, by units: Int) {
         if events.isEmpty || open.load(ordering: .acquiring) == 0 { return }
         let done: [@Sendable () -> Void] = state.withLock { s in
             var done: [@Sendable () -> Void] = []
             for event in events {
                 guard !s.groups.isEmpty else { break }
                 guard let g = s.groupOf[event.id] else { continue }
-                s.groups[g]!.outstanding -= 1
-                if let completion = self.closeIfDone(&s, g) { done.append(completion) }
+                if let completion = self.settle(&s, g, by: units) { done.append(completion) }
             }
             return done
         }
         for completion in done { completion() }
     }
 
-    private func closeIfDone(_ s: inout State, _ g: Int) -> (@Sendable () -> Void)? {
-        guard let group = s.groups[g], group.outstanding <= 0 else { return nil }
-        s.groups[g] = nil
+    /// Takes `units` off group `g`'s count, and closes the group when nothing is left: its completion.
+    /// The group is changed in place (reading it whole would copy its event list and its completion, a
+    /// retain and a release each, for every event and every extension).
+    private func settle(_ s: inout State, _ g: Int, by units: Int) -> (@Sendable () -> Void)? {
+        guard let i = s.index(of: g) else { return nil }
+        s.groups[i].outstanding -= units
+        guard s.groups[i].outstanding <= 0 else { return nil }
+        let group = s.groups.remove(at: i)
         open.subtract(1, ordering: .releasing)
         for id in group.events { s.groupOf[id] = nil }
         return group.completion

@@ -51,6 +51,47 @@ import Testing
         #expect(eventually { done.withLock { $0 } })
     }
 
+    /// The bookkeeping itself, with groups closing out of the order they opened in (an earlier block
+    /// held while later ones finish, as a slow extension or a device's batch can make happen).
+    @Test func groupsCloseInAnyOrderAndChildrenJoinTheirParentsGroup() {
+        let settling = Settling()
+        let closed = Locked<[String]>([])
+        let a = [event(1), event(2)]
+        let b = [event(3)]
+        let c = [event(4), event(5)]
+        settling.enter(a) { closed.withLock { $0.append("a") } }
+        settling.enter(b) { closed.withLock { $0.append("b") } }
+        settling.enter(c) { closed.withLock { $0.append("c") } }
+        // A chained event of a1, dispatched while a1 is processed: it joins a's group.
+        let child = a[0].createChainedEvent(name: "child", type: "t", source: "s", data: nil)
+        settling.enter([child], completion: nil)
+        // Every event leaves the hub loop for two extensions.
+        settling.fanOut(a + b + c + [child], to: 2)
+        settling.delivered(b)
+        #expect(closed.withLock { $0 }.isEmpty)
+        settling.delivered(b)
+        settling.delivered(c)
+        settling.delivered(c)
+        #expect(closed.withLock { $0 } == ["b", "c"])
+        settling.delivered(a)
+        settling.delivered(a)
+        settling.delivered([child])
+        // a waits for its child's second delivery.
+        #expect(closed.withLock { $0 } == ["b", "c"])
+        settling.delivered([child])
+        #expect(closed.withLock { $0 } == ["b", "c", "a"])
+        // Closed groups forget their events: more deliveries of them change nothing.
+        settling.delivered(a + b + c)
+        #expect(closed.withLock { $0 } == ["b", "c", "a"])
+        // An event that reaches no extension at all settles as it leaves the hub loop.
+        let d = event(6)
+        settling.enter([d]) { closed.withLock { $0.append("d") } }
+        settling.fanOut([event(7)], to: 0)
+        #expect(closed.withLock { $0 } == ["b", "c", "a"])
+        settling.fanOut([d], to: 0)
+        #expect(closed.withLock { $0 } == ["b", "c", "a", "d"])
+    }
+
     @Test func blocksCompleteIndependently() {
         let hub = bootedHub([ExtA.self])
         let finished = Locked<[Int]>([])
