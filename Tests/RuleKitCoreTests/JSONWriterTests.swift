@@ -46,6 +46,27 @@ import Testing
 
 /// The byte writer against the plain reference writer, and the exact text the reader keeps.
 @Suite struct JSONWriterAgreementTests {
+    /// The string writer scans eight bytes at a time: every byte that needs an escape (and a non-ASCII
+    /// one, which does not), alone and in pairs, at every offset of strings of up to 26 bytes, so each
+    /// position within a word and the bytes left after the last whole word are all covered.
+    @Test func stringsEscapeAsTheReferenceAtEveryOffset() {
+        let specials = ["\"", "\\", "\n", "\r", "\t", "\u{08}", "\u{0C}", "\u{01}", "\u{1F}", "\u{7F}", "é", "/", " "]
+        for length in 0...26 {
+            for at in 0..<max(length, 1) {
+                for special in specials {
+                    var plain = Array(repeating: "a", count: length)
+                    if at < length { plain[at] = special }
+                    let one = plain.joined()
+                    #expect(JSONWriter.string(.string(one)) == ReferenceJSONWriter.string(.string(one)), "\(one.debugDescription)")
+                    // A second one eight bytes on, in the next word.
+                    if at + 8 < length { plain[at + 8] = "\"" }
+                    let two = plain.joined()
+                    #expect(JSONWriter.string(.string(two)) == ReferenceJSONWriter.string(.string(two)), "\(two.debugDescription)")
+                }
+            }
+        }
+    }
+
     @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
     func byteWriterEqualsTheReferenceOnGeneratedValues(_ seed: UInt64) {
         var g = ValueGenerator(state: seed)

@@ -3,8 +3,9 @@
 // Invariants:
 // 1. Pointers are lent for one call only: a string's UTF-8 (`withUTF8`), an object's members
 //    (`withUnsafeBufferPointer`), a static string's bytes, a stack buffer of digits. Nothing is kept.
-// 2. Every slice taken of a lent buffer lies within it: `clean` and `i` never pass `bytes.count`, and the
-//    digit buffer is 24 bytes while an `Int` has at most 20 digits and a sign.
+// 2. Every slice taken of a lent buffer lies within it: `clean` and `i` never pass `bytes.count` (a word is
+//    loaded only where eight bytes remain, and a stop found in it is within it), and the digit buffer is
+//    24 bytes while an `Int` has at most 20 digits and a sign.
 // The plain reference is `ReferenceJSONWriter` in the tests (the `String`-based writer this replaced):
 // `JSONWriterTests` compares the two on the corpora and on generated values.
 
@@ -197,11 +198,24 @@ public enum JSONWriter {
     package static func writeString(bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         out.append(0x22)
         var clean = 0
-        for i in bytes.indices {
+        var i = 0
+        while i < bytes.count {
+            // Eight bytes at a time up to the next byte that needs an escape: '"', '\\' or a control
+            // character, the reader's stop set (`JSONParser.stopBytes`, whose lowest flagged byte is exact).
+            if let base = bytes.baseAddress, i + 8 <= bytes.count {
+                let w = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+                let stops = JSONParser.stopBytes(w)
+                if stops == 0 {
+                    i += 8
+                    continue
+                }
+                i += stops.trailingZeroBitCount >> 3
+            }
             let b = bytes[i]
+            i += 1
             guard b < 0x20 || b == 0x22 || b == 0x5C else { continue }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[clean..<i]))
-            clean = i + 1
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[clean..<(i - 1)]))
+            clean = i
             out.append(0x5C)
             switch b {
             case 0x22: out.append(0x22)
