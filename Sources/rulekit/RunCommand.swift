@@ -84,10 +84,10 @@ struct RunCommand: ParsableCommand {
                 throw ExitCode(2)
             }
         }
+        // The documents read are freed once loaded (no `keepsDocuments`): a run over a long stream would
+        // carry them to its end.
         var files = RuleFiles()
-        files.keepsDocuments = true
         files.load(sources)
-        KeptUntilExit.keep(files)
         if files.hasErrors {
             Stderr.write(files.render(files.diagnostics.filter { $0.severity == .error }) + "\n")
             // With kept rules the run goes on: the rules extension falls back on them (and says so).
