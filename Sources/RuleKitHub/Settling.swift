@@ -22,7 +22,10 @@ final class Settling: Sendable {
         /// The open groups in the order they were opened, so sorted by id: found by bisection, which for
         /// the usual one or two open groups is a comparison or two, not a hash of the id.
         var groups: [Group] = []
+        var groupOf = EventIDTable()
+        var nextGroup = 0
 
+        /// Where group `g` is in `groups`, if it is open.
         func index(of g: Int) -> Int? {
             var low = 0
             var high = groups.count
@@ -32,8 +35,6 @@ final class Settling: Sendable {
             }
             return low < groups.count && groups[low].id == g ? low : nil
         }
-        var groupOf = EventIDTable()
-        var nextGroup = 0
     }
 
     private let state = Locked(State())
