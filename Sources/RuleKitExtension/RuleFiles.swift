@@ -72,9 +72,10 @@ public struct RuleFiles: Sendable {
         let name = f == "-" ? "<stdin>" : f
         let json = f == "-" ? bytes.first { $0 > 0x20 } == UInt8(ascii: "{") : f.hasSuffix(".json")
         sourceBytes[name] = bytes
-        var document: Document?
-        let (set, found) = Self.parse(bytes, file: name, json: json, limits: .default) { document = $0 }
-        if keepsDocuments, let document { documents.append(document) }
+        let keep = keepsDocuments
+        var kept: Document?
+        let (set, found) = Self.parse(bytes, file: name, json: json, limits: .default) { if keep { kept = $0 } }
+        if let kept { documents.append(kept) }
         diagnostics += found
         if let set { sets.append((f, set)) }
     }
