@@ -72,10 +72,8 @@ public struct RuleFiles: Sendable {
         let name = f == "-" ? "<stdin>" : f
         let json = f == "-" ? bytes.first { $0 > 0x20 } == UInt8(ascii: "{") : f.hasSuffix(".json")
         sourceBytes[name] = bytes
-        let keep = keepsDocuments
-        var kept: Document?
-        let (set, found) = Self.parse(bytes, file: name, json: json, limits: .default) { if keep { kept = $0 } }
-        if let kept { documents.append(kept) }
+        let (set, found, document) = Self.read(bytes, file: name, json: json, limits: .default)
+        if keepsDocuments, let document { documents.append(document) }
         diagnostics += found
         if let set { sets.append((f, set)) }
     }
@@ -84,37 +82,27 @@ public struct RuleFiles: Sendable {
     public static func parse(_ bytes: [UInt8], file f: String, json: Bool? = nil, limits: RuleLimits = .default)
         -> (RuleSet?, [Diagnostic])
     {
-        parse(bytes, file: f, json: json, limits: limits) { _ in }
+        let (set, found, _) = read(bytes, file: f, json: json ?? f.hasSuffix(".json"), limits: limits)
+        return (set, found)
     }
 
-    /// `parse`, handing the document read (when the text was read) to `read` before it is freed.
-    static func parse(
-        _ bytes: [UInt8], file f: String, json: Bool?, limits: RuleLimits, read: (Document) -> Void
-    ) -> (RuleSet?, [Diagnostic]) {
-        var (set, found) = Self.read(bytes, file: f, json: json ?? f.hasSuffix(".json"), document: read)
+    /// `parse`, with the document read, when the text was one.
+    static func read(_ bytes: [UInt8], file f: String, json: Bool, limits: RuleLimits)
+        -> (RuleSet?, [Diagnostic], Document?)
+    {
+        let doc: Document
+        do {
+            doc = try json ? JSONReader.read(bytes, file: f, keepSourceMap: true) : YAMLReader.read(bytes, file: f)
+        } catch {
+            return (nil, error.diagnostics, nil)
+        }
+        let result = RuleSetLoader.load(doc)
+        var (set, found) = (result.ruleSet, doc.warnings + result.diagnostics)
         if let s = set {
             let over = limits.check(s)
             if !over.isEmpty { (set, found) = (nil, found + over) }
         }
-        return (set, found)
-    }
-
-    static func read(_ bytes: [UInt8], file f: String, json: Bool, document: (Document) -> Void) -> (RuleSet?, [Diagnostic]) {
-        do {
-            if json {
-                // As `RuleSetLoader.load(json:file:)`: a document with a source map, then either format.
-                let doc = try JSONReader.read(bytes, file: f, keepSourceMap: true)
-                document(doc)
-                let result = RuleSetLoader.load(doc)
-                return (result.ruleSet, result.diagnostics)
-            }
-            let doc = try YAMLReader.read(bytes, file: f)
-            document(doc)
-            let result = RuleSetLoader.load(doc)
-            return (result.ruleSet, doc.warnings + result.diagnostics)
-        } catch {
-            return (nil, error.diagnostics)
-        }
+        return (set, found, doc)
     }
 
     /// Every set planned and appended in file order, with the planner's findings.

@@ -10,13 +10,8 @@
 //    passed `inout` costs one on every call: a fifth of the hub's bookkeeping went to them and to `NSLock`).
 // The plain reference is the lock-and-property version this replaced; `LockedTests` checks mutual
 // exclusion under contention, and ThreadSanitizer sees every lock (it intercepts pthread mutexes).
-#if canImport(Glibc)
-    internal import Glibc
-#elseif canImport(Musl)
-    internal import Musl
-#elseif canImport(Darwin)
-    internal import Darwin
-#endif
+// pthreads through Foundation, which re-exports the platform's C library.
+internal import Foundation
 
 /// A value guarded by a lock, for state shared across threads.
 ///
