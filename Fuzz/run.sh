@@ -22,8 +22,39 @@ target=${1#fuzz-}
 seconds=$2
 shift 2
 if [[ $target == all ]]; then
+    # Each target's output streams as it runs and is kept; a summary follows the last one, so the tail of
+    # a CI log (often all that is kept) names every target that failed and what it found.
+    logs=$(mktemp -d)
+    trap 'rm -rf "$logs"' EXIT
     status=0
-    for t in "${targets[@]}"; do "$self" "$t" "$seconds" "$@" || status=1; done
+    failed=()
+    for t in "${targets[@]}"; do
+        set +e
+        "$self" "$t" "$seconds" "$@" 2>&1 | tee "$logs/$t"
+        code=${PIPESTATUS[0]}
+        set -e
+        if ((code != 0)); then
+            status=1
+            failed+=("$t")
+            echo "$t:$code" >> "$logs/codes"
+        fi
+    done
+    echo "== fuzz summary: ${#targets[@]} targets, ${seconds}s each: ${#failed[@]} failed${failed:+ (${failed[*]})}"
+    for t in "${failed[@]}"; do
+        echo "-- fuzz-$t exited with $(grep "^$t:" "$logs/codes" | cut -d: -f2); what it printed of the finding:"
+        # The oracle's message and input, the sanitizer's or libFuzzer's report, the build's errors, and
+        # where the input was saved (with its base64 when libFuzzer prints it).
+        grep -E -A12 '^=== .* oracle failed' "$logs/$t" | head -40 || true
+        grep -E '^(==[0-9]+==|SUMMARY|ERROR|MS:|artifact_prefix|Test unit written|Base64:|run\.sh:|.*error:)' "$logs/$t" \
+            | head -30 || true
+        # The saved input itself, so a finding in a CI log can be replayed without the machine it ran on:
+        # base64 -d > x, then Fuzz/.build-fuzz/release/fuzz-TARGET x (inputs past 16 KiB are named only).
+        for f in $(sed -n 's/.*Test unit written to \(\S*\).*/\1/p' "$logs/$t" | head -3); do
+            if [[ -f $f && $(stat -c %s "$f") -le 16384 ]]; then
+                echo "input $f (base64): $(base64 -w0 "$f")"
+            fi
+        done
+    done
     exit $status
 fi
 if [[ ! " ${targets[*]} " =~ " $target " ]]; then
