@@ -26,27 +26,23 @@ if [[ $target == all ]]; then
     # a CI log (often all that is kept) names every target that failed and what it found.
     logs=$(mktemp -d)
     trap 'rm -rf "$logs"' EXIT
-    status=0
-    failed=()
+    declare -A codes=()
     for t in "${targets[@]}"; do
         set +e
         "$self" "$t" "$seconds" "$@" 2>&1 | tee "$logs/$t"
         code=${PIPESTATUS[0]}
         set -e
-        if ((code != 0)); then
-            status=1
-            failed+=("$t")
-            echo "$t:$code" >> "$logs/codes"
-        fi
+        ((code == 0)) || codes[$t]=$code
     done
-    echo "== fuzz summary: ${#targets[@]} targets, ${seconds}s each: ${#failed[@]} failed${failed:+ (${failed[*]})}"
+    failed=()
+    for t in "${targets[@]}"; do if [[ -n ${codes[$t]:-} ]]; then failed+=("$t"); fi; done
+    echo "== fuzz summary: ${#targets[@]} targets, ${seconds}s each: ${#failed[@]} failed ${failed[*]}"
     for t in "${failed[@]}"; do
-        echo "-- fuzz-$t exited with $(grep "^$t:" "$logs/codes" | cut -d: -f2); what it printed of the finding:"
-        # The oracle's message and input, the sanitizer's or libFuzzer's report, the build's errors, and
-        # where the input was saved (with its base64 when libFuzzer prints it).
+        echo "-- fuzz-$t exited with ${codes[$t]}; what it printed of the finding:"
+        # The oracle's message and input, the sanitizer's or libFuzzer's report, a build's errors, and
+        # where the input was saved.
         grep -E -A12 '^=== .* oracle failed' "$logs/$t" | head -40 || true
-        grep -E '^(==[0-9]+==|SUMMARY|ERROR|MS:|artifact_prefix|Test unit written|Base64:|run\.sh:|.*error:)' "$logs/$t" \
-            | head -30 || true
+        grep -E '^(==[0-9]+==|SUMMARY|ERROR|MS:|artifact_prefix|run\.sh:|.*error:)' "$logs/$t" | head -30 || true
         # The saved input itself, so a finding in a CI log can be replayed without the machine it ran on:
         # base64 -d > x, then Fuzz/.build-fuzz/release/fuzz-TARGET x (inputs past 16 KiB are named only).
         for f in $(sed -n 's/.*Test unit written to \(\S*\).*/\1/p' "$logs/$t" | head -3); do
@@ -55,7 +51,7 @@ if [[ $target == all ]]; then
             fi
         done
     done
-    exit $status
+    exit $((${#failed[@]} > 0))
 fi
 if [[ ! " ${targets[*]} " =~ " $target " ]]; then
     echo "run.sh: unknown target '$target' (targets: ${targets[*]})" >&2
