@@ -1,9 +1,9 @@
 // Invariants:
-// 1. libyaml's parser reads the input through a pointer lent for the parse (`withUnsafeBufferPointer`),
-//    and every event's scalar bytes are read only before `yaml_event_delete` frees them: strings are
-//    copied into `Value`s at once, nothing keeps a pointer into an event.
+// 1. libyaml's parser reads the input through a pointer lent for the parse (`withUnsafeBufferPointer`);
+//    events reach the builder copied out of libyaml (`EventPipe.swift`, invariant 1), and the bytes of a
+//    batch only for the call that builds it: strings are copied into `Value`s at once.
 // 2. Every `yaml_parser_initialize` is paired with `yaml_parser_delete`, every event with
-//    `yaml_event_delete`, on every path (defer).
+//    `yaml_event_delete`, on every path (defer), on the thread that pulls the events.
 // The plain reference is libyaml's own event stream (`YAMLReader.bareEventPull`), which the `yaml` fuzz
 // target holds the reader to, and the yaml-test-suite corpus.
 internal import CYAML
@@ -66,41 +66,25 @@ struct LibYAMLParser: ~Copyable {
         self.limits = limits
     }
 
-    static func parse(_ bytes: [UInt8], file: String, limits: ReaderLimits) throws(DiagnosticError) -> [Document] {
+    /// Reads every document of `bytes`; `pipelined` forces the event pull onto a second thread (true) or
+    /// keeps it on this one (false), where nil decides by size (`pipelines(size:)`).
+    static func parse(_ bytes: [UInt8], file: String, limits: ReaderLimits, pipelined: Bool? = nil)
+        throws(DiagnosticError) -> [Document]
+    {
         var builder = LibYAMLParser(file: file, limits: limits)
         builder.inputSize = bytes.count
         builder.input = bytes
-        var parser = yaml_parser_t()
-        guard yaml_parser_initialize(&parser) == 1 else {
-            throw DiagnosticError(.error(.yamlSyntax, "libyaml could not allocate a parser"))
-        }
-        defer { yaml_parser_delete(&parser) }
-        let result: Result<Void, DiagnosticError> = bytes.withUnsafeBufferPointer { buf in
-            yaml_parser_set_input_string(&parser, buf.baseAddress, buf.count)
-            var event = yaml_event_t()
-            while true {
-                guard yaml_parser_parse(&parser, &event) == 1 else {
-                    return .failure(builder.syntaxError(parser, input: buf))
-                }
-                let done = event.type == YAML_STREAM_END_EVENT
-                do {
-                    try builder.handle(&event)
-                } catch let e as DiagnosticError {
-                    yaml_event_delete(&event)
-                    return .failure(e)
-                } catch {
-                    yaml_event_delete(&event)
-                    return .failure(DiagnosticError(.error(.yamlSyntax, "\(error)")))
-                }
-                yaml_event_delete(&event)
-                if done { return .success(()) }
-            }
+        let split = pipelined ?? pipelines(size: bytes.count)
+        let result = bytes.withUnsafeBufferPointer { buf in
+            split ? builder.buildPipelined(buf) : builder.buildSequential(buf)
         }
         try result.get()
         return builder.documents
     }
 
-    func syntaxError(_ parser: yaml_parser_t, input: UnsafeBufferPointer<UInt8>) -> DiagnosticError {
+    static func syntaxError(_ parser: yaml_parser_t, input: UnsafeBufferPointer<UInt8>, file: String)
+        -> DiagnosticError
+    {
         var msg = parser.problem.map { String(cString: $0) } ?? "invalid YAML"
         if let ctx = parser.context {
             msg += " (\(String(cString: ctx)) at line \(parser.context_mark.line + 1), column \(parser.context_mark.column + 1))"
@@ -164,7 +148,12 @@ struct LibYAMLParser: ~Copyable {
         DiagnosticError(.error(code, message, at: location(m)))
     }
 
-    mutating func handle(_ event: inout yaml_event_t) throws(DiagnosticError) {
+    /// The text of `range` of a batch's bytes (a tag's or an anchor's).
+    static func text(_ range: Range<Int>?, _ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        range.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
+    }
+
+    mutating func handle(_ event: PulledEvent, _ bytes: UnsafeBufferPointer<UInt8>) throws(DiagnosticError) {
         switch event.type {
         case YAML_DOCUMENT_START_EVENT:
             stack.removeAll(keepingCapacity: true)
@@ -181,17 +170,15 @@ struct LibYAMLParser: ~Copyable {
                     warnings: warnings))
             warnings = []
         case YAML_SCALAR_EVENT:
-            try scalar(&event)
+            try scalar(event, bytes)
         case YAML_ALIAS_EVENT:
-            try alias(&event)
+            try alias(event, bytes)
         case YAML_SEQUENCE_START_EVENT:
-            let anchor = event.data.sequence_start.anchor.map { String(cString: $0) }
-            try open(mapping: false, anchor: anchor, mark: event.start_mark)
+            try open(mapping: false, anchor: Self.text(event.anchor, bytes), mark: event.mark)
         case YAML_MAPPING_START_EVENT:
-            let anchor = event.data.mapping_start.anchor.map { String(cString: $0) }
-            try open(mapping: true, anchor: anchor, mark: event.start_mark)
+            try open(mapping: true, anchor: Self.text(event.anchor, bytes), mark: event.mark)
         case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
-            try close(event.start_mark)
+            try close(event.mark)
         default:
             break
         }
@@ -222,17 +209,17 @@ struct LibYAMLParser: ~Copyable {
         return entries.count - 1
     }
 
-    mutating func scalar(_ event: inout yaml_event_t) throws(DiagnosticError) {
-        let sc = event.data.scalar
-        let m = event.start_mark
+    mutating func scalar(_ event: PulledEvent, _ batchBytes: UnsafeBufferPointer<UInt8>) throws(DiagnosticError) {
+        let m = event.mark
         try countNodes(1, m)
-        guard sc.length <= limits.maxScalarBytes else {
-            throw fail(.limitExceeded, "scalar of \(sc.length) bytes is over the limit of \(limits.maxScalarBytes)", m)
+        guard event.value.count <= limits.maxScalarBytes else {
+            throw fail(
+                .limitExceeded, "scalar of \(event.value.count) bytes is over the limit of \(limits.maxScalarBytes)", m)
         }
-        let bytes = UnsafeBufferPointer(start: sc.value, count: sc.length)
-        let tag = sc.tag.map { String(cString: $0) }
-        let plain = sc.style == YAML_PLAIN_SCALAR_STYLE
-        let anchor = sc.anchor.map { String(cString: $0) }
+        let bytes = UnsafeBufferPointer(rebasing: batchBytes[event.value])
+        let tag = Self.text(event.tag, batchBytes)
+        let plain = event.plain
+        let anchor = Self.text(event.anchor, batchBytes)
 
         if expectingKey {
             try setKey(bytes: bytes, plain: plain, tag: tag, mark: m, anchor: anchor)
@@ -277,9 +264,9 @@ struct LibYAMLParser: ~Copyable {
         if stack[top].allKeysASCII && bytes.contains(where: { $0 >= 0x80 }) { stack[top].allKeysASCII = false }
     }
 
-    mutating func alias(_ event: inout yaml_event_t) throws(DiagnosticError) {
-        let name = String(cString: event.data.alias.anchor)
-        let m = event.start_mark
+    mutating func alias(_ event: PulledEvent, _ bytes: UnsafeBufferPointer<UInt8>) throws(DiagnosticError) {
+        let name = Self.text(event.anchor, bytes) ?? ""
+        let m = event.mark
         guard let a = anchors[name] else {
             throw fail(.yamlSyntax, "alias '*\(name)' refers to no anchor defined before it", m)
         }
