@@ -116,7 +116,8 @@ let package = Package(
                 "RuleKitHTTP", "RuleKitYAML",
             ],
             exclude: ["Fixtures"], swiftSettings: strict),
-        .testTarget(name: "RuleKitSharedTests", dependencies: ["RuleKitShared", "RuleKitCore"], swiftSettings: strict),
+        .testTarget(
+            name: "RuleKitSharedTests", dependencies: ["RuleKitShared", "RuleKitCore", "RuleKitTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ReferralKitTests",
             dependencies: ["ReferralKit", "RuleKitCore", "RuleKitHub", "RuleKitShared", "RuleKitExtension", "RuleKitTestSupport"],

@@ -50,7 +50,7 @@ import Testing
         .appendingPathComponent("../../Examples/Referral/rules.yaml").standardized.path
 
     static func container() throws -> SharedContainer {
-        try SharedContainer(directory: FileManager.default.temporaryDirectory.appendingPathComponent("rk-referral-\(UUID())"))
+        try SharedContainer(directory: Scratch.url("rk-referral-\(UUID())"))
     }
 
     /// A booted hub with the rules extension and the referral extension; waits for activation.

@@ -1,11 +1,12 @@
 import Foundation
+import RuleKitTestSupport
 import Testing
 
 @testable import RuleKitCore
 
 @Suite struct JSONLinesPipelineTests {
     func file(_ text: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rk-\(UUID()).jsonl").path
+        let path = Scratch.url("rk-\(UUID()).jsonl").path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }

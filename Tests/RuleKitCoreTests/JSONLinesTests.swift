@@ -6,7 +6,7 @@ import Testing
 
 @Suite struct JSONLinesTests {
     @Test func streamsRecordsAcrossChunkBoundariesAndReportsBadLines() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rk-\(UUID()).jsonl").path
+        let path = Scratch.url("rk-\(UUID()).jsonl").path
         var text = ""
         for i in 0..<500 { text += "{\"i\": \(i), \"pad\": \"\(String(repeating: "x", count: i % 37))\"}\n" }
         text += "\n{broken\n{\"last\": true}"
@@ -46,7 +46,7 @@ import Testing
 /// hang or grow without bound.
 @Suite struct HostileStreamTests {
     static func temp(_ name: String) -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("rk-\(UUID())-\(name)").path
+        Scratch.url("rk-\(UUID())-\(name)").path
     }
 
     @Test func aFolderAsAnEventStreamIsAnErrorNotATrap() throws {

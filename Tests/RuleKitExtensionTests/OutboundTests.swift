@@ -25,7 +25,7 @@ import Testing
         """
 
     static func control() throws -> (EventHub, RulesControl) {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("rk-out-\(UUID()).yaml")
+        let file = Scratch.url("rk-out-\(UUID()).yaml")
         try rules.write(to: file, atomically: true, encoding: .utf8)
         let hub = EventHub()
         let done = Locked(false)
@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func jsonLinesTransportWritesOneLinePerMessage() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rk-out-\(UUID()).jsonl").path
+        let path = Scratch.url("rk-out-\(UUID()).jsonl").path
         let transport = try JSONLinesTransport(path: path)
         _ = try await OutboundPipeline(rules: nil, transport: transport).send(Self.message)
         _ = try await OutboundPipeline(rules: nil, transport: transport).send(Self.message)

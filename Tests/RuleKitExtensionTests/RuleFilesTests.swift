@@ -10,7 +10,7 @@ import Testing
 /// changes nothing that is loaded.
 @Suite struct RuleFilesTests {
     @Test func keptDocumentsAreTheOnesReadAndChangeNothing() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rk-rulefiles-\(UUID())")
+        let dir = Scratch.url("rk-rulefiles-\(UUID())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let yaml = """

@@ -11,7 +11,7 @@ import Testing
 /// misspelled `expect:` can no longer make a case pass by testing nothing; expectations per event.
 @Suite struct RuleTestFileTests {
     static func write(_ text: String, name: String = "x.test.yaml") throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rk-tests-\(UUID())")
+        let dir = Scratch.url("rk-tests-\(UUID())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let path = dir.appendingPathComponent(name).path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
@@ -49,7 +49,7 @@ import Testing
     }
 
     @Test func expectationsPerEventAndPerCase() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rk-tests-\(UUID())")
+        let dir = Scratch.url("rk-tests-\(UUID())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         try """
         rules:

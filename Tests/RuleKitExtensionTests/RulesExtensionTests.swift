@@ -3,6 +3,7 @@ import RuleKitCore
 import RuleKitHub
 import RuleKitRules
 import RuleKitShared
+import RuleKitTestSupport
 import RuleKitXDM
 import Testing
 
@@ -17,7 +18,7 @@ import Testing
     }
 
     static func folder(_ files: [String: String]) throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rk-rules-\(UUID())")
+        let dir = Scratch.url("rk-rules-\(UUID())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         for (name, text) in files { try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8) }
         return dir.path

@@ -2,13 +2,14 @@ import Foundation
 import RuleKitCore
 import RuleKitExtension
 import RuleKitHub
+import RuleKitTestSupport
 import Testing
 
 /// `RulesHost`: blocks in, what they produced out; blocks at once on one hub keep apart (their events,
 /// their states, their identities' histories).
 @Suite struct RulesHostTests {
     static func rules() throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rk-host-\(UUID())")
+        let dir = Scratch.url("rk-host-\(UUID())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let f = dir.appendingPathComponent("rules.yaml")
         try """

@@ -2,6 +2,7 @@ import Foundation
 import RuleKitCore
 import RuleKitHub
 import RuleKitRules
+import RuleKitTestSupport
 import Testing
 
 @testable import RuleKitExtension
@@ -9,7 +10,7 @@ import Testing
 /// Event history in a real SQLite file, through the hub and the rules extension.
 @Suite struct SQLiteEventHistoryTests {
     static func directory() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("rk-history-\(UUID())").path
+        Scratch.url("rk-history-\(UUID())").path
     }
 
     @Test func recordsPersistAcrossReopeningAndAnswerWindows() throws {
@@ -49,7 +50,7 @@ import Testing
 
     @Test func historicalConditionsQueryTheDatabaseThroughTheHub() throws {
         let store = try SQLiteEventHistory.open(directory: Self.directory()).get()
-        let rules = FileManager.default.temporaryDirectory.appendingPathComponent("rk-hrules-\(UUID()).yaml")
+        let rules = Scratch.url("rk-hrules-\(UUID()).yaml")
         try """
         rules:
           - id: second-visit

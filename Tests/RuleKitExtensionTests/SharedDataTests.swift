@@ -2,6 +2,7 @@ import Foundation
 import RuleKitCore
 import RuleKitHub
 import RuleKitShared
+import RuleKitTestSupport
 import Testing
 
 @testable import RuleKitExtension
@@ -9,7 +10,7 @@ import Testing
 /// The shared data container on the hub: change events, and the rules extension's last good rules.
 @Suite struct SharedDataTests {
     static func container() throws -> SharedContainer {
-        try SharedContainer(directory: FileManager.default.temporaryDirectory.appendingPathComponent("rk-shared-hub-\(UUID())"))
+        try SharedContainer(directory: Scratch.url("rk-shared-hub-\(UUID())"))
     }
 
     @Test func changesByAnotherWriterArriveAsHubEvents() throws {

@@ -2,6 +2,7 @@ import Foundation
 import RuleKitCore
 import RuleKitExtension
 import RuleKitHub
+import RuleKitTestSupport
 
 @testable import RuleKitRules
 
@@ -27,7 +28,7 @@ struct AEPHubCase {
     }
 
     func run() throws -> [String] {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rk-aep-hub-\(UUID())")
+        let dir = Scratch.url("rk-aep-hub-\(UUID())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let rulesFile = dir.appendingPathComponent("rules.json")

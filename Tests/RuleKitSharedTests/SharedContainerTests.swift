@@ -1,12 +1,13 @@
 import Foundation
 import RuleKitCore
+import RuleKitTestSupport
 import Testing
 
 @testable import RuleKitShared
 
 @Suite struct SharedContainerTests {
     static func directory() -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("rk-shared-\(UUID())")
+        Scratch.url("rk-shared-\(UUID())")
     }
 
     @Test func readsAlwaysSeeThePersistedValueNotAStaleCopy() throws {

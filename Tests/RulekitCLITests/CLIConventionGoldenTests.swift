@@ -70,7 +70,7 @@ import Testing
     func transcriptMatchesGolden(_ c: Case) throws {
         var directory: URL?
         if c.scratch {
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rk-conv-\(UUID())")
+            let dir = Scratch.url("rk-conv-\(UUID())")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             let seeded = try CLIRunner.run(
                 ["shared", "set", "data", "c", #"{"count":1,"double":1.5,"string":"x","array":[1]}"#], in: dir)

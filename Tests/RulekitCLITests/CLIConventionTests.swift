@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test func outsideTheRepositoryLintSaysWhatItSkips() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rk-outside-\(UUID())")
+        let dir = Scratch.url("rk-outside-\(UUID())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let rules = SharedCorpus.repositoryRoot.appendingPathComponent("Rules").path
@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func anUnusableDataDirIsUsageError() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("rk-file-\(UUID())").path
+        let file = Scratch.url("rk-file-\(UUID())").path
         try Data("x".utf8).write(to: URL(fileURLWithPath: file))
         defer { try? FileManager.default.removeItem(atPath: file) }
         let out = try CLIRunner.run(["run", "--data-dir", file + "/sub"])
@@ -67,7 +67,7 @@ import Testing
             each += try JSONReader.value(one.stdout)["rules"]?.arrayValue?.count ?? 0
         }
         #expect(rules.count == each)
-        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("rk-empty-\(UUID())").path
+        let empty = Scratch.url("rk-empty-\(UUID())").path
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: empty) }
         let none = try CLIRunner.run(["convert", empty, "--to", "yaml"])

@@ -48,7 +48,7 @@ import Testing
         #expect(help.status == 0)
         let examples = Self.examples(help.stdout)
         #expect(!examples.isEmpty, "\(command) shows no example")
-        let container = FileManager.default.temporaryDirectory.appendingPathComponent("rk-help-\(UUID())").path
+        let container = Scratch.url("rk-help-\(UUID())").path
         defer {
             try? FileManager.default.removeItem(atPath: container)
             try? FileManager.default.removeItem(atPath: container + ".html")

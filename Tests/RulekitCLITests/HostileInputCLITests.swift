@@ -7,7 +7,7 @@ import Testing
 /// run against the built tool).
 @Suite struct HostileInputCLITests {
     static func temp(_ name: String) -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("rk-hostile-\(UUID())-\(name)").path
+        Scratch.url("rk-hostile-\(UUID())-\(name)").path
     }
 
     @Test(arguments: [["run", "--rules", "Rules"], ["match", "--rules", "Rules"]])
@@ -103,7 +103,7 @@ import Testing
     /// SIGPIPE (it used to die by the signal).
     @Test func runEndsQuietlyWhenItsReaderGoesAway() throws {
         let exe = try CLIRunner.requireExecutable()
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rk-pipe-\(UUID().uuidString)")
+        let dir = Scratch.url("rk-pipe-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let events = dir.appendingPathComponent("events.jsonl")

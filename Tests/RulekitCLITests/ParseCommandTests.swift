@@ -146,7 +146,7 @@ import Testing
         let state = try JSONReader.read(try #require(SharedCorpus.bytes(bench.appendingPathComponent("state.json")))).value
         var args = ["run", "--rules", bench.appendingPathComponent("rules-1000.json").path]
         for (name, data) in state.objectValue ?? [:] {
-            let f = FileManager.default.temporaryDirectory.appendingPathComponent("rk-state-\(UUID()).json")
+            let f = Scratch.url("rk-state-\(UUID()).json")
             try JSONWriter.string(data).write(to: f, atomically: true, encoding: .utf8)
             args += ["--state", "\(name)=\(f.path)"]
         }
@@ -182,7 +182,7 @@ import Testing
         let state = try JSONReader.read(try #require(SharedCorpus.bytes(bench.appendingPathComponent("state.json")))).value
         var stateArgs: [String] = []
         for (name, data) in state.objectValue ?? [:] {
-            let f = FileManager.default.temporaryDirectory.appendingPathComponent("rk-state-\(UUID()).json")
+            let f = Scratch.url("rk-state-\(UUID()).json")
             try JSONWriter.string(data).write(to: f, atomically: true, encoding: .utf8)
             stateArgs += ["--state", "\(name)=\(f.path)"]
         }
@@ -228,7 +228,7 @@ import Testing
     @Test func convertRoundTripsThroughLaunchJSON() throws {
         let json = try CLIRunner.run(["convert", "Rules/commerce.yaml", "--to", "launch-json"])
         #expect(json.status == 0)
-        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("rk-\(UUID()).json")
+        let tmp = Scratch.url("rk-\(UUID()).json")
         try json.stdout.write(to: tmp, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: tmp) }
         let yaml = try CLIRunner.run(["convert", tmp.path, "--to", "yaml"])

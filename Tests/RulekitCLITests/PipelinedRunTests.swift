@@ -43,7 +43,7 @@ import Testing
     }
 
     func inputFile() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rk-pipe-\(UUID()).jsonl").path
+        let path = Scratch.url("rk-pipe-\(UUID()).jsonl").path
         try Self.input.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
@@ -116,7 +116,7 @@ import Testing
             }
         }
         payloads += "{broken\n"
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rk-xdm-\(UUID()).jsonl").path
+        let path = Scratch.url("rk-xdm-\(UUID()).jsonl").path
         try String(repeating: payloads, count: 40).write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         for format in ["json", "text"] {

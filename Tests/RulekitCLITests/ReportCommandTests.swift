@@ -7,7 +7,7 @@ import Testing
 /// one is installed (`.ci/run` installs it), else as written.
 @Suite struct ReportCommandTests {
     static func temp(_ name: String) -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("rk-report-\(UUID())-\(name)").path
+        Scratch.url("rk-report-\(UUID())-\(name)").path
     }
 
     static let chromium: String? = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]

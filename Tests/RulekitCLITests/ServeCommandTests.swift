@@ -160,7 +160,7 @@ enum HTTP {
     }
 
     @Test func aBrokenRulesFileIsRefusedWholeAndThePreviousRulesKeepServing() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rk-serve-\(UUID())")
+        let dir = Scratch.url("rk-serve-\(UUID())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let rules = dir.appendingPathComponent("rules.yaml")
@@ -221,7 +221,7 @@ enum HTTP {
     }
 
     static func rulesFile() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rk-history-\(UUID())")
+        let dir = Scratch.url("rk-history-\(UUID())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let f = dir.appendingPathComponent("rules.yaml")
         try rules.write(to: f, atomically: true, encoding: .utf8)
@@ -302,7 +302,7 @@ enum HTTP {
         #expect(help.status == 0)
         let example = try #require(HelpExampleTests.examples(help.stdout).first)
         #expect(example.first == "serve")
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rk-serve-help-\(UUID())")
+        let dir = Scratch.url("rk-serve-help-\(UUID())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         var args = Array(example.dropFirst())

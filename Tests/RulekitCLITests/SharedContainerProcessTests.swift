@@ -7,7 +7,7 @@ import Testing
 /// process killed in the middle of writing leaves the previous value readable.
 @Suite struct SharedContainerProcessTests {
     static func directory() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("rk-shared-proc-\(UUID())").path
+        Scratch.url("rk-shared-proc-\(UUID())").path
     }
 
     static func spawn(_ args: [String]) throws -> Process {
@@ -84,7 +84,7 @@ import Testing
 /// Event history in SQLite survives a `rulekit run` killed while it writes: what was committed is there.
 @Suite struct HistoryKillTests {
     @Test func aRunKilledMidWriteKeepsItsCommittedHistory() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rk-history-kill-\(UUID())").path
+        let dir = Scratch.url("rk-history-kill-\(UUID())").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let rules = dir + "/rules.yaml"
         try """
@@ -145,7 +145,7 @@ import Testing
 /// `rulekit run --shared DIR`: the last good rules are kept, and a run with broken rules runs them.
 @Suite struct RunSharedTests {
     @Test func aRunWithBrokenRulesFallsBackOnTheKeptRules() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rk-run-shared-\(UUID())").path
+        let dir = Scratch.url("rk-run-shared-\(UUID())").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         try "rules:\n  - id: tag\n    when: {key: ~type, eq: purchase}\n    then: [{add: {tier: gold}}]\n"
             .write(toFile: dir + "/good.yaml", atomically: true, encoding: .utf8)
