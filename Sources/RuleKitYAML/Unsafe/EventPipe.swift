@@ -57,7 +57,9 @@ final class EventBatch: @unchecked Sendable {
         self.events = []
         self.bytes = []
         events.removeAll(keepingCapacity: true)
-        bytes.removeAll(keepingCapacity: true)
+        // A batch that carried a huge scalar does not keep its room: with eight batches in flight, that
+        // would hold eight times the largest scalar for the rest of the read.
+        if bytes.capacity > 1 << 20 { bytes = [] } else { bytes.removeAll(keepingCapacity: true) }
         (isLast, error) = Self.pull(from: &parser, capacity: capacity, into: &events, &bytes, input: input, file: file)
         self.events = events
         self.bytes = bytes
