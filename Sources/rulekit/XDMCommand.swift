@@ -168,19 +168,26 @@ struct XDMValidateCommand: ParsableCommand {
                 }
                 continue
             }
-            let document: (Int, Result<Value, DiagnosticError>)
-            do {
-                document = (1, .success(try InputFiles.documents(file, format: .json)[0].value))
-            } catch .unreadable(let m) {
-                Stderr.write("error: \(m)\n")
+            // One document: an object is read into a tape and validated there, as a JSON-lines payload is;
+            // anything the tape does not take is read as a `Value` (which also gives a syntax error its place).
+            let raw: [UInt8]
+            do { raw = try InputFiles.bytes(file) } catch {
+                let message = if case .unreadable(let m) = error { m } else { "cannot read '\(file)'" }
+                Stderr.write("error: \(message)\n")
                 unreadable = true
                 continue
-            } catch .invalid(let e, _) {
-                document = (e.diagnostics.first?.location?.line ?? 1, .failure(e))
             }
-            switch document.1 {
-            case .success(let v): report(file, document.0, validator.validate(v).map { ($0.instancePath, $0.message) })
-            case .failure(let e): report(file, document.0, e.diagnostics.map { ("", "not JSON: \($0.message)") })
+            if let tape = JSONReader.tape(raw[...]) {
+                report(file, 1, validator.validate(tape).map { ($0.instancePath, $0.message) })
+                continue
+            }
+            do {
+                let value = try JSONReader.read(raw, file: file == "-" ? "<stdin>" : file).value
+                report(file, 1, validator.validate(value).map { ($0.instancePath, $0.message) })
+            } catch {
+                report(
+                    file, error.diagnostics.first?.location?.line ?? 1,
+                    error.diagnostics.map { ("", "not JSON: \($0.message)") })
             }
         }
         out.flush()

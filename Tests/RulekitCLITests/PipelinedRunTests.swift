@@ -129,4 +129,39 @@ import Testing
             #expect(many.status == single.status)
         }
     }
+
+    /// A single document is validated on a tape when the tape takes it, as a `Value` otherwise: the
+    /// verdict and every error are the same either way (a key written with an escape keeps it off the tape).
+    @Test func xdmValidateOfOneDocumentIsTheSameOnATapeAndAsAValue() throws {
+        let examples = SharedCorpus.repositoryRoot.appendingPathComponent("Schemas/examples")
+        var checked = 0
+        for f in try FileManager.default.contentsOfDirectory(atPath: examples.path).sorted() where f.hasSuffix(".json") {
+            let v = try JSONReader.read(Array(try Data(contentsOf: examples.appendingPathComponent(f)))).value
+            guard case .object(let o) = v else { continue }
+            // The example as it is, and made invalid (a timestamp that is not a string).
+            var invalid = o
+            invalid["xdm:timestamp"] = .int(5)
+            for variant in [Value.object(o), .object(invalid)] {
+                let plain = JSONWriter.string(variant)
+                guard plain.hasPrefix("{\""), let first = plain.dropFirst(2).unicodeScalars.first, first.isASCII else {
+                    continue
+                }
+                let escaped = "{\"\\u" + String(format: "%04x", first.value) + plain.dropFirst(3)
+                var outputs: [String] = []
+                for text in [plain, escaped] {
+                    let path = Scratch.url("rk-xdm-one-\(UUID()).json").path
+                    try text.write(toFile: path, atomically: true, encoding: .utf8)
+                    let r = try CLIRunner.run([
+                        "xdm", "validate", "--class", "https://rulekit.dev/xdm/sdk/experienceevent", "--format", "json", path,
+                    ])
+                    #expect(r.status == 0 || r.status == 1, "\(r.stderr)")
+                    outputs.append(r.stdout)
+                }
+                #expect(outputs[0] == outputs[1], "\(f)")
+                #expect(outputs[0].contains("\"valid\":"), "\(f): \(outputs[0])")
+                checked += 1
+            }
+        }
+        #expect(checked >= 10)
+    }
 }
