@@ -15,6 +15,9 @@ public import RuleKitCore
 ///   `ReaderLimits.maxNodes`, so a "billion laughs" document stops early with a clear error.
 /// - Duplicate keys and complex (non-scalar) keys are errors.
 /// - YAML 1.1 booleans (`yes`, `no`, `on`, `off`, `y`, `n`) stay strings and are reported as warnings.
+/// - From 128 KiB of input, on a machine with two or more cores, libyaml's event pull runs on a thread of
+///   its own for the length of the call while the calling thread builds the values; the result is the
+///   same as on one thread.
 ///
 /// ```swift
 /// let docs = try YAMLReader.readAll(Array(text.utf8), file: "Rules/commerce.yaml")
