@@ -54,7 +54,7 @@ struct ConvertCommand: ParsableCommand {
             print(
                 RuleKitFormatWriter.yaml(
                     set,
-                    header: "converted by rulekit from \(sources.sets.map { $0.path == "-" ? "<stdin>" : $0.path }.joined(separator: ", "))"
+                    header: "converted by rulekit from \(sources.sets.map { InputFiles.displayName($0.path) }.joined(separator: ", "))"
                 ), terminator: "")
         case .launchJSON:
             let unwritable = LaunchRulesWriter.unwritableNumbers(set)

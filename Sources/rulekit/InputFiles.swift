@@ -29,10 +29,13 @@ enum InputFiles {
         }
     }
 
+    /// How diagnostics name the input `path` (`-` is standard input).
+    static func displayName(_ path: String) -> String { path == "-" ? "<stdin>" : path }
+
     /// Every document of a YAML or JSON file.
     static func documents(_ path: String, format: InputFormat? = nil) throws(InputError) -> [Document] {
         let raw = try bytes(path)
-        let name = path == "-" ? "<stdin>" : path
+        let name = displayName(path)
         do {
             switch format ?? (path == "-" ? .yaml : InputFormat.guess(path)) {
             case .json: return [try JSONReader.read(raw, file: name, keepSourceMap: true)]

@@ -66,7 +66,7 @@ struct MatchCommand: ParsableCommand {
         var bad = 0
         var out = ""
         let progress = isatty(STDERR_FILENO) == 1
-        let name = events == "-" ? "<stdin>" : events
+        let name = InputFiles.displayName(events)
         // Blocks are read, parsed and matched on worker threads (each with its own resolver); counts and
         // output are gathered here in input order.
         try JSONLinesPipeline.run(reader, blockSize: Self.blockSize, workers: threads ?? JSONLinesPipeline.defaultWorkers + 1) {

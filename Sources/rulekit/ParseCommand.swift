@@ -59,7 +59,7 @@ struct ParseCommand: ParsableCommand {
                 unreadable = true
             } catch .invalid(let error, let source) {
                 var renderer = DiagnosticRenderer()
-                renderer.addSource(source, for: path == "-" ? "<stdin>" : path)
+                renderer.addSource(source, for: InputFiles.displayName(path))
                 Stderr.write(renderer.render(error.diagnostics) + "\n")
                 failed = true
             }

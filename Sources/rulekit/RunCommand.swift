@@ -157,7 +157,7 @@ struct RunCommand: ParsableCommand {
         // back to the worker's allocator under its lock, against the worker's own allocations.
         var inFlight: EventBlock?
         var previous: EventBlock?
-        let name = events == "-" ? "<stdin>" : events
+        let name = InputFiles.displayName(events)
         try JSONLinesPipeline.run(reader, blockSize: Self.blockSize, workers: threads ?? JSONLinesPipeline.defaultWorkers) {
             { block in
                 var out = EventBlock()

@@ -182,7 +182,7 @@ struct XDMValidateCommand: ParsableCommand {
                 continue
             }
             do {
-                let value = try JSONReader.read(raw, file: file == "-" ? "<stdin>" : file).value
+                let value = try JSONReader.read(raw, file: InputFiles.displayName(file)).value
                 report(file, 1, validator.validate(value).map { ($0.instancePath, $0.message) })
             } catch {
                 report(

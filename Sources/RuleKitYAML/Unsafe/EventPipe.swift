@@ -189,14 +189,21 @@ extension LibYAMLParser {
         size >= pipelineThreshold && ProcessInfo.processInfo.activeProcessorCount > 1
     }
 
+    /// Makes `parser` read `input`; the error when libyaml cannot allocate it (otherwise the caller
+    /// deletes it).
+    static func start(_ parser: inout yaml_parser_t, reading input: UnsafeBufferPointer<UInt8>) -> DiagnosticError? {
+        guard yaml_parser_initialize(&parser) == 1 else {
+            return DiagnosticError(.error(.yamlSyntax, "libyaml could not allocate a parser"))
+        }
+        yaml_parser_set_input_string(&parser, input.baseAddress, input.count)
+        return nil
+    }
+
     /// Builds documents from batches pulled on this thread: the plain reference for `buildPipelined`.
     mutating func buildSequential(_ input: UnsafeBufferPointer<UInt8>) -> Result<Void, DiagnosticError> {
         var parser = yaml_parser_t()
-        guard yaml_parser_initialize(&parser) == 1 else {
-            return .failure(DiagnosticError(.error(.yamlSyntax, "libyaml could not allocate a parser")))
-        }
+        if let failure = Self.start(&parser, reading: input) { return .failure(failure) }
         defer { yaml_parser_delete(&parser) }
-        yaml_parser_set_input_string(&parser, input.baseAddress, input.count)
         // Small batches: on one thread they only spare a call per event, and most inputs are small.
         let batch = EventBatch(capacity: 256)
         while true {
@@ -247,16 +254,16 @@ extension LibYAMLParser {
     static func produce(into pipe: EventPipe, input: LentInput, file: String) {
         defer { pipe.producerFinished() }
         var parser = yaml_parser_t()
-        let ready = yaml_parser_initialize(&parser) == 1
-        defer { if ready { yaml_parser_delete(&parser) } }
-        if ready { yaml_parser_set_input_string(&parser, input.buffer.baseAddress, input.buffer.count) }
+        let failure = start(&parser, reading: input.buffer)
+        defer { if failure == nil { yaml_parser_delete(&parser) } }
         while let batch = pipe.takeFree() {
-            if ready {
-                batch.fill(from: &parser, input: input.buffer, file: file)
-            } else {
+            if let failure {
+                // Sent as the stream's only batch: the consumer reports it as the sequential path would.
                 batch.events.removeAll()
-                batch.error = DiagnosticError(.error(.yamlSyntax, "libyaml could not allocate a parser"))
+                batch.error = failure
                 batch.isLast = true
+            } else {
+                batch.fill(from: &parser, input: input.buffer, file: file)
             }
             let last = batch.isLast
             pipe.send(batch)
