@@ -145,6 +145,31 @@ package struct UnsafeTapeView {
     let arena: UnsafeBufferPointer<UInt8>
     let index: UnsafeBufferPointer<UInt64>
 
+    /// Reads one byte of every cache line of the nodes and of the text, in order; returns their sum (kept
+    /// by the caller, so the loads are not elided).
+    ///
+    /// Why: a tape is written by the thread that read it, on its core, and the rules engine reads it on
+    /// another. A member lookup is a chain of dependent loads (each key node says where the next one is),
+    /// so walking a tape that is not in this core's cache waits on memory once per member passed over;
+    /// this pass issues independent loads in address order, which the processor overlaps and prefetches,
+    /// and the walks that follow find the tape in cache (`rulekit run`: member lookups went from a tenth
+    /// of the run's time to under 2%, for 4% spent here).
+    package func touchAll() -> UInt8 {
+        var sum: UInt8 = 0
+        let raw = UnsafeRawBufferPointer(nodes)
+        var i = 0
+        while i < raw.count {
+            sum &+= raw[i]
+            i += 64
+        }
+        i = 0
+        while i < text.count {
+            sum &+= text[i]
+            i += 64
+        }
+        return sum
+    }
+
     /// The index just past node `i`'s subtree.
     @inline(__always)
     package func next(_ i: Int) -> Int {
