@@ -23,8 +23,6 @@ public final class ByteInput {
     public let name: String
     private let fd: Int32
     private let owned: Bool
-    /// Where `read(2)` writes before the bytes are appended to the caller's buffer.
-    private var chunk: [UInt8] = []
 
     /// Opens `path` for reading (`-`: standard input). A folder, a missing file or one that cannot be
     /// opened is an `input.unreadable` error naming it.
@@ -55,10 +53,8 @@ public final class ByteInput {
     /// Appends up to `count` bytes to `buffer`; 0 at the end of the input.
     public func read(into buffer: inout [UInt8], count: Int) throws(DiagnosticError) -> Int {
         guard count > 0 else { return 0 }
-        if chunk.count < count { chunk = [UInt8](repeating: 0, count: count) }
         while true {
-            let n = systemRead(fd, into: &chunk, count: count)
-            if n > 0 { buffer.append(contentsOf: chunk[0..<n]) }
+            let n = systemRead(fd, appendingTo: &buffer, count: count)
             if n >= 0 { return n }
             let e = errno
             if e != EINTR { throw Self.failure(path, errno: e) }

@@ -1,7 +1,7 @@
 // `read(2)` into a Swift array, and `write(2)` from one.
 //
-// Invariants: the kernel writes through a pointer to `buffer`'s storage lent for the call, at most
-// `buffer.count` bytes (the count asked for is clamped to it), and reads through a pointer to `bytes`'
+// Invariants: the kernel writes through a pointer to `buffer`'s spare capacity lent for the call, at most
+// the room lent (the count asked for is clamped to it), and reads through a pointer to `bytes`'
 // storage lent for the call, never past its count; nothing keeps either pointer. A new array read into
 // while uninitialized counts as initialized only the bytes the kernel reported written.
 #if canImport(Glibc)
@@ -34,10 +34,19 @@ private func platformWrite(_ fd: Int32, _ p: UnsafeRawPointer?, _ n: Int) -> Int
     #endif
 }
 
-/// Reads up to `count` bytes from `fd` into the start of `buffer`: the number read, 0 at the end, -1 on an
-/// error (`errno` says which).
-func systemRead(_ fd: Int32, into buffer: inout [UInt8], count: Int) -> Int {
-    buffer.withUnsafeMutableBytes { raw in platformRead(fd, raw.baseAddress, min(count, raw.count)) }
+/// Reads up to `count` bytes from `fd` straight onto the end of `buffer` (into its spare capacity, grown
+/// if need be: no chunk read and then copied): the number read, 0 at the end, -1 on an error (`errno`
+/// says which).
+func systemRead(_ fd: Int32, appendingTo buffer: inout [UInt8], count: Int) -> Int {
+    guard count > 0 else { return 0 }
+    var result = 0
+    buffer.append(addingCapacity: count) { span in
+        span.withUnsafeMutableBufferPointer { free, initialized in
+            result = platformRead(fd, free.baseAddress, min(count, free.count))
+            if result > 0 { initialized = result }
+        }
+    }
+    return result
 }
 
 /// Reads from `fd` until the end or until `capacity` bytes, straight into a new array of that capacity
