@@ -61,33 +61,41 @@ extension JSONLinesBlock {
     /// takes it (an object with plain ASCII keys, none repeated): the record's `tape` then holds it and its
     /// `value` leaves it out. Otherwise the member stays in the value with its text kept, as
     /// `records(limits:keepingTextOf:)` does.
-    public func records(limits: ReaderLimits = .default, tapeOf member: String) -> [JSONLinesRecord] {
-        records(limits: limits, capturing: member, asTape: true)
+    ///
+    /// A string value equal to one of `known` is that string: pass literals (event types and sources),
+    /// which are never reference counted, so the events carrying them cost no atomic operation each time
+    /// they are copied, compared or freed, on whichever thread.
+    public func records(limits: ReaderLimits = .default, tapeOf member: String, sharing known: [String] = []) -> [JSONLinesRecord] {
+        records(limits: limits, capturing: member, asTape: true, sharing: known)
     }
 
     /// As `records(limits:tapeOf:)`, handed to `body` a few at a time (`size`, the last group maybe fewer),
     /// in order, as they are read. A caller that reads each group's tapes at once finds them still in the
     /// processor's cache; a whole block's tapes (megabytes) are out of it again by the time they are read.
     public func records(
-        limits: ReaderLimits = .default, tapeOf member: String, groupsOf size: Int, _ body: ([JSONLinesRecord]) -> Void
+        limits: ReaderLimits = .default, tapeOf member: String, sharing known: [String] = [], groupsOf size: Int,
+        _ body: ([JSONLinesRecord]) -> Void
     ) {
-        records(limits: limits, capturing: member, asTape: true, groupsOf: max(1, size), body)
+        records(limits: limits, capturing: member, asTape: true, sharing: known, groupsOf: max(1, size), body)
     }
 
-    private func records(limits: ReaderLimits, capturing member: String, asTape: Bool) -> [JSONLinesRecord] {
+    private func records(limits: ReaderLimits, capturing member: String, asTape: Bool, sharing known: [String] = [])
+        -> [JSONLinesRecord]
+    {
         var out: [JSONLinesRecord] = []
-        records(limits: limits, capturing: member, asTape: asTape, groupsOf: lines.count + 1) { out = $0 }
+        records(limits: limits, capturing: member, asTape: asTape, sharing: known, groupsOf: lines.count + 1) { out = $0 }
         return out
     }
 
     private func records(
-        limits: ReaderLimits, capturing member: String, asTape: Bool, groupsOf size: Int,
+        limits: ReaderLimits, capturing member: String, asTape: Bool, sharing known: [String], groupsOf size: Int,
         _ body: ([JSONLinesRecord]) -> Void
     ) {
         var group: [JSONLinesRecord] = []
         group.reserveCapacity(min(size, lines.count + 1))
         // The lines' other strings (name, type, source) repeat: made once per block, then shared.
         var interner: StringInterner? = StringInterner(slotCount: 256)
+        interner?.adopt(known)
         for (number, range) in lines {
             do {
                 let r = try JSONReader.read(

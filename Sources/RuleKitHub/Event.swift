@@ -26,6 +26,8 @@ public enum EventType {
     public static let genericIdentity = "com.adobe.eventType.generic.identity"
     /// Identity requests and responses.
     public static let identity = "com.adobe.eventType.identity"
+    /// Every type above: readers of events share these strings (literals, never reference counted).
+    public static let known = [wildcard, hub, configuration, lifecycle, edge, rulesEngine, genericTrack, genericIdentity, identity]
 }
 
 /// Event sources, including the hub's own and the wildcard.
@@ -46,4 +48,8 @@ public enum EventSource {
     public static let requestReset = "com.adobe.eventSource.requestReset"
     /// The app launched.
     public static let applicationLaunch = "com.adobe.eventSource.applicationLaunch"
+    /// Every source above: readers of events share these strings (literals, never reference counted).
+    public static let known = [
+        wildcard, sharedState, booted, requestContent, responseContent, requestIdentity, requestReset, applicationLaunch,
+    ]
 }

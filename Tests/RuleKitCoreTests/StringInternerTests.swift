@@ -44,6 +44,25 @@ import Testing
         }
     }
 
+    /// An adopted string is the one handed back for its bytes (the same storage, not an equal copy), and
+    /// other strings, colliding in its slot or not, still come back as themselves.
+    @Test func adoptedStringsAreHandedBack() {
+        var interner = StringInterner(slotCount: 4)
+        let known = [
+            "com.adobe.eventType.generic.track", "com.adobe.eventSource.requestContent", "short", String(repeating: "y", count: 300),
+        ]
+        interner.adopt(known)
+        // Where the bytes live, as a number (compared, never followed).
+        func storage(_ s: String) -> UInt? { s.utf8.withContiguousStorageIfAvailable { UInt(bitPattern: $0.baseAddress) } }
+        for s in known where s.utf8.count > 15 && s.utf8.count <= 256 {
+            let back = intern(s, &interner)
+            #expect(back == s && storage(back) == storage(s), "\(s)")
+        }
+        for s in ["com.adobe.eventType.generic.trace", "com.adobe.eventSource.requestContents", "short"] {
+            #expect(intern(s, &interner) == s)
+        }
+    }
+
     @Test func byteComparisonCoversEveryLength() {
         for n in 0...20 {
             let x = Array(repeating: UInt8(ascii: "a"), count: n)

@@ -26,6 +26,16 @@ package struct StringInterner {
         shortStrings = Array(repeating: "", count: Self.shortSlots)
     }
 
+    /// Makes `strings` the ones handed back for their bytes (until a colliding string takes a slot). A
+    /// string made from a literal is never reference counted: an event type shared this way costs no
+    /// atomic operation each time an event is copied, compared or freed, on whichever thread.
+    package mutating func adopt(_ strings: [String]) {
+        for var s in strings where s.utf8.count > 15 && s.utf8.count <= 256 {
+            let slot = s.withUTF8 { longSlot($0) }
+            slots[slot] = s
+        }
+    }
+
     package mutating func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         let n = bytes.count
         if n <= 15 {
@@ -48,17 +58,7 @@ package struct StringInterner {
             return s
         }
         guard n <= 256 else { return String(decoding: bytes, as: UTF8.self) }
-        // The slot comes from the length and three 8-byte words (start, middle, end), not every byte: a
-        // collision only costs a new string, never a wrong one (the bytes are compared below).
-        let raw = UnsafeRawBufferPointer(bytes)
-        let first = raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)
-        let middle = raw.loadUnaligned(fromByteOffset: (n - 8) / 2, as: UInt64.self)
-        let last = raw.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
-        var h = UInt64(n) &* 0x9E37_79B9_7F4A_7C15
-        h = (h ^ first) &* 0xBF58_476D_1CE4_E5B9
-        h = (h ^ middle) &* 0x94D0_49BB_1331_11EB
-        h = (h ^ last) &* 0x9E37_79B9_7F4A_7C15
-        let slot = Int(truncatingIfNeeded: h >> 32) & mask
+        let slot = longSlot(bytes)
         if let s = slots[slot], s.utf8.count == n {
             let same =
                 s.utf8.withContiguousStorageIfAvailable { Self.sameBytes($0, bytes) }
@@ -68,6 +68,23 @@ package struct StringInterner {
         let s = String(decoding: bytes, as: UTF8.self)
         slots[slot] = s
         return s
+    }
+
+    /// The slot of a string of 16 to 256 bytes.
+    @inline(__always)
+    private func longSlot(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        let n = bytes.count
+        // The slot comes from the length and three 8-byte words (start, middle, end), not every byte: a
+        // collision only costs a new string, never a wrong one (the bytes are compared).
+        let raw = UnsafeRawBufferPointer(bytes)
+        let first = raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)
+        let middle = raw.loadUnaligned(fromByteOffset: (n - 8) / 2, as: UInt64.self)
+        let last = raw.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+        var h = UInt64(n) &* 0x9E37_79B9_7F4A_7C15
+        h = (h ^ first) &* 0xBF58_476D_1CE4_E5B9
+        h = (h ^ middle) &* 0x94D0_49BB_1331_11EB
+        h = (h ^ last) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: h >> 32) & mask
     }
 
     /// Byte equality of two buffers of the same length, eight bytes at a time.
