@@ -96,11 +96,13 @@ extension JSONLinesBlock {
         // The lines' other strings (name, type, source) repeat: made once per block, then shared.
         var interner: StringInterner? = StringInterner(slotCount: 256)
         interner?.adopt(known)
+        // The tapes' nodes too: a few shared chunks for the block, not an allocation (and a free) per line.
+        var chunk: TapeNodeChunk? = asTape ? TapeNodeChunk() : nil
         for (number, range) in lines {
             do {
                 let r = try JSONReader.read(
                     bytes[range], file: file, limits: limits, lineOffset: number - 1, capturing: member, asTape: asTape,
-                    interner: &interner)
+                    interner: &interner, nodeChunk: &chunk)
                 group.append(JSONLinesRecord(line: number, value: .success(r.value), memberText: r.memberText, tape: r.tape))
             } catch {
                 group.append(JSONLinesRecord(line: number, value: .failure(error)))

@@ -55,6 +55,64 @@ import Testing
         #expect(taken > 100)
     }
 
+    /// The tapes of a block's lines share chunks of node memory: each is still exactly its line's data
+    /// (a line larger than a chunk, one that outgrows its estimate mid-tape, one the tape gives up on
+    /// half-way), side by side with its neighbours, and alive after the block and its other tapes are gone.
+    @Test func tapesInSharedChunksAreTheirLinesData() throws {
+        var g = ValueGenerator(state: 7)
+        var lines: [String] = []
+        for i in 0..<300 {
+            var o = ValueObject()
+            for k in 0..<g.below(6) { o["k\(k)"] = g.value() }
+            switch i {
+            // More nodes than a chunk holds, and far more than one per ten bytes: the tape moves to a
+            // fresh chunk while it is read.
+            case 100: o["many"] = .array(Array(repeating: 1, count: 40_000))
+            // A repeated key after thousands of nodes: the tape gives up, the line is read as a value.
+            case 200: lines.append(#"{"data":{"a":["# + Array(repeating: "2", count: 5_000).joined(separator: ",") + #"],"a":3}}"#)
+            default: break
+            }
+            lines.append(#"{"type":"t","data":"# + JSONWriter.string(.object(o)) + "}")
+        }
+        let path = Scratch.url("chunks-\(UUID()).jsonl").path
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        var kept: [(JSONTape, Value?)] = []
+        var taped = 0
+        var pairs = 0
+        var adjacent = 0
+        try JSONLinesPipeline.run(
+            try JSONLinesReader(path: path), blockSize: 128, workers: 0, makeTransform: { { $0 } },
+            consume: { block in
+                let records = block.records(tapeOf: "data")
+                var previous: (base: UInt, count: Int)?
+                for r in records {
+                    let line = lines[r.line - 1]
+                    let plain = try JSONReader.read(Array(line.utf8)).value["data"]
+                    guard let tape = r.tape else {
+                        #expect(Self.same(try r.value.get()["data"], plain), "line \(r.line)")
+                        previous = nil
+                        continue
+                    }
+                    taped += 1
+                    #expect(Self.same(.object(tape.materialize()), plain), "line \(r.line)")
+                    let here = tape.withUnsafeView { (UInt(bitPattern: $0.nodes.baseAddress), $0.nodes.count) }
+                    if let p = previous {
+                        pairs += 1
+                        if p.base + UInt(p.count * MemoryLayout<JSONTape.Node>.stride) == here.0 { adjacent += 1 }
+                    }
+                    previous = here
+                    if r.line % 37 == 0 || r.line == 101 { kept.append((tape, plain)) }
+                }
+                return nil
+            })
+        try? FileManager.default.removeItem(atPath: path)
+        // Generated keys may hold escapes or non-ASCII text (those lines are read as values): most are taped.
+        #expect(taped > lines.count / 2)
+        // A tape follows the one before it in the same chunk, but where a block or a chunk starts.
+        #expect(pairs > lines.count / 3 && adjacent >= pairs - 10, "\(adjacent) of \(pairs)")
+        for (tape, plain) in kept { #expect(Self.same(.object(tape.materialize()), plain)) }
+    }
+
     @Test(arguments: [11, 12, 13] as [UInt64])
     func generatedValuesOfAnyKindAgree(_ seed: UInt64) throws {
         var g = ValueGenerator(state: seed)

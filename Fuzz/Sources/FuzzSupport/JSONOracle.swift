@@ -2,7 +2,8 @@
 // reject the same texts (but for the documented differences below), give the same value (numbers by
 // value), and RuleKit's writer must round-trip what its reader gives.
 import Foundation
-import RuleKitCore
+
+@testable import RuleKitCore
 
 /// The JSON reader's oracle: Foundation agrees on accept/reject and value; writing round-trips.
 public enum JSONOracle {
@@ -73,9 +74,31 @@ public enum JSONOracle {
             guard let back = try? JSONReader.read(Array(tape.text), limits: Oracle.limits).value, identical(back, member) else {
                 Oracle.fail(name, "the tape's text of '\(key)' does not read back as its value", input: input)
             }
+            chunked(input, key, member)
             o[key] = nil
             if !identical(r.value, .object(o)) { Oracle.fail(name, "reading with a tape changed the rest of the value", input: input) }
             written(tape, patch: o, input)
+        }
+    }
+
+    /// The tape of `key` with its nodes in shared chunks, as a JSON-lines block reads them: three times
+    /// over into one small chunk (so later tapes find it full, or fill it half-way and move), each the
+    /// member's value, and the first still so after the others were made.
+    static func chunked(_ input: [UInt8], _ key: String, _ member: Value) {
+        var interner: StringInterner? = nil
+        var chunk: TapeNodeChunk? = TapeNodeChunk(capacity: 24)
+        var tapes: [JSONTape] = []
+        for _ in 0..<3 {
+            let r = try? JSONReader.read(
+                input[...], file: "in.json", limits: Oracle.limits, lineOffset: 0, capturing: key, asTape: true,
+                interner: &interner, nodeChunk: &chunk)
+            guard let tape = r?.tape, identical(.object(tape.materialize()), member) else {
+                Oracle.fail(name, "the tape of '\(key)' in a shared chunk is not its value", input: input)
+            }
+            tapes.append(tape)
+        }
+        if !identical(.object(tapes[0].materialize()), member) {
+            Oracle.fail(name, "a tape in a shared chunk changed when the next was read", input: input)
         }
     }
 

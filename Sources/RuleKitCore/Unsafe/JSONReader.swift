@@ -91,8 +91,10 @@ public enum JSONReader {
         keepingTextOf member: String
     ) throws(DiagnosticError) -> (Value, [UInt8]?) {
         var interner: StringInterner? = nil
+        var chunk: TapeNodeChunk? = nil
         let r = try read(
-            bytes, file: file, limits: limits, lineOffset: lineOffset, capturing: member, asTape: false, interner: &interner)
+            bytes, file: file, limits: limits, lineOffset: lineOffset, capturing: member, asTape: false, interner: &interner,
+            nodeChunk: &chunk)
         return (r.value, r.memberText)
     }
 
@@ -104,18 +106,24 @@ public enum JSONReader {
         tapeOf member: String
     ) throws(DiagnosticError) -> (value: Value, tape: JSONTape?, memberText: [UInt8]?) {
         var interner: StringInterner? = nil
-        return try read(bytes, file: file, limits: limits, lineOffset: lineOffset, capturing: member, asTape: true, interner: &interner)
+        var chunk: TapeNodeChunk? = nil
+        return try read(
+            bytes, file: file, limits: limits, lineOffset: lineOffset, capturing: member, asTape: true, interner: &interner,
+            nodeChunk: &chunk)
     }
 
     /// Both of the above, in one place: `member` is captured as a tape when `asTape` and the tape takes it,
     /// else as text. The strings of the rest of the text (an event's name, type and source, the same on
-    /// line after line) are shared through `interner`.
+    /// line after line) are shared through `interner`, and the tape's nodes go to `nodeChunk` when there
+    /// is one (see `TapeNodeChunk`), which is then the chunk for the next line.
     package static func read(
         _ bytes: ArraySlice<UInt8>, file: String, limits: ReaderLimits, lineOffset: Int, capturing member: String,
-        asTape: Bool, interner: inout StringInterner?
+        asTape: Bool, interner: inout StringInterner?, nodeChunk: inout TapeNodeChunk?
     ) throws(DiagnosticError) -> (value: Value, tape: JSONTape?, memberText: [UInt8]?) {
         var lent = interner.take()
         defer { interner = lent.take() }
+        var chunk = nodeChunk.take()
+        defer { nodeChunk = chunk.take() }
         let result = bytes.withUnsafeBufferPointer { b in
             Result { () throws(DiagnosticError) -> (Value, JSONTape?, [UInt8]?) in
                 try checkSize(b.count, file: file, limits: limits, lineOffset: lineOffset)
@@ -124,7 +132,11 @@ public enum JSONReader {
                 p.capturesTape = asTape
                 if asTape { p.source = bytes }
                 p.interner = lent.take()
-                defer { lent = p.interner.take() }
+                p.nodeChunk = chunk.take()
+                defer {
+                    lent = p.interner.take()
+                    chunk = p.nodeChunk.take()
+                }
                 p.skipWhitespace()
                 // The usual event line first, without the general reader's bookkeeping.
                 if asTape, let (o, tape) = p.envelope(member: member) { return (.object(o), tape, nil) }
@@ -229,6 +241,9 @@ struct JSONParser: ~Copyable {
     /// When set, strings of more than 15 bytes are shared between equal occurrences (rules files repeat
     /// their keys, URLs and tokens thousands of times).
     var interner: StringInterner?
+    /// When set, tapes put their nodes in this shared memory (the lines of a block), not one allocation
+    /// each; the chunk in use when the reader is done serves the next reader.
+    var nodeChunk: TapeNodeChunk?
 
     init(buf: UnsafeBufferPointer<UInt8>, file: String, limits: ReaderLimits, keepMap: Bool, lineOffset: Int) {
         self.buf = buf

@@ -4,7 +4,8 @@
 // Invariants:
 // 1. A tape is immutable once made. `arena` and `nodes` are written only by the reader that makes it
 //    (`JSONParser.tape`), which checks every index against its buffer as the JSON reader does. The nodes'
-//    memory is the tape's own: handed over by the reader, freed when the tape is. `text` is a slice of the
+//    memory is the tape's own (handed over by the reader, freed when the tape is), or a range of a
+//    `TapeNodeChunk` the tape keeps alive (see there). `text` is a slice of the
 //    array the reader was lent (or a copy): an array shared with the tape is never written in place (any
 //    writer copies it first), so the bytes the nodes index stay as they were read.
 // 2. The nodes are a well-formed pre-order layout: node 0 is an object; a container's `payload` (its low
@@ -40,9 +41,11 @@ public final class JSONTape: @unchecked Sendable {
     /// tape keeps that array alive: a line of a JSON-lines block keeps the block's buffer), not a copy.
     public let text: ArraySlice<UInt8>
     let arena: [UInt8]
-    /// The nodes: memory the reader allocated and handed over, owned by the tape (freed in `deinit`) and
-    /// never written after `init`.
+    /// The nodes: memory the reader allocated and handed over, owned by the tape (freed in `deinit`), or
+    /// a range of `chunk`; never written after `init`.
     private let nodes: UnsafeMutableBufferPointer<Node>
+    /// The shared memory `nodes` lies in, when the reader had one (nil: `nodes` is the tape's own).
+    private let chunk: TapeNodeChunk?
     /// The object made from the tape: 0, not yet; 1, being made; 2, made (in `cached`). An atomic rather
     /// than a lock: a lock is two more allocations for every event, and most events never ask.
     private let state = Atomic<Int>(0)
@@ -57,14 +60,16 @@ public final class JSONTape: @unchecked Sendable {
     static let indexedMembers = 48
 
     /// A tape over `nodes`, which it takes over (and frees).
-    init(text: ArraySlice<UInt8>, arena: [UInt8], nodes: UnsafeMutableBufferPointer<Node>, index: [UInt64]) {
+    /// A tape over `nodes`: a range of `chunk`, or (no chunk) memory it takes over and frees.
+    init(text: ArraySlice<UInt8>, arena: [UInt8], nodes: UnsafeMutableBufferPointer<Node>, chunk: TapeNodeChunk?, index: [UInt64]) {
         self.text = text
         self.arena = arena
         self.nodes = nodes
+        self.chunk = chunk
         self.index = index
     }
 
-    deinit { nodes.baseAddress?.deallocate() }
+    deinit { if chunk == nil { nodes.baseAddress?.deallocate() } }
 
     /// The tag a key's node carries (invariant 5), and that lookups compare first.
     @inline(__always)
@@ -136,6 +141,32 @@ public final class JSONTape: @unchecked Sendable {
             }
         }
     }
+}
+
+/// Memory for the nodes of many tapes (the lines of one JSON-lines block): one allocation for a few
+/// hundred of them instead of one each, and their nodes side by side.
+///
+/// Invariants: `base[0..<capacity]` is this chunk's own allocation, freed when the chunk is (that is, when
+/// the last tape made in it is). `used` is read and written only by the one reader that holds the chunk
+/// while it builds tapes (`JSONParser.NodeBuffer`), which writes nodes only at or past `used` and moves
+/// `used` past a tape's nodes when the tape is made; a tape reads only its own range, below `used`, so
+/// nothing a tape reads is ever written again. A reader hands the chunk on (to the next line it reads)
+/// on the same thread, never to another while it builds.
+package final class TapeNodeChunk: @unchecked Sendable {
+    // @unchecked: see the invariants; tapes share the chunk only to keep its memory alive.
+    let base: UnsafeMutablePointer<JSONTape.Node>
+    let capacity: Int
+    var used = 0
+
+    /// Nodes per chunk: 256 KB, the nodes of a few hundred events of a kilobyte.
+    package static let defaultCapacity = 1 << 14
+
+    package init(capacity: Int = TapeNodeChunk.defaultCapacity) {
+        self.capacity = max(capacity, 8)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
 }
 
 /// A borrowed view of a tape (see the invariants above): indexes into it, no reference counting.

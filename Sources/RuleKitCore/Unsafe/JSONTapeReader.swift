@@ -117,33 +117,49 @@ extension JSONParser {
         /// The member indexes of large objects (see `JSONTape`'s invariant 4).
         var index: [UInt64] = []
 
-        init(base: Int, capacity: Int) {
+        init(base: Int, capacity: Int, chunk: TapeNodeChunk?) {
             self.base = base
-            nodes = NodeBuffer(capacity: capacity)
+            nodes = NodeBuffer(capacity: capacity, chunk: chunk)
         }
     }
 
     /// The nodes of a tape being read: appended with no uniqueness check (an `Array` makes one on every
-    /// append), then handed to the tape as they are (no copy). Owns its memory until `release()`; every
-    /// index is checked against `count`.
+    /// append), then handed to the tape as they are (no copy). Either memory of its own until `release()`,
+    /// or the free end of a shared `TapeNodeChunk` (moved to a fresh chunk when it fills up); every index
+    /// is checked against `count`.
     struct NodeBuffer: ~Copyable {
         private(set) var start: UnsafeMutablePointer<JSONTape.Node>
         private var capacity: Int
         private(set) var count = 0
+        /// The chunk the nodes are written in (nil: memory of their own).
+        private(set) var chunk: TapeNodeChunk?
+        /// Handed over by `release()`: the memory is no longer this buffer's to free.
+        private var released = false
 
-        init(capacity: Int) {
-            self.capacity = max(capacity, 8)
-            start = .allocate(capacity: self.capacity)
+        init(capacity: Int, chunk: TapeNodeChunk?) {
+            let wanted = max(capacity, 8)
+            guard let chunk else {
+                self.capacity = wanted
+                start = .allocate(capacity: wanted)
+                self.chunk = nil
+                return
+            }
+            // A tape that would likely not fit in what is left starts a fresh chunk (the rest is left unused).
+            let c = chunk.capacity - chunk.used >= wanted ? chunk : TapeNodeChunk(capacity: max(TapeNodeChunk.defaultCapacity, wanted))
+            self.chunk = c
+            start = c.base + c.used
+            self.capacity = c.capacity - c.used
         }
 
-        deinit { start.deallocate() }
+        deinit { if chunk == nil && !released { start.deallocate() } }
 
-        /// Hands the memory over (to the tape, which frees it): the first `count` nodes, in an allocation
-        /// that may be larger.
-        consuming func release() -> UnsafeMutableBufferPointer<JSONTape.Node> {
-            let nodes = UnsafeMutableBufferPointer(start: start, count: count)
-            discard self
-            return nodes
+        /// Hands the nodes over (to the tape), once: the first `count` nodes, and the chunk they lie in, now
+        /// past them (nil: an allocation of their own, maybe larger, which the tape frees).
+        mutating func release() -> (nodes: UnsafeMutableBufferPointer<JSONTape.Node>, chunk: TapeNodeChunk?) {
+            precondition(!released)
+            released = true
+            chunk?.used += count
+            return (UnsafeMutableBufferPointer(start: start, count: count), chunk)
         }
 
         @inline(__always)
@@ -166,6 +182,15 @@ extension JSONParser {
         }
 
         private mutating func grow() {
+            if chunk != nil {
+                // The tape so far moves to a fresh chunk; what it wrote in the old one was never handed out.
+                let fresh = TapeNodeChunk(capacity: max(TapeNodeChunk.defaultCapacity, capacity * 2))
+                fresh.base.initialize(from: start, count: count)
+                chunk = fresh
+                start = fresh.base
+                capacity = fresh.capacity
+                return
+            }
             let bigger = UnsafeMutablePointer<JSONTape.Node>.allocate(capacity: capacity * 2)
             bigger.moveInitialize(from: start, count: count)
             start.deallocate()
@@ -182,7 +207,7 @@ extension JSONParser {
         let saved = (pos, line, lineStart, nodes, columnAt, columnValue, firstNonASCII)
         // Event data runs about one node per 11 bytes: room for one per 10 spares most documents a second
         // allocation and a copy of the nodes as they grow.
-        var b = TapeBuilder(base: pos, capacity: (buf.count - pos) / 10 + 8)
+        var b = TapeBuilder(base: pos, capacity: (buf.count - pos) / 10 + 8, chunk: nodeChunk)
         if tapeValue(depth: depth, &b) {
             // The text as a slice of the caller's array when there is one (no copy: a line of a JSON-lines
             // block keeps the block's buffer), else a copy.
@@ -192,8 +217,14 @@ extension JSONParser {
             } else {
                 text = ArraySlice(buf[b.base..<pos])
             }
-            return JSONTape(text: text, arena: b.arena, nodes: b.nodes.release(), index: b.index)
+            let index = b.index
+            let arena = b.arena
+            let (nodes, chunk) = b.nodes.release()
+            // The chunk the nodes went to (a fresh one when the last filled up) serves the next tape.
+            if nodeChunk != nil { nodeChunk = chunk }
+            return JSONTape(text: text, arena: arena, nodes: nodes, chunk: chunk, index: index)
         }
+        if nodeChunk != nil { nodeChunk = b.nodes.chunk }
         (pos, line, lineStart, nodes, columnAt, columnValue, firstNonASCII) = saved
         return nil
     }
