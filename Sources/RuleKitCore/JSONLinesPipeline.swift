@@ -54,7 +54,7 @@ extension JSONLinesBlock {
             if let (line, error) = failure { out.append(JSONLinesRecord(line: line, value: .failure(error))) }
             return out
         }
-        return records(limits: limits, capturing: member, asTape: false)
+        return records(limits: limits, capturing: member, asTape: false, sharing: [])
     }
 
     /// Parses every line, reading the top-level member `member` of each into a `JSONTape` when the tape
@@ -79,7 +79,7 @@ extension JSONLinesBlock {
         records(limits: limits, capturing: member, asTape: true, sharing: known, groupsOf: max(1, size), body)
     }
 
-    private func records(limits: ReaderLimits, capturing member: String, asTape: Bool, sharing known: [String] = [])
+    private func records(limits: ReaderLimits, capturing member: String, asTape: Bool, sharing known: [String])
         -> [JSONLinesRecord]
     {
         var out: [JSONLinesRecord] = []

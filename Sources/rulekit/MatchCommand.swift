@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import RuleKitCore
 import RuleKitExtension
-import RuleKitHub
 import RuleKitRules
 
 /// `rulekit match`: which rules a recorded stream of events matches, without running consequences.
@@ -78,7 +77,7 @@ struct MatchCommand: ParsableCommand {
                 batch.reserveCapacity(Self.groupSize)
                 // Event data read into tapes: the engine reads the keys it needs there, and no tree is made. A
                 // few events at a time, matched as soon as they are read, while their tapes are in cache.
-                block.records(tapeOf: "data", sharing: EventType.known + EventSource.known, groupsOf: Self.groupSize) { records in
+                block.records(tapeOf: "data", sharing: EventJSON.knownStrings, groupsOf: Self.groupSize) { records in
                     batch.removeAll(keepingCapacity: true)
                     for record in records {
                         switch record.value {

@@ -158,14 +158,13 @@ struct RunCommand: ParsableCommand {
         var inFlight: EventBlock?
         var previous: EventBlock?
         let name = InputFiles.displayName(events)
-        let knownStrings = EventType.known + EventSource.known
         try JSONLinesPipeline.run(reader, blockSize: Self.blockSize, workers: threads ?? JSONLinesPipeline.defaultWorkers) {
             { block in
                 var out = EventBlock()
                 out.events.reserveCapacity(Self.blockSize)
                 // The data of each event is kept as read, in a tape: the engine reads it there, and unchanged
                 // data is written out as those bytes.
-                for record in block.records(tapeOf: "data", sharing: knownStrings) {
+                for record in block.records(tapeOf: "data", sharing: EventJSON.knownStrings) {
                     switch record.value {
                     case .success(.object(let o)):
                         out.events.append(EventJSON.event(o, dataText: record.memberText, document: record.tape))

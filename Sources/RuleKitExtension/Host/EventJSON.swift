@@ -1,10 +1,15 @@
 // Events as JSON objects, the one shape `rulekit run` writes and `rulekit serve` reads and answers with.
 internal import Foundation
 public import RuleKitCore
+internal import RuleKitHub
 
 /// Converts between events and their JSON-lines shape: in, `{"name","type","source","data","mask"}`; out,
 /// `{"id","name","type","source","data","parentID","responseID"}`.
 public enum EventJSON {
+    /// The hub's event types and sources: a reader of input lines passes them to
+    /// `JSONLinesBlock.records(limits:tapeOf:sharing:)`, so the events it makes carry these literal strings.
+    public static let knownStrings = EventType.known + EventSource.known
+
     /// The event an input object describes (missing fields: name `event`, empty type and source, no data).
     ///
     /// - Parameter dataText: the exact text of the object's `data` member as read
