@@ -27,7 +27,8 @@ public struct RuleFiles: Sendable {
     /// A command that ends when its work is done sets it and leaves them to the process's end, as compilers
     /// do with their syntax trees: freeing a large document node by node costs about a tenth of reading it
     /// (5% of `rulekit match` on 10,000 YAML rules), at the cost of keeping them in memory: a long-running
-    /// host, or a command that goes on over a long stream, leaves it off.
+    /// host, or a command that goes on over a long stream, leaves it off. JSON rules are read into a tape
+    /// (a few allocations, however large the file), which is not kept.
     public var keepsDocuments = false
     /// The documents read, when `keepsDocuments` is set.
     public private(set) var documents: [Document] = []
@@ -86,18 +87,25 @@ public struct RuleFiles: Sendable {
         return (set, found)
     }
 
-    /// `parse`, with the document read, when the text was one.
+    /// `parse`, with the document read, when the text was read as one (YAML; JSON is read into a tape).
     static func read(_ bytes: [UInt8], file f: String, json: Bool, limits: RuleLimits)
         -> (RuleSet?, [Diagnostic], Document?)
     {
-        let doc: Document
+        var (set, found): (RuleSet?, [Diagnostic])
+        var doc: Document?
         do {
-            doc = try json ? JSONReader.read(bytes, file: f, keepSourceMap: true) : YAMLReader.read(bytes, file: f)
+            if json {
+                // Launch JSON is read into a tape, with no document to keep (`RuleSetLoader.load(json:)`).
+                let result = try RuleSetLoader.load(json: bytes, file: f)
+                (set, found) = (result.ruleSet, result.diagnostics)
+            } else {
+                let d = try YAMLReader.read(bytes, file: f)
+                let result = RuleSetLoader.load(d)
+                (set, found, doc) = (result.ruleSet, d.warnings + result.diagnostics, d)
+            }
         } catch {
             return (nil, error.diagnostics, nil)
         }
-        let result = RuleSetLoader.load(doc)
-        var (set, found) = (result.ruleSet, doc.warnings + result.diagnostics)
         if let s = set {
             let over = limits.check(s)
             if !over.isEmpty { (set, found) = (nil, found + over) }

@@ -1,7 +1,8 @@
-// Launch rules.json oracle: one loader (`LaunchRulesLoader`) reads every Launch file, over a document
-// with or without source positions. What a file means must not depend on whether positions were kept:
-// both readings give the same rules (locations aside) and the same findings; every finding, and every
-// reader error, points inside the input.
+// Launch rules.json oracle: one loader (`LaunchRulesLoader`) reads every Launch file, over a tape (JSON
+// text the tape takes) or a document with or without source positions. What a file means must not depend
+// on how it was read: every reading gives the same rules (locations aside without positions) and the same
+// findings, the tape's exactly the located document's; every finding, and every reader error, points
+// inside the input.
 import RuleKitCore
 
 @testable import RuleKitRules
@@ -33,6 +34,13 @@ public enum LaunchJSONOracle {
         let messages = { (r: RulesLoadResult) in r.diagnostics.map { "\($0.severity) \($0.code) \($0.message)" }.sorted() }
         if messages(located) != messages(bare) {
             Oracle.fail(name, "the findings differ with and without source positions", input: bytes)
+        }
+        // `load(json:)` reads the text into a tape when the tape takes it: the document with a source map is
+        // its plain reference, to the column and the JSON pointer.
+        if let mapped = try? LaunchRulesLoader.load(JSONReader.read(bytes, file: "r.json", limits: limits, keepSourceMap: true)),
+            mapped.ruleSet != located.ruleSet || mapped.diagnostics != located.diagnostics
+        {
+            Oracle.fail(name, "the rules or findings read from a tape differ from the document's", input: bytes)
         }
     }
 }

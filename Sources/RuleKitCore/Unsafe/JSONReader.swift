@@ -232,6 +232,8 @@ struct JSONParser: ~Copyable {
     var captured: Range<Int>?
     /// When set, the captured member is read into `capturedTape` when the tape takes it.
     var capturesTape = false
+    /// Whether tapes read keep their nodes' positions (`JSONReader.tape(_:limits:keepingPositions:)`).
+    var tapePositions = false
     var capturedTape: JSONTape?
     /// The array slice `buf` lends, when the caller has one: a tape's text is then a slice of it (the
     /// same bytes, kept alive by the tape), not a copy.

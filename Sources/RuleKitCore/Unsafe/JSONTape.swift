@@ -22,6 +22,8 @@
 // 5. A key's node carries the key's tag (`JSONTape.keyTag`: the top 32 bits of `JSONParser.keyHash`) in
 //    `count`: a lookup passes over members whose tag differs on the node alone, without reading their text.
 // 6. Views (`UnsafeTapeView`) are lent for a closure by `withUnsafeView` and never kept past it.
+// 7. `positions` is empty, or holds one entry per node: the line and column where the node's text starts
+//    (a key's opening quote, a value's first byte), as `JSONReader` counts them, written with the node.
 // The plain reference is `JSONReader`: `JSONTapeTests` and the `json` fuzz target check that `object()`
 // equals what it reads from the same text, and the engine's oracle tests compare walks of both.
 
@@ -53,20 +55,33 @@ public final class JSONTape: @unchecked Sendable {
 
     /// The member indexes of large objects (invariant 4); empty for most tapes.
     let index: [UInt64]
+    /// Where each node's text starts (invariant 7), when the reader was asked to keep it (for loaders that
+    /// point diagnostics at nodes); empty otherwise.
+    let positions: [Position]
+
+    /// A node's line and column (one-based; columns in Unicode scalars).
+    package struct Position: Sendable {
+        package var line: UInt32
+        package var column: UInt32
+    }
 
     /// Objects with more members than this get an index. Making one (a hash per key, a sort) costs about
     /// what a few dozen walks of the members' nodes cost, and an event's objects are looked up a few times
     /// each; past this size, it also saves the reader's per-key duplicate checks from growing quadratic.
     static let indexedMembers = 48
 
-    /// A tape over `nodes`, which it takes over (and frees).
     /// A tape over `nodes`: a range of `chunk`, or (no chunk) memory it takes over and frees.
-    init(text: ArraySlice<UInt8>, arena: [UInt8], nodes: UnsafeMutableBufferPointer<Node>, chunk: TapeNodeChunk?, index: [UInt64]) {
+    init(
+        text: ArraySlice<UInt8>, arena: [UInt8], nodes: UnsafeMutableBufferPointer<Node>, chunk: TapeNodeChunk?, index: [UInt64],
+        positions: [Position] = []
+    ) {
+        precondition(positions.isEmpty || positions.count == nodes.count)
         self.text = text
         self.arena = arena
         self.nodes = nodes
         self.chunk = chunk
         self.index = index
+        self.positions = positions
     }
 
     deinit { if chunk == nil { nodes.baseAddress?.deallocate() } }
@@ -98,7 +113,9 @@ public final class JSONTape: @unchecked Sendable {
         try text.withUnsafeBufferPointer { t in
             try arena.withUnsafeBufferPointer { a in
                 try index.withUnsafeBufferPointer { x in
-                    try body(UnsafeTapeView(nodes: UnsafeBufferPointer(nodes), text: t, arena: a, index: x))
+                    try positions.withUnsafeBufferPointer { o in
+                        try body(UnsafeTapeView(nodes: UnsafeBufferPointer(nodes), text: t, arena: a, index: x, positions: o))
+                    }
                 }
             }
         }
@@ -175,6 +192,20 @@ package struct UnsafeTapeView {
     let text: UnsafeBufferPointer<UInt8>
     let arena: UnsafeBufferPointer<UInt8>
     let index: UnsafeBufferPointer<UInt64>
+    /// Where each node's text starts (invariant 7); empty when the reader kept none.
+    package let positions: UnsafeBufferPointer<JSONTape.Position>
+
+    init(
+        nodes: UnsafeBufferPointer<JSONTape.Node>, text: UnsafeBufferPointer<UInt8>, arena: UnsafeBufferPointer<UInt8>,
+        index: UnsafeBufferPointer<UInt64>,
+        positions: UnsafeBufferPointer<JSONTape.Position> = UnsafeBufferPointer(start: nil, count: 0)
+    ) {
+        self.nodes = nodes
+        self.text = text
+        self.arena = arena
+        self.index = index
+        self.positions = positions
+    }
 
     /// Reads one byte of every cache line of the nodes and of the text, in order; returns their sum (kept
     /// by the caller, so the loads are not elided).

@@ -10,11 +10,17 @@ extension JSONReader {
     /// Reads a JSON text that is one object into a tape. nil when the text is not one the tape takes (not
     /// an object, not JSON, over a limit, a key with an escape or non-ASCII text, a key repeated in one
     /// object): `read` then gives its value, or its error.
-    public static func tape(_ bytes: ArraySlice<UInt8>, limits: ReaderLimits = .default) -> JSONTape? {
+    ///
+    /// With `keepingPositions`, the tape also keeps the line and column where each node's text starts (see
+    /// `JSONTape`'s invariant 7), for loaders that point diagnostics at nodes.
+    public static func tape(_ bytes: ArraySlice<UInt8>, limits: ReaderLimits = .default, keepingPositions: Bool = false)
+        -> JSONTape?
+    {
         guard bytes.count <= limits.maxDocumentBytes else { return nil }
         return bytes.withUnsafeBufferPointer { b in
             var p = JSONParser(buf: b, file: "", limits: limits, keepMap: false, lineOffset: 0)
             p.source = bytes
+            p.tapePositions = keepingPositions
             p.skipWhitespace()
             guard let tape = p.tape(depth: 0) else { return nil }
             p.skipWhitespace()
@@ -116,11 +122,28 @@ extension JSONParser {
         var arena: [UInt8] = []
         /// The member indexes of large objects (see `JSONTape`'s invariant 4).
         var index: [UInt64] = []
+        /// Whether `positions` is kept: then every node appended has its position appended just before it.
+        let keepsPositions: Bool
+        /// Where each node's text starts (see `JSONTape`'s invariant 7).
+        var positions: [JSONTape.Position] = []
 
-        init(base: Int, capacity: Int, chunk: TapeNodeChunk?) {
+        init(base: Int, capacity: Int, chunk: TapeNodeChunk?, keepsPositions: Bool = false) {
             self.base = base
             nodes = NodeBuffer(capacity: capacity, chunk: chunk)
+            self.keepsPositions = keepsPositions
+            if keepsPositions { positions.reserveCapacity(capacity) }
         }
+    }
+
+    /// Notes that the next node appended to `b` starts at `offset` (when positions are kept). Offsets
+    /// only grow from one node to the next, as `advancingColumn` needs.
+    @inline(__always)
+    mutating func startsNode(at offset: Int, _ b: inout TapeBuilder) {
+        guard b.keepsPositions else { return }
+        b.positions.append(
+            JSONTape.Position(
+                line: UInt32(truncatingIfNeeded: line + lineOffset),
+                column: UInt32(truncatingIfNeeded: advancingColumn(to: offset))))
     }
 
     /// The nodes of a tape being read: appended with no uniqueness check (an `Array` makes one on every
@@ -207,7 +230,7 @@ extension JSONParser {
         let saved = (pos, line, lineStart, nodes, columnAt, columnValue, firstNonASCII)
         // Event data runs about one node per 11 bytes: room for one per 10 spares most documents a second
         // allocation and a copy of the nodes as they grow.
-        var b = TapeBuilder(base: pos, capacity: (buf.count - pos) / 10 + 8, chunk: nodeChunk)
+        var b = TapeBuilder(base: pos, capacity: (buf.count - pos) / 10 + 8, chunk: nodeChunk, keepsPositions: tapePositions)
         if tapeValue(depth: depth, &b) {
             // The text as a slice of the caller's array when there is one (no copy: a line of a JSON-lines
             // block keeps the block's buffer), else a copy.
@@ -219,10 +242,11 @@ extension JSONParser {
             }
             let index = b.index
             let arena = b.arena
+            let positions = b.positions
             let (nodes, chunk) = b.nodes.release()
             // The chunk the nodes went to (a fresh one when the last filled up) serves the next tape.
             if nodeChunk != nil { nodeChunk = chunk }
-            return JSONTape(text: text, arena: arena, nodes: nodes, chunk: chunk, index: index)
+            return JSONTape(text: text, arena: arena, nodes: nodes, chunk: chunk, index: index, positions: positions)
         }
         if nodeChunk != nil { nodeChunk = b.nodes.chunk }
         (pos, line, lineStart, nodes, columnAt, columnValue, firstNonASCII) = saved
@@ -233,6 +257,8 @@ extension JSONParser {
         guard pos < buf.count else { return false }
         nodes += 1
         if nodes > limits.maxNodes { return false }
+        // Whatever the value, its node is the next one appended.
+        startsNode(at: pos, &b)
         switch buf[pos] {
         case UInt8(ascii: "{"): return tapeObject(depth: depth + 1, &b)
         case UInt8(ascii: "["): return tapeArray(depth: depth + 1, &b)
@@ -312,6 +338,7 @@ extension JSONParser {
                 }
             }
             seen |= bit
+            startsNode(at: start - 1, &b)
             b.nodes.append(JSONTape.Node(.string, count: tag, payload: UInt64(start - b.base) | UInt64(i - start) << 32))
             skipWhitespace()
             guard pos < buf.count, buf[pos] == UInt8(ascii: ":") else { return false }

@@ -23,47 +23,58 @@ public enum LaunchRulesLoader {
 
     /// Loads a Launch `rules.json` document; the rule set is nil when any error was found.
     public static func load(_ document: Document) -> RulesLoadResult {
-        var ctx = LoaderContext()
-        let set = load(root: document.root, ctx: &ctx)
-        let diags = ctx.diagnostics.sorted
-        return RulesLoadResult(ruleSet: ctx.diagnostics.hasErrors ? nil : set, diagnostics: diags)
+        load(root: document.root)
     }
 
-    /// Reads Launch rules from JSON text, as a document with a source map, so every problem is reported
-    /// with its line, column and JSON pointer.
+    /// Reads Launch rules from JSON text, so every problem is reported with its line, column and JSON
+    /// pointer.
+    ///
+    /// The text is read into a tape with its nodes' offsets and loaded from there, with no `Value` tree;
+    /// a text the tape does not take (not an object, not JSON, a key with an escape or repeated in an
+    /// object) is read as a document with a source map instead, which gives the same rules and findings,
+    /// or the reader's error.
     ///
     /// - Throws: `DiagnosticError` when the text is not JSON (or is over `limits`).
     public static func load(json bytes: [UInt8], file: String = "<input>", limits: ReaderLimits = .default)
         throws(DiagnosticError) -> RulesLoadResult
     {
-        load(try JSONReader.read(bytes, file: file, limits: limits, keepSourceMap: true))
+        if let document = TapeRulesDocument(bytes: bytes, file: file, limits: limits) {
+            return document.withRoot { load(root: $0) }
+        }
+        return load(try JSONReader.read(bytes, file: file, limits: limits, keepSourceMap: true))
     }
 
-    static func load(root: ValueCursor, ctx: inout LoaderContext) -> RuleSet? {
-        guard case .object = root.value else {
+    static func load<N: RulesNode>(root: N) -> RulesLoadResult {
+        var ctx = LoaderContext()
+        let set = load(root: root, ctx: &ctx)
+        let diags = ctx.diagnostics.sorted
+        return RulesLoadResult(ruleSet: ctx.diagnostics.hasErrors ? nil : set, diagnostics: diags)
+    }
+
+    static func load<N: RulesNode>(root: N, ctx: inout LoaderContext) -> RuleSet? {
+        guard root.kind == .object else {
             ctx.error(.rulesStructure, "a rules file must be an object with 'version' and 'rules'", root)
             return nil
         }
         ctx.unknownKeys(root, known: rootKeys, what: "the rules root")
         var version: Int64 = 0
-        if let v = root["version"] {
+        if let v = root.member("version") {
             if let i = LoaderContext.integer(v.value) {
                 version = i
             } else {
-                ctx.error(.rulesStructure, "'version' must be an integer, not \(v.value.kind)", v)
+                ctx.error(.rulesStructure, "'version' must be an integer, not \(v.kind)", v)
             }
         } else {
             ctx.error(.rulesStructure, "missing 'version' (an integer)", root)
         }
         var rules: [Rule] = []
-        if let r = root["rules"] {
-            if case .array(let a) = r.value {
-                rules.reserveCapacity(a.count)
-                r.forEachElement { i, ruleCursor in
-                    if let rule = loadRule(ruleCursor, index: i, ctx: &ctx) { rules.append(rule) }
+        if let r = root.member("rules") {
+            if r.kind == .array {
+                r.forEachElement { i, ruleNode in
+                    if let rule = loadRule(ruleNode, index: i, ctx: &ctx) { rules.append(rule) }
                 }
             } else {
-                ctx.error(.rulesStructure, "'rules' must be an array, not \(r.value.kind)", r)
+                ctx.error(.rulesStructure, "'rules' must be an array, not \(r.kind)", r)
             }
         } else {
             ctx.error(.rulesStructure, "missing 'rules' (an array)", root)
@@ -71,71 +82,64 @@ public enum LaunchRulesLoader {
         return RuleSet(version: version, rules: rules)
     }
 
-    static func loadRule(_ c: ValueCursor, index: Int, ctx: inout LoaderContext) -> Rule? {
-        guard case .object = c.value else {
-            ctx.error(.rulesStructure, "rule #\(index) must be an object, not \(c.value.kind)", c)
+    static func loadRule<N: RulesNode>(_ c: N, index: Int, ctx: inout LoaderContext) -> Rule? {
+        guard c.kind == .object else {
+            ctx.error(.rulesStructure, "rule #\(index) must be an object, not \(c.kind)", c)
             return nil
         }
-        // Members are read as values; a member's cursor is made only to walk below it or to report it.
-        var metaAt = -1
-        var conditionAt = -1
-        var consequencesAt = -1
-        var enabledAt = -1
-        var enabledValue: Value?
+        // One pass over the members; the parts below them are read once the rule's fields are known.
+        var metaNode: N?
+        var conditionNode: N?
+        var consequencesNode: N?
+        var enabledNode: N?
         var id: String?
         var name: String?
         var description: String?
-        c.forEachMemberValue { k, v, i in
+        c.forEachMember { k, v, _ in
             switch k {
-            case "meta": metaAt = i
-            case "condition": conditionAt = i
-            case "consequences": consequencesAt = i
-            case "enabled":
-                enabledAt = i
-                enabledValue = v
-            case "id": if case .string(let x) = v { id = x }
-            case "name": if case .string(let x) = v { name = x }
-            case "description": if case .string(let x) = v { description = x }
-            default: ctx.unknownKey(k, in: c, at: i, known: ruleKeys, what: "a rule")
+            case "meta": metaNode = v
+            case "condition": conditionNode = v
+            case "consequences": consequencesNode = v
+            case "enabled": enabledNode = v
+            case "id": id = v.string
+            case "name": name = v.string
+            case "description": description = v.string
+            default: ctx.unknownKey(k, v, known: ruleKeys, what: "a rule")
             }
         }
-        let metaCursor = c.member(at: metaAt)
-        let conditionCursor = c.member(at: conditionAt)
-        let consequencesCursor = c.member(at: consequencesAt)
         var meta: ValueObject?
-        if let m = metaCursor {
-            switch m.value {
-            case .object(let o): meta = o
+        if let m = metaNode {
+            switch m.kind {
+            case .object: meta = m.value.objectValue
             case .null: meta = nil
-            default: ctx.error(.rulesStructure, "'meta' must be an object, not \(m.value.kind)", m)
+            default: ctx.error(.rulesStructure, "'meta' must be an object, not \(m.kind)", m)
             }
         }
         var condition: Condition?
-        if let cc = conditionCursor {
+        if let cc = conditionNode {
             condition = loadCondition(cc, ctx: &ctx)
         } else {
             ctx.error(.rulesStructure, "rule #\(index) has no 'condition'", c)
         }
         var consequences: [Consequence] = []
-        if let cs = consequencesCursor {
-            if case .array(let a) = cs.value {
-                consequences.reserveCapacity(a.count)
+        if let cs = consequencesNode {
+            if cs.kind == .array {
                 cs.forEachElement { _, e in
                     if let q = loadConsequence(e, ctx: &ctx) { consequences.append(q) }
                 }
             } else {
-                ctx.error(.rulesStructure, "'consequences' must be an array, not \(cs.value.kind)", cs)
+                ctx.error(.rulesStructure, "'consequences' must be an array, not \(cs.kind)", cs)
             }
         } else {
             ctx.error(.rulesStructure, "rule #\(index) has no 'consequences'", c)
         }
         guard let condition else { return nil }
         var enabled: Bool?
-        if let e = enabledValue {
-            if case .bool(let b) = e {
+        if let e = enabledNode {
+            if case .bool(let b) = e.value {
                 enabled = b
             } else {
-                ctx.error(.rulesStructure, "'enabled' must be true or false", c.member(at: enabledAt)!)
+                ctx.error(.rulesStructure, "'enabled' must be true or false", e)
             }
         }
         return rule(
@@ -181,39 +185,36 @@ public enum LaunchRulesLoader {
         return rule
     }
 
-    static func loadCondition(_ c: ValueCursor, ctx: inout LoaderContext) -> Condition? {
-        guard case .object = c.value else {
-            ctx.error(.rulesStructure, "a condition must be an object, not \(c.value.kind)", c)
+    static func loadCondition<N: RulesNode>(_ c: N, ctx: inout LoaderContext) -> Condition? {
+        guard c.kind == .object else {
+            ctx.error(.rulesStructure, "a condition must be an object, not \(c.kind)", c)
             return nil
         }
         // One pass over the members (no lookup per known key): this runs for every condition.
-        var typeValue: Value?
-        var typeAt = -1
-        var definitionAt = -1
-        c.forEachMemberValue { k, v, i in
+        var typeNode: N?
+        var definitionNode: N?
+        c.forEachMember { k, v, _ in
             switch k {
-            case "type":
-                typeValue = v
-                typeAt = i
-            case "definition": definitionAt = i
-            default: ctx.unknownKey(k, in: c, at: i, known: conditionKeys, what: "a condition")
+            case "type": typeNode = v
+            case "definition": definitionNode = v
+            default: ctx.unknownKey(k, v, known: conditionKeys, what: "a condition")
             }
         }
         var kind: Condition.Kind?
-        if let t = typeValue {
-            if case .string(let s) = t, let k = Condition.Kind(rawValue: s) {
+        if let t = typeNode {
+            if let s = t.string, let k = Condition.Kind(rawValue: s) {
                 kind = k
             } else {
-                let hint = t.stringValue.flatMap { closest($0, in: Condition.Kind.allCases.map(\.rawValue)) }
+                let hint = t.string.flatMap { closest($0, in: Condition.Kind.allCases.map(\.rawValue)) }
                 ctx.error(
                     .rulesStructure,
-                    "condition 'type' must be group, matcher or historical, not \(describe(t))"
-                        + (hint.map { " (did you mean '\($0)'?)" } ?? ""), c.member(at: typeAt)!)
+                    "condition 'type' must be group, matcher or historical, not \(describe(t.value))"
+                        + (hint.map { " (did you mean '\($0)'?)" } ?? ""), t)
             }
         } else {
             ctx.error(.rulesStructure, "a condition needs a 'type' (group, matcher or historical)", c)
         }
-        guard let d = c.member(at: definitionAt) else {
+        guard let d = definitionNode else {
             ctx.error(.rulesStructure, "a condition needs a 'definition'", c)
             return nil
         }
@@ -226,111 +227,125 @@ public enum LaunchRulesLoader {
         return v.kind.rawValue
     }
 
-    static func loadDefinition(_ d: ValueCursor, ctx: inout LoaderContext) -> Condition.Definition? {
-        guard case .object = d.value else {
-            ctx.error(.rulesStructure, "'definition' must be an object, not \(d.value.kind)", d)
+    static func loadDefinition<N: RulesNode>(_ d: N, ctx: inout LoaderContext) -> Condition.Definition? {
+        guard d.kind == .object else {
+            ctx.error(.rulesStructure, "'definition' must be an object, not \(d.kind)", d)
             return nil
         }
-        var def = Condition.Definition()
+        // The fields are gathered first and the definition made once (each setter checks its storage's
+        // uniqueness: a reference count each, for every field of every condition).
+        var logic: String?
+        var conditions: [Condition]?
+        var key: String?
+        var matcher: String?
+        var values: [Value]?
+        var events: [ValueObject]?
+        var value: Value?
+        var from: Int64?
+        var to: Int64?
+        var searchType: String?
         var ok = true
-        func string(_ key: String, _ v: Value, _ i: Int, _ ctx: inout LoaderContext) -> String? {
-            if case .string(let s) = v { return s }
-            ctx.error(.rulesStructure, "'\(key)' must be a string, not \(v.kind)", d.member(at: i)!)
+        func string(_ key: String, _ v: N, _ ctx: inout LoaderContext) -> String? {
+            if let s = v.string { return s }
+            ctx.error(.rulesStructure, "'\(key)' must be a string, not \(v.kind)", v)
             ok = false
             return nil
         }
-        func int(_ key: String, _ v: Value, _ i: Int, _ ctx: inout LoaderContext) -> Int64? {
-            if let n = LoaderContext.integer(v) { return n }
-            ctx.error(.rulesStructure, "'\(key)' must be an integer, not \(v.kind)", d.member(at: i)!)
+        func int(_ key: String, _ v: N, _ ctx: inout LoaderContext) -> Int64? {
+            if let n = LoaderContext.integer(v.value) { return n }
+            ctx.error(.rulesStructure, "'\(key)' must be an integer, not \(v.kind)", v)
             ok = false
             return nil
         }
-        // One pass over the members; a null member is the same as an absent one. Scalars are read as
-        // values; a cursor is made only to walk a list or to report a problem.
-        d.forEachMemberValue { k, v, i in
+        // One pass over the members; a null member is the same as an absent one.
+        d.forEachMember { k, v, _ in
             if v.isNull {
                 if !definitionKeys.contains(k) {
-                    ctx.unknownKey(k, in: d, at: i, known: definitionKeys, what: "a condition definition")
+                    ctx.unknownKey(k, v, known: definitionKeys, what: "a condition definition")
                 }
                 return
             }
             switch k {
-            case "logic": def.logic = string(k, v, i, &ctx)
-            case "key": def.key = string(k, v, i, &ctx)
-            case "matcher": def.matcher = string(k, v, i, &ctx)
-            case "searchType": def.searchType = string(k, v, i, &ctx)
-            case "from": def.from = int(k, v, i, &ctx)
-            case "to": def.to = int(k, v, i, &ctx)
-            case "value": def.value = v
+            case "logic": logic = string(k, v, &ctx)
+            case "key": key = string(k, v, &ctx)
+            case "matcher": matcher = string(k, v, &ctx)
+            case "searchType": searchType = string(k, v, &ctx)
+            case "from": from = int(k, v, &ctx)
+            case "to": to = int(k, v, &ctx)
+            case "value": value = v.value
             case "values":
-                if case .array(let a) = v {
-                    def.values = a
+                if v.kind == .array {
+                    var list: [Value] = []
+                    v.forEachElement { _, e in list.append(e.value) }
+                    values = list
                 } else {
-                    ctx.error(.rulesStructure, "'values' must be an array, not \(v.kind)", d.member(at: i)!)
+                    ctx.error(.rulesStructure, "'values' must be an array, not \(v.kind)", v)
                     ok = false
                 }
             case "events":
-                if case .array = v {
-                    var events: [ValueObject] = []
-                    d.member(at: i)!.forEachElement { _, e in
-                        if case .object(let o) = e.value {
-                            events.append(o)
+                if v.kind == .array {
+                    var list: [ValueObject] = []
+                    v.forEachElement { _, e in
+                        if e.kind == .object, let o = e.value.objectValue {
+                            list.append(o)
                         } else {
-                            ctx.error(.rulesStructure, "each of 'events' must be an object, not \(e.value.kind)", e)
+                            ctx.error(.rulesStructure, "each of 'events' must be an object, not \(e.kind)", e)
                             ok = false
                         }
                     }
-                    def.events = events
+                    events = list
                 } else {
-                    ctx.error(.rulesStructure, "'events' must be an array of objects, not \(v.kind)", d.member(at: i)!)
+                    ctx.error(.rulesStructure, "'events' must be an array of objects, not \(v.kind)", v)
                     ok = false
                 }
             case "conditions":
-                if case .array(let a) = v {
-                    var conditions: [Condition] = []
-                    conditions.reserveCapacity(a.count)
-                    d.member(at: i)!.forEachElement { _, e in
-                        if let x = loadCondition(e, ctx: &ctx) { conditions.append(x) } else { ok = false }
+                if v.kind == .array {
+                    var list: [Condition] = []
+                    v.forEachElement { _, e in
+                        if let x = loadCondition(e, ctx: &ctx) { list.append(x) } else { ok = false }
                     }
-                    def.conditions = conditions
+                    conditions = list
                 } else {
-                    ctx.error(.rulesStructure, "'conditions' must be an array, not \(v.kind)", d.member(at: i)!)
+                    ctx.error(.rulesStructure, "'conditions' must be an array, not \(v.kind)", v)
                     ok = false
                 }
             default:
-                ctx.unknownKey(k, in: d, at: i, known: definitionKeys, what: "a condition definition")
+                ctx.unknownKey(k, v, known: definitionKeys, what: "a condition definition")
             }
         }
-        return ok ? def : nil
+        guard ok else { return nil }
+        return Condition.Definition(
+            logic: logic, conditions: conditions, key: key, matcher: matcher, values: values, events: events,
+            value: value, from: from, to: to, searchType: searchType)
     }
 
-    static func loadConsequence(_ c: ValueCursor, ctx: inout LoaderContext) -> Consequence? {
-        guard case .object = c.value else {
-            ctx.error(.rulesStructure, "a consequence must be an object, not \(c.value.kind)", c)
+    static func loadConsequence<N: RulesNode>(_ c: N, ctx: inout LoaderContext) -> Consequence? {
+        guard c.kind == .object else {
+            ctx.error(.rulesStructure, "a consequence must be an object, not \(c.kind)", c)
             return nil
         }
-        var idValue: Value?
-        var typeValue: Value?
-        var detailValue: Value?
-        c.forEachMemberValue { k, v, i in
+        var id: String?
+        var type: String?
+        var detail: ValueObject?
+        c.forEachMember { k, v, _ in
             switch k {
-            case "id": idValue = v
-            case "type": typeValue = v
-            case "detail": detailValue = v
-            default: ctx.unknownKey(k, in: c, at: i, known: consequenceKeys, what: "a consequence")
+            case "id": id = v.string
+            case "type": type = v.string
+            case "detail": detail = v.kind == .object ? v.value.objectValue : nil
+            default: ctx.unknownKey(k, v, known: consequenceKeys, what: "a consequence")
             }
         }
-        guard case .string(let id)? = idValue else {
+        guard let id else {
             ctx.warning(.rulesDroppedConsequence, "consequence dropped: 'id' must be a string (the reference skips it)", c)
             return nil
         }
-        guard case .string(let type)? = typeValue else {
+        guard let type else {
             ctx.warning(
                 .rulesDroppedConsequence,
                 "consequence '\(id)' dropped: 'type' must be a string (the reference skips it)", c)
             return nil
         }
-        guard case .object(let detail)? = detailValue else {
+        guard let detail else {
             ctx.warning(
                 .rulesDroppedConsequence,
                 "consequence '\(id)' dropped: 'detail' must be an object (the reference skips it)", c)

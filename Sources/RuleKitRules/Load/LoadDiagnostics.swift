@@ -55,50 +55,32 @@ public struct RulesLoadResult: Sendable {
 struct LoaderContext {
     var diagnostics = Diagnostics(cap: 500)
 
-    mutating func error(_ code: DiagnosticCode, _ message: String, _ at: ValueCursor) {
+    mutating func error(_ code: DiagnosticCode, _ message: String, _ at: some RulesNode) {
         diagnostics.append(.error(code, message, at: at.location, pointer: at.pointer))
     }
 
-    mutating func warning(_ code: DiagnosticCode, _ message: @autoclosure () -> String, _ at: ValueCursor) {
+    mutating func warning(_ code: DiagnosticCode, _ message: @autoclosure () -> String, _ at: some RulesNode) {
         guard diagnostics.acceptsWarnings else { return diagnostics.countDropped() }
         diagnostics.append(.warning(code, message(), at: at.location, pointer: at.pointer))
     }
 
-    mutating func warnKey(_ code: DiagnosticCode, _ message: @autoclosure () -> String, _ at: ValueCursor) {
+    mutating func warnKey(_ code: DiagnosticCode, _ message: @autoclosure () -> String, _ at: some RulesNode) {
         guard diagnostics.acceptsWarnings else { return diagnostics.countDropped() }
         diagnostics.append(.warning(code, message(), at: at.keyLocation, pointer: at.pointer))
     }
 
     /// Reports keys of `object` outside `known` as warnings (the reference ignores them).
-    mutating func unknownKeys(_ object: ValueCursor, known: Set<String>, what: String) {
-        // Cursors (and their paths) are made only for the rare unknown key.
-        guard case .object(let o) = object.value, o.members.contains(where: { !known.contains($0.key) }) else { return }
-        for (k, v) in object.members where !known.contains(k) {
-            guard diagnostics.acceptsWarnings else {
-                diagnostics.countDropped()
-                continue
-            }
-            let hint = closest(k, in: known).map { " (did you mean '\($0)'?)" } ?? ""
-            warnKey(.rulesUnknownKey, "unknown key '\(k)' in \(what) is ignored\(hint)", v)
+    mutating func unknownKeys(_ object: some RulesNode, known: Set<String>, what: String) {
+        object.forEachMember { k, v, _ in
+            if !known.contains(k) { unknownKey(k, v, known: known, what: what) }
         }
     }
 
     /// Reports one key outside `known` (for loaders that walk an object's members once).
-    mutating func unknownKey(_ key: String, _ at: ValueCursor, known: Set<String>, what: String) {
+    mutating func unknownKey(_ key: String, _ at: some RulesNode, known: Set<String>, what: String) {
         guard diagnostics.acceptsWarnings else { return diagnostics.countDropped() }
         let hint = closest(key, in: known).map { " (did you mean '\($0)'?)" } ?? ""
         warnKey(.rulesUnknownKey, "unknown key '\(key)' in \(what) is ignored\(hint)", at)
-    }
-
-    /// Reports member `position` of `object` when its key is outside `known`; its cursor is made only
-    /// when the warning is kept.
-    mutating func unknownKey(
-        _ key: String, in object: ValueCursor, at position: Int, known: Set<String>,
-        what: String
-    ) {
-        guard diagnostics.acceptsWarnings else { return diagnostics.countDropped() }
-        guard let at = object.member(at: position) else { return }
-        unknownKey(key, at, known: known, what: what)
     }
 
     /// An integer, accepting integral doubles as the reference's decoder does.

@@ -359,24 +359,36 @@ public enum RuleSetLoader {
     }
 
     /// The document's format: RuleKit when it has `dataElements`, `format`, or a rule with `when`/`then`; Launch otherwise.
-    public static func format(of document: Document) -> Format {
-        guard case .object(let root) = document.value else { return .launch }
-        if root["dataElements"] != nil || root["format"] != nil { return .rulekit }
-        guard case .array(let rules)? = root["rules"] else { return .launch }
-        for r in rules {
-            guard case .object(let o) = r else { continue }
-            if o["when"] != nil || o["then"] != nil { return .rulekit }
+    public static func format(of document: Document) -> Format { format(of: document.root) }
+
+    static func format(of root: some RulesNode) -> Format {
+        guard root.kind == .object else { return .launch }
+        if root.member("dataElements") != nil || root.member("format") != nil { return .rulekit }
+        guard let rules = root.member("rules"), rules.kind == .array else { return .launch }
+        var found = Format.launch
+        rules.forEachElement { _, r in
+            if found == .launch && r.kind == .object && (r.member("when") != nil || r.member("then") != nil) {
+                found = .rulekit
+            }
         }
-        return .launch
+        return found
     }
 
-    /// Reads either format from JSON text, as a document with a source map.
+    /// Reads either format from JSON text, with every problem located (line, column, JSON pointer).
+    ///
+    /// Launch rules are loaded from a tape of the text (see `LaunchRulesLoader.load(json:file:limits:)`);
+    /// RuleKit rules, and a text the tape does not take, from a document with a source map.
     ///
     /// - Throws: `DiagnosticError` when the text is not JSON (or is over `limits`).
     public static func load(json bytes: [UInt8], file: String = "<input>", limits: ReaderLimits = .default)
         throws(DiagnosticError) -> RulesLoadResult
     {
-        load(try JSONReader.read(bytes, file: file, limits: limits, keepSourceMap: true))
+        if let document = TapeRulesDocument(bytes: bytes, file: file, limits: limits),
+            let result = document.withRoot({ format(of: $0) == .launch ? LaunchRulesLoader.load(root: $0) : nil })
+        {
+            return result
+        }
+        return load(try JSONReader.read(bytes, file: file, limits: limits, keepSourceMap: true))
     }
 
     /// Loads a document in whichever format it is written.
