@@ -55,6 +55,16 @@ public final class EventHub: Sendable {
         /// Whose history an event belongs to (nil: one history for all): set as `HistoryIdentity.current`
         /// while the event is preprocessed (the rules query and record history then) and recorded.
         public var identity: (@Sendable (Event) -> String?)?
+        /// Whether every extension's deliveries, and the hub's own dispatching, run one at a time (their
+        /// queues all target one serial queue), instead of each extension's queue running beside the others.
+        /// Each extension still gets its events in order, one at a time.
+        ///
+        /// For a host with one core to give the hub: `rulekit run` reads and parses its input on the other,
+        /// and extensions taking turns on the one core in threads of their own cost switches, wake-ups and
+        /// cache misses (a tenth of its time). The price is the contract's queue per extension: a slow
+        /// listener holds up every extension, and a listener must never wait for another extension's
+        /// progress (it would wait for itself).
+        public var serialDelivery = false
 
         /// Options with the defaults of a native app and an in-memory history.
         public init(
@@ -94,7 +104,9 @@ public final class EventHub: Sendable {
     /// The containers by lowercased name again, under a lock of their own: extensions read shared states
     /// (by name) for every event they process, and the hub's own lock is busy with every dispatch.
     private let names = Locked<[String: ExtensionContainer]>([:])
-    let hubQueue = DispatchQueue(label: "rulekit.hub")
+    let hubQueue: DispatchQueue
+    /// The serial queue every delivery queue targets when `Options.serialDelivery` is set (nil otherwise).
+    let deliveryTarget: DispatchQueue?
     let timerQueue = DispatchQueue(label: "rulekit.hub.timers")
     let callbackQueue = DispatchQueue(label: "rulekit.hub.callbacks", attributes: .concurrent)
     let placeholder: ExtensionContainer
@@ -104,7 +116,9 @@ public final class EventHub: Sendable {
     /// A hub, not yet booted: it boots when extensions are registered.
     public init(options: Options = Options()) {
         self.options = options
-        placeholder = ExtensionContainer(label: EventHub.name, settling: settling)
+        deliveryTarget = options.serialDelivery ? DispatchQueue(label: "rulekit.delivery") : nil
+        hubQueue = DispatchQueue(label: "rulekit.hub", target: deliveryTarget)
+        placeholder = ExtensionContainer(label: EventHub.name, settling: settling, target: deliveryTarget)
         let runtime = HubRuntime(hub: self, container: placeholder)
         let ext = HubPlaceholderExtension(runtime: runtime)
         placeholder.state.withLock {
@@ -198,7 +212,7 @@ public final class EventHub: Sendable {
         let group = DispatchGroup()
         let made = Locked<[(ExtensionContainer, (any Extension)?, String)]>([])
         for (make, label) in makers {
-            let container = ExtensionContainer(label: label, settling: settling)
+            let container = ExtensionContainer(label: label, settling: settling, target: deliveryTarget)
             let runtime = HubRuntime(hub: self, container: container)
             group.enter()
             container.queue.async {
@@ -240,9 +254,9 @@ public final class EventHub: Sendable {
             for (_, (c, ext)) in byName {
                 let deps = ext.dependencies.compactMap { d in byName[d.lowercased()]?.0 ?? existing[d.lowercased()] }
                 all.enter()
-                c.queue.async {
-                    // Dependencies first; independent extensions run their onRegistered concurrently.
-                    for d in deps { d.registration.wait() }
+                // Dependencies first; independent extensions run their onRegistered concurrently. No queue
+                // waits for a dependency: with `serialDelivery`, the dependency would wait behind it.
+                Self.afterAll(deps.map(\.registration)[...], on: c.queue) {
                     ext.onRegistered()
                     c.state.withLock { $0.registered = true }
                     c.registration.leave()
@@ -252,6 +266,12 @@ public final class EventHub: Sendable {
             }
             all.notify(queue: hubQueue) { done(.success(())) }
         }
+    }
+
+    /// Runs `body` on `queue` once every group in `groups` is done, blocking no thread.
+    static func afterAll(_ groups: ArraySlice<DispatchGroup>, on queue: DispatchQueue, _ body: @escaping @Sendable () -> Void) {
+        guard let first = groups.first else { return queue.async(execute: body) }
+        first.notify(queue: queue) { afterAll(groups.dropFirst(), on: queue, body) }
     }
 
     static func checkDependencies(_ exts: [String: any Extension], existing: Set<String>) -> HubError? {

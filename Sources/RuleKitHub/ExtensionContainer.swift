@@ -66,10 +66,12 @@ final class ExtensionContainer: Sendable {
     /// The most events one drain takes under one lock.
     static let run = 32
 
-    init(label: String, settling: Settling) {
+    /// A container delivering on a queue of its own, which targets `target` when there is one (see
+    /// `EventHub.Options.serialDelivery`).
+    init(label: String, settling: Settling, target: DispatchQueue? = nil) {
         self.label = label
         self.settling = settling
-        self.queue = DispatchQueue(label: "rulekit.extension.\(label)")
+        self.queue = DispatchQueue(label: "rulekit.extension.\(label)", target: target)
         registration.enter()
     }
 

@@ -235,7 +235,9 @@ import Testing
 
     // MARK: dependencies and APIs (plugin-supervisor seed)
 
-    @Test func dependenciesRegisterFirstAndMissingOrCyclicOnesAreRejected() {
+    /// With serial delivery too: no queue waits for a dependency (it would wait behind itself).
+    @Test(.serialized, arguments: [false, true])
+    func dependenciesRegisterFirstAndMissingOrCyclicOnesAreRejected(serial: Bool) {
         final class Base: RecordingExtension, @unchecked Sendable {
             override class var extensionName: String { "dep.base" }
             override class var registrationDelay: Double { 0.1 }
@@ -244,7 +246,30 @@ import Testing
             override class var extensionName: String { "dep.top" }
             override class var extensionDependencies: [String] { ["dep.base"] }
         }
-        _ = bootedHub([Top.self, Base.self])
+        var options = EventHub.Options()
+        options.serialDelivery = serial
+        // A chain besides: registered in an order that is not the chain's (the hub's is a dictionary's), a
+        // queue that waited for its dependency would, delivering serially, hold up the dependency forever.
+        final class Chain1: RecordingExtension, @unchecked Sendable {
+            override class var extensionName: String { "chain.1" }
+            override class var extensionDependencies: [String] { ["chain.2"] }
+        }
+        final class Chain2: RecordingExtension, @unchecked Sendable {
+            override class var extensionName: String { "chain.2" }
+            override class var extensionDependencies: [String] { ["chain.3"] }
+        }
+        final class Chain3: RecordingExtension, @unchecked Sendable {
+            override class var extensionName: String { "chain.3" }
+            override class var extensionDependencies: [String] { ["chain.4"] }
+        }
+        final class Chain4: RecordingExtension, @unchecked Sendable {
+            override class var extensionName: String { "chain.4" }
+        }
+        let booted = Locked(false)
+        EventHub(options: options).registerExtensions([Top.self, Base.self, Chain1.self, Chain2.self, Chain3.self, Chain4.self]) {
+            _ in booted.withLock { $0 = true }
+        }
+        #expect(eventually(10) { booted.withLock { $0 } })
         let baseEnd = Timeline.index(of: "register-end dep.base")
         let topStart = Timeline.index(of: "register-start dep.top")
         #expect(baseEnd != nil && topStart != nil && baseEnd! < topStart!)
@@ -274,6 +299,22 @@ import Testing
             return
         }
         #expect(chain == ["cyc.x", "cyc.y", "cyc.x"])
+    }
+
+    /// `serialDelivery`: every extension still gets every event in order, and no two deliveries run at once
+    /// (with a queue each, the slow listeners overlap).
+    @Test(.serialized, arguments: [false, true])
+    func serialDeliveryRunsOneListenerAtATime(serial: Bool) {
+        let probe = OverlapProbe()
+        OverlapProbe.current.withLock { $0 = probe }
+        var options = EventHub.Options()
+        options.serialDelivery = serial
+        let hub = bootedHub([SlowA.self, SlowB.self, SlowC.self], options: options)
+        for i in 0..<60 { hub.dispatch(event(i)) }
+        let names = ["slow.a", "slow.b", "slow.c"]
+        #expect(eventually(10) { probe.seen.withLock { s in names.allSatisfy { s[$0]?.count == 60 } } })
+        for n in names { #expect(probe.seen.withLock { $0[n] } == Array(0..<60)) }
+        if serial { #expect(probe.most.withLock { $0 } == 1) } else { #expect(probe.most.withLock { $0 } > 1) }
     }
 
     @Test func duplicateNamesAreRejected() {
@@ -315,3 +356,44 @@ extension ValueObject {
         return o
     }
 }
+
+/// What the slow extensions of `serialDeliveryRunsOneListenerAtATime` saw: how many of their listeners ran
+/// at once, at most, and the events each got.
+final class OverlapProbe: Sendable {
+    static let current = Locked<OverlapProbe?>(nil)
+    let running = Locked(0)
+    let most = Locked(0)
+    let seen = Locked<[String: [Int]]>([:])
+}
+
+/// An extension whose listener takes half a millisecond, noting overlaps in the current `OverlapProbe`.
+class SlowExtension: Extension, @unchecked Sendable {
+    class var extensionName: String { "slow" }
+    let runtime: any ExtensionRuntime
+    var name: String { Self.extensionName }
+    let friendlyName = "slow"
+    let version = "1"
+
+    required init?(runtime: any ExtensionRuntime) { self.runtime = runtime }
+
+    func onUnregistered() {}
+
+    func onRegistered() {
+        guard let probe = OverlapProbe.current.withLock({ $0 }) else { return }
+        let name = self.name
+        registerListener(type: "t", source: "s") { e in
+            let now = probe.running.withLock {
+                $0 += 1
+                return $0
+            }
+            probe.most.withLock { $0 = max($0, now) }
+            Thread.sleep(forTimeInterval: 0.0005)
+            probe.running.withLock { $0 -= 1 }
+            probe.seen.withLock { $0[name, default: []].append(Int(e.data?["n"]?.intValue ?? -1)) }
+        }
+    }
+}
+
+final class SlowA: SlowExtension, @unchecked Sendable { override class var extensionName: String { "slow.a" } }
+final class SlowB: SlowExtension, @unchecked Sendable { override class var extensionName: String { "slow.b" } }
+final class SlowC: SlowExtension, @unchecked Sendable { override class var extensionName: String { "slow.c" } }

@@ -52,7 +52,8 @@ if phase == "fast-plan" {
         withExtendedLifetime(planned) {}
     }
     all.sort()
-    print("load(json:)+plan 1000, freeing not timed: best \(String(format: "%.2f", all[0])) ms, median \(String(format: "%.2f", all[all.count / 2])) over \(rounds)")
+    let (best, median) = (String(format: "%.2f", all[0]), String(format: "%.2f", all[all.count / 2]))
+    print("load(json:)+plan 1000, freeing not timed: best \(best) ms, median \(median) over \(rounds)")
 }
 if phase == "fast-keep" {
     // As fast-all, with every result kept until the end: the difference is what freeing them costs.

@@ -39,6 +39,9 @@ public final class RulesHost: Sendable {
         public var identityPath: [String]?
         /// Sees every event the hub delivers, its own bookkeeping included, in hub order.
         public var observer: (@Sendable (Event) -> Void)?
+        /// Extensions deliver one at a time (`EventHub.Options.serialDelivery`): for a host with one core
+        /// for the hub.
+        public var serialDelivery = false
 
         /// A configuration with the rules of `rules` and nothing else: in-memory history, no states.
         public init(
@@ -78,6 +81,7 @@ public final class RulesHost: Sendable {
     public init(_ configuration: Configuration) throws(HubError) {
         var options = EventHub.Options()
         options.history = configuration.history
+        options.serialDelivery = configuration.serialDelivery
         if let path = configuration.identityPath {
             options.identity = { e in HistoryIdentity.value(at: path, in: e.data) }
         }
