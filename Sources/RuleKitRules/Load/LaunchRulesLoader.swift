@@ -29,7 +29,7 @@ public enum LaunchRulesLoader {
     /// Reads Launch rules from JSON text, so every problem is reported with its line, column and JSON
     /// pointer.
     ///
-    /// The text is read into a tape with its nodes' offsets and loaded from there, with no `Value` tree;
+    /// The text is read into a tape with its nodes' positions and loaded from there, with no `Value` tree;
     /// a text the tape does not take (not an object, not JSON, a key with an escape or repeated in an
     /// object) is read as a document with a source map instead, which gives the same rules and findings,
     /// or the reader's error.
@@ -88,14 +88,14 @@ public enum LaunchRulesLoader {
             return nil
         }
         // One pass over the members; the parts below them are read once the rule's fields are known.
-        var metaNode: N?
-        var conditionNode: N?
-        var consequencesNode: N?
-        var enabledNode: N?
+        var metaNode: N.Member?
+        var conditionNode: N.Member?
+        var consequencesNode: N.Member?
+        var enabledNode: N.Member?
         var id: String?
         var name: String?
         var description: String?
-        c.forEachMember { k, v, _ in
+        c.forEachMember { k, v in
             switch k {
             case "meta": metaNode = v
             case "condition": conditionNode = v
@@ -104,7 +104,7 @@ public enum LaunchRulesLoader {
             case "id": id = v.string
             case "name": name = v.string
             case "description": description = v.string
-            default: ctx.unknownKey(k, v, known: ruleKeys, what: "a rule")
+            default: ctx.unknownKey(k, c, v, known: ruleKeys, what: "a rule")
             }
         }
         var meta: ValueObject?
@@ -112,17 +112,18 @@ public enum LaunchRulesLoader {
             switch m.kind {
             case .object: meta = m.value.objectValue
             case .null: meta = nil
-            default: ctx.error(.rulesStructure, "'meta' must be an object, not \(m.kind)", m)
+            default: ctx.error(.rulesStructure, "'meta' must be an object, not \(m.kind)", c.node(m))
             }
         }
         var condition: Condition?
         if let cc = conditionNode {
-            condition = loadCondition(cc, ctx: &ctx)
+            condition = loadCondition(c.node(cc), ctx: &ctx)
         } else {
             ctx.error(.rulesStructure, "rule #\(index) has no 'condition'", c)
         }
         var consequences: [Consequence] = []
-        if let cs = consequencesNode {
+        if let cm = consequencesNode {
+            let cs = c.node(cm)
             if cs.kind == .array {
                 cs.forEachElement { _, e in
                     if let q = loadConsequence(e, ctx: &ctx) { consequences.append(q) }
@@ -139,7 +140,7 @@ public enum LaunchRulesLoader {
             if case .bool(let b) = e.value {
                 enabled = b
             } else {
-                ctx.error(.rulesStructure, "'enabled' must be true or false", e)
+                ctx.error(.rulesStructure, "'enabled' must be true or false", c.node(e))
             }
         }
         return rule(
@@ -191,13 +192,13 @@ public enum LaunchRulesLoader {
             return nil
         }
         // One pass over the members (no lookup per known key): this runs for every condition.
-        var typeNode: N?
-        var definitionNode: N?
-        c.forEachMember { k, v, _ in
+        var typeNode: N.Member?
+        var definitionNode: N.Member?
+        c.forEachMember { k, v in
             switch k {
             case "type": typeNode = v
             case "definition": definitionNode = v
-            default: ctx.unknownKey(k, v, known: conditionKeys, what: "a condition")
+            default: ctx.unknownKey(k, c, v, known: conditionKeys, what: "a condition")
             }
         }
         var kind: Condition.Kind?
@@ -209,7 +210,7 @@ public enum LaunchRulesLoader {
                 ctx.error(
                     .rulesStructure,
                     "condition 'type' must be group, matcher or historical, not \(describe(t.value))"
-                        + (hint.map { " (did you mean '\($0)'?)" } ?? ""), t)
+                        + (hint.map { " (did you mean '\($0)'?)" } ?? ""), c.node(t))
             }
         } else {
             ctx.error(.rulesStructure, "a condition needs a 'type' (group, matcher or historical)", c)
@@ -218,7 +219,7 @@ public enum LaunchRulesLoader {
             ctx.error(.rulesStructure, "a condition needs a 'definition'", c)
             return nil
         }
-        guard let definition = loadDefinition(d, ctx: &ctx), let kind else { return nil }
+        guard let definition = loadDefinition(c.node(d), ctx: &ctx), let kind else { return nil }
         return Condition(kind: kind, definition: definition, location: c.location)
     }
 
@@ -245,23 +246,23 @@ public enum LaunchRulesLoader {
         var to: Int64?
         var searchType: String?
         var ok = true
-        func string(_ key: String, _ v: N, _ ctx: inout LoaderContext) -> String? {
+        func string(_ key: String, _ v: N.Member, _ ctx: inout LoaderContext) -> String? {
             if let s = v.string { return s }
-            ctx.error(.rulesStructure, "'\(key)' must be a string, not \(v.kind)", v)
+            ctx.error(.rulesStructure, "'\(key)' must be a string, not \(v.kind)", d.node(v))
             ok = false
             return nil
         }
-        func int(_ key: String, _ v: N, _ ctx: inout LoaderContext) -> Int64? {
+        func int(_ key: String, _ v: N.Member, _ ctx: inout LoaderContext) -> Int64? {
             if let n = LoaderContext.integer(v.value) { return n }
-            ctx.error(.rulesStructure, "'\(key)' must be an integer, not \(v.kind)", v)
+            ctx.error(.rulesStructure, "'\(key)' must be an integer, not \(v.kind)", d.node(v))
             ok = false
             return nil
         }
         // One pass over the members; a null member is the same as an absent one.
-        d.forEachMember { k, v, _ in
+        d.forEachMember { k, v in
             if v.isNull {
                 if !definitionKeys.contains(k) {
-                    ctx.unknownKey(k, v, known: definitionKeys, what: "a condition definition")
+                    ctx.unknownKey(k, d, v, known: definitionKeys, what: "a condition definition")
                 }
                 return
             }
@@ -274,18 +275,16 @@ public enum LaunchRulesLoader {
             case "to": to = int(k, v, &ctx)
             case "value": value = v.value
             case "values":
-                if v.kind == .array {
-                    var list: [Value] = []
-                    v.forEachElement { _, e in list.append(e.value) }
+                if case .array(let list) = v.value {
                     values = list
                 } else {
-                    ctx.error(.rulesStructure, "'values' must be an array, not \(v.kind)", v)
+                    ctx.error(.rulesStructure, "'values' must be an array, not \(v.kind)", d.node(v))
                     ok = false
                 }
             case "events":
                 if v.kind == .array {
                     var list: [ValueObject] = []
-                    v.forEachElement { _, e in
+                    d.node(v).forEachElement { _, e in
                         if e.kind == .object, let o = e.value.objectValue {
                             list.append(o)
                         } else {
@@ -295,22 +294,22 @@ public enum LaunchRulesLoader {
                     }
                     events = list
                 } else {
-                    ctx.error(.rulesStructure, "'events' must be an array of objects, not \(v.kind)", v)
+                    ctx.error(.rulesStructure, "'events' must be an array of objects, not \(v.kind)", d.node(v))
                     ok = false
                 }
             case "conditions":
                 if v.kind == .array {
                     var list: [Condition] = []
-                    v.forEachElement { _, e in
+                    d.node(v).forEachElement { _, e in
                         if let x = loadCondition(e, ctx: &ctx) { list.append(x) } else { ok = false }
                     }
                     conditions = list
                 } else {
-                    ctx.error(.rulesStructure, "'conditions' must be an array, not \(v.kind)", v)
+                    ctx.error(.rulesStructure, "'conditions' must be an array, not \(v.kind)", d.node(v))
                     ok = false
                 }
             default:
-                ctx.unknownKey(k, v, known: definitionKeys, what: "a condition definition")
+                ctx.unknownKey(k, d, v, known: definitionKeys, what: "a condition definition")
             }
         }
         guard ok else { return nil }
@@ -327,12 +326,12 @@ public enum LaunchRulesLoader {
         var id: String?
         var type: String?
         var detail: ValueObject?
-        c.forEachMember { k, v, _ in
+        c.forEachMember { k, v in
             switch k {
             case "id": id = v.string
             case "type": type = v.string
             case "detail": detail = v.kind == .object ? v.value.objectValue : nil
-            default: ctx.unknownKey(k, v, known: consequenceKeys, what: "a consequence")
+            default: ctx.unknownKey(k, c, v, known: consequenceKeys, what: "a consequence")
             }
         }
         guard let id else {

@@ -70,10 +70,17 @@ struct LoaderContext {
     }
 
     /// Reports keys of `object` outside `known` as warnings (the reference ignores them).
-    mutating func unknownKeys(_ object: some RulesNode, known: Set<String>, what: String) {
-        object.forEachMember { k, v, _ in
-            if !known.contains(k) { unknownKey(k, v, known: known, what: what) }
+    mutating func unknownKeys<N: RulesNode>(_ object: N, known: Set<String>, what: String) {
+        object.forEachMember { k, v in
+            if !known.contains(k) { unknownKey(k, object, v, known: known, what: what) }
         }
+    }
+
+    /// Reports member `member` of `object`, whose key is outside `known`; its node is made only when the
+    /// warning is kept.
+    mutating func unknownKey<N: RulesNode>(_ key: String, _ object: N, _ member: N.Member, known: Set<String>, what: String) {
+        guard diagnostics.acceptsWarnings else { return diagnostics.countDropped() }
+        unknownKey(key, object.node(member), known: known, what: what)
     }
 
     /// Reports one key outside `known` (for loaders that walk an object's members once).

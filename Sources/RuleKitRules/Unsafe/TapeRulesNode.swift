@@ -69,15 +69,18 @@ struct TapeRulesNode: RulesNode {
         return String(decoding: v.bytes(node), as: UTF8.self)
     }
 
-    func forEachMember(_ body: (String, TapeRulesNode, Int) -> Void) {
+    func forEachMember(_ body: (String, TapeRulesNode) throws -> Void) rethrows {
         let v = view
         guard v.nodes[node].kind == .object else { return }
         var k = node + 1
-        for position in 0..<Int(v.nodes[node].count) {
-            body(String(decoding: v.bytes(k), as: UTF8.self), TapeRulesNode(document: document, node: k + 1, keyNode: k), position)
+        for _ in 0..<Int(v.nodes[node].count) {
+            try body(String(decoding: v.bytes(k), as: UTF8.self), TapeRulesNode(document: document, node: k + 1, keyNode: k))
             k = v.next(k + 1)
         }
     }
+
+    /// A member is a node already: an index.
+    func node(_ member: TapeRulesNode) -> TapeRulesNode { member }
 
     func member(_ key: String) -> TapeRulesNode? {
         let v = view
