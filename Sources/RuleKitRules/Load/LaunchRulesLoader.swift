@@ -233,18 +233,7 @@ public enum LaunchRulesLoader {
             ctx.error(.rulesStructure, "'definition' must be an object, not \(d.kind)", d)
             return nil
         }
-        // The fields are gathered first and the definition made once (each setter checks its storage's
-        // uniqueness: a reference count each, for every field of every condition).
-        var logic: String?
-        var conditions: [Condition]?
-        var key: String?
-        var matcher: String?
-        var values: [Value]?
-        var events: [ValueObject]?
-        var value: Value?
-        var from: Int64?
-        var to: Int64?
-        var searchType: String?
+        var def = Condition.Definition()
         var ok = true
         func string(_ key: String, _ v: N.Member, _ ctx: inout LoaderContext) -> String? {
             if let s = v.string { return s }
@@ -267,16 +256,16 @@ public enum LaunchRulesLoader {
                 return
             }
             switch k {
-            case "logic": logic = string(k, v, &ctx)
-            case "key": key = string(k, v, &ctx)
-            case "matcher": matcher = string(k, v, &ctx)
-            case "searchType": searchType = string(k, v, &ctx)
-            case "from": from = int(k, v, &ctx)
-            case "to": to = int(k, v, &ctx)
-            case "value": value = v.value
+            case "logic": def.logic = string(k, v, &ctx)
+            case "key": def.key = string(k, v, &ctx)
+            case "matcher": def.matcher = string(k, v, &ctx)
+            case "searchType": def.searchType = string(k, v, &ctx)
+            case "from": def.from = int(k, v, &ctx)
+            case "to": def.to = int(k, v, &ctx)
+            case "value": def.value = v.value
             case "values":
                 if case .array(let list) = v.value {
-                    values = list
+                    def.values = list
                 } else {
                     ctx.error(.rulesStructure, "'values' must be an array, not \(v.kind)", d.node(v))
                     ok = false
@@ -292,7 +281,7 @@ public enum LaunchRulesLoader {
                             ok = false
                         }
                     }
-                    events = list
+                    def.events = list
                 } else {
                     ctx.error(.rulesStructure, "'events' must be an array of objects, not \(v.kind)", d.node(v))
                     ok = false
@@ -303,7 +292,7 @@ public enum LaunchRulesLoader {
                     d.node(v).forEachElement { _, e in
                         if let x = loadCondition(e, ctx: &ctx) { list.append(x) } else { ok = false }
                     }
-                    conditions = list
+                    def.conditions = list
                 } else {
                     ctx.error(.rulesStructure, "'conditions' must be an array, not \(v.kind)", d.node(v))
                     ok = false
@@ -312,10 +301,7 @@ public enum LaunchRulesLoader {
                 ctx.unknownKey(k, d, v, known: definitionKeys, what: "a condition definition")
             }
         }
-        guard ok else { return nil }
-        return Condition.Definition(
-            logic: logic, conditions: conditions, key: key, matcher: matcher, values: values, events: events,
-            value: value, from: from, to: to, searchType: searchType)
+        return ok ? def : nil
     }
 
     static func loadConsequence<N: RulesNode>(_ c: N, ctx: inout LoaderContext) -> Consequence? {

@@ -127,60 +127,91 @@ public struct Condition: Sendable, Hashable {
 
         private var storage = Storage()
 
-        private mutating func unique() -> Storage {
+        /// Makes `storage` this definition's own before a field is set. It returns nothing: handing the box
+        /// back would cost a retain and a release for every field a loader sets.
+        private mutating func makeUnique() {
             if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-            return storage
         }
 
         /// A group's logic (`and`, `or`).
         public var logic: String? {
             get { storage.logic }
-            set { unique().logic = newValue }
+            set {
+                makeUnique()
+                storage.logic = newValue
+            }
         }
         /// A group's children.
         public var conditions: [Condition]? {
             get { storage.conditions }
-            set { unique().conditions = newValue }
+            set {
+                makeUnique()
+                storage.conditions = newValue
+            }
         }
         /// A matcher's key path.
         public var key: String? {
             get { storage.key }
-            set { unique().key = newValue }
+            set {
+                makeUnique()
+                storage.key = newValue
+            }
         }
         /// A matcher's code (`eq`, `gt`, ...).
         public var matcher: String? {
             get { storage.matcher }
-            set { unique().matcher = newValue }
+            set {
+                makeUnique()
+                storage.matcher = newValue
+            }
         }
         /// A matcher's values (any one may match; all must for `ne` and `nc`).
         public var values: [Value]? {
             get { storage.values }
-            set { unique().values = newValue }
+            set {
+                makeUnique()
+                storage.values = newValue
+            }
         }
         /// A historical condition's event masks.
         public var events: [ValueObject]? {
             get { storage.events }
-            set { unique().events = newValue }
+            set {
+                makeUnique()
+                storage.events = newValue
+            }
         }
         /// A historical condition's count to compare with.
         public var value: Value? {
             get { storage.value }
-            set { unique().value = newValue }
+            set {
+                makeUnique()
+                storage.value = newValue
+            }
         }
         /// A historical condition's window start, in milliseconds since 1970.
         public var from: Int64? {
             get { storage.from }
-            set { unique().from = newValue }
+            set {
+                makeUnique()
+                storage.from = newValue
+            }
         }
         /// A historical condition's window end, in milliseconds since 1970.
         public var to: Int64? {
             get { storage.to }
-            set { unique().to = newValue }
+            set {
+                makeUnique()
+                storage.to = newValue
+            }
         }
         /// A historical condition's search type (`any`, `ordered`, `mostRecent`).
         public var searchType: String? {
             get { storage.searchType }
-            set { unique().searchType = newValue }
+            set {
+                makeUnique()
+                storage.searchType = newValue
+            }
         }
 
         /// A definition with the given fields; the others are absent.
