@@ -51,18 +51,12 @@ extension ValueCursor: RulesNode {
 
         var kind: Value.Kind { value.kind }
 
-        var string: String? {
-            if case .string(let s) = value { return s }
-            return nil
-        }
+        var string: String? { value.stringValue }
     }
 
     var kind: Value.Kind { value.kind }
 
-    var string: String? {
-        if case .string(let s) = value { return s }
-        return nil
-    }
+    var string: String? { value.stringValue }
 
     func forEachMember(_ body: (String, Member) throws -> Void) rethrows {
         try forEachMemberValue { k, v, i in try body(k, Member(value: v, position: i)) }
