@@ -70,6 +70,8 @@ public final class RulesExtension: Extension, @unchecked Sendable {
     public let version = RuleKitVersion.current
     /// The hub's side of this extension.
     public let runtime: any ExtensionRuntime
+    /// Its listeners are registered in `onRegistered` and it holds no event: the hub skips the rest.
+    public var skipsUnheardEvents: Bool { true }
     /// The published API: a `RulesControl` to reload rules and read the last load's outcome.
     public var api: (any Sendable)? { control }
 

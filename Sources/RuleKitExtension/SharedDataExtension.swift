@@ -25,6 +25,8 @@ public final class SharedDataExtension: Extension, @unchecked Sendable {
     public let version = RuleKitVersion.current
     /// The hub's side of this extension.
     public let runtime: any ExtensionRuntime
+    /// Its listeners are registered in `onRegistered` and it holds no event: the hub skips the rest.
+    public var skipsUnheardEvents: Bool { true }
     /// The container this extension puts on the hub.
     public let container: SharedContainer
     /// The published API: the container.

@@ -13,6 +13,8 @@ public final class StatePublisherExtension: Extension, @unchecked Sendable {
     public let version = RuleKitVersion.current
     /// The hub's side of this extension.
     public let runtime: any ExtensionRuntime
+    /// Its listeners are registered in `onRegistered` and it holds no event: the hub skips the rest.
+    public var skipsUnheardEvents: Bool { true }
     let state: ValueObject?
     let xdm: ValueObject?
 

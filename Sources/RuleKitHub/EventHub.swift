@@ -258,7 +258,10 @@ public final class EventHub: Sendable {
                 // waits for a dependency: with `serialDelivery`, the dependency would wait behind it.
                 Self.afterAll(deps.map(\.registration)[...], on: c.queue) {
                     ext.onRegistered()
-                    c.state.withLock { $0.registered = true }
+                    c.state.withLock { s in
+                        s.registered = true
+                        s.selective = ext.skipsUnheardEvents
+                    }
                     c.registration.leave()
                     c.kick()
                     all.leave()

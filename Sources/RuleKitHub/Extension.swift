@@ -42,6 +42,12 @@ public protocol Extension: AnyObject, Sendable {
     /// False holds this extension's queue at `event`; it is offered again at the next trigger (a new
     /// event, or `startEvents`).
     func readyForEvent(_ event: Event) -> Bool
+    /// Whether the hub may leave out of this extension's queue the events none of its listeners hears
+    /// (default false). Saying yes promises that `readyForEvent` holds no event and that every listener is
+    /// registered in `onRegistered`: an event no listener hears then changes nothing the extension does,
+    /// and skipping it saves a queue hop per event. Barrier reads of the extension's shared states still
+    /// see it up to date with the events it was spared.
+    var skipsUnheardEvents: Bool { get }
 }
 
 extension Extension {
@@ -53,6 +59,8 @@ extension Extension {
     public var api: (any Sendable)? { nil }
     /// Ready for every event by default.
     public func readyForEvent(_ event: Event) -> Bool { true }
+    /// Every event is offered by default.
+    public var skipsUnheardEvents: Bool { false }
 
     /// Registers a listener through the runtime.
     public func registerListener(type: String, source: String, listener: @escaping EventListener) {

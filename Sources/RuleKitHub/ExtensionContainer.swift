@@ -46,6 +46,11 @@ final class ExtensionContainer: Sendable {
         var standard = SharedStateHistory()
         var xdm = SharedStateHistory()
         var registered = false
+        /// Whether the extension hears only its listeners' events (`Extension.skipsUnheardEvents`): set at
+        /// registration, when its listeners are in place.
+        var selective = false
+        /// The number of the last event handed to (or skipped for) a selective extension.
+        var through = -1
     }
 
     let queue: DispatchQueue
@@ -81,6 +86,7 @@ final class ExtensionContainer: Sendable {
     func setExtension(_ ext: (any Extension)?) {
         state.withLock { s in
             s.ext = ext
+            if ext == nil { s.selective = false }
             changes.add(1, ordering: .releasing)
         }
     }
@@ -93,32 +99,45 @@ final class ExtensionContainer: Sendable {
         }
     }
 
-    func enqueue(_ e: Event) {
+    /// Queues a batch the hub loop has processed. An extension that only hears its listeners'
+    /// (`Extension.skipsUnheardEvents`) gets only the events one of them hears; the rest count as delivered
+    /// to it at once, and barrier reads of its states pass over them as soon as its queue is idle.
+    func enqueue(contentsOf events: [Event]) {
+        var skipped: [Event] = []
         let schedule = state.withLock { s -> Bool in
-            s.pending.append(e)
+            if s.selective {
+                let tracking = settling.isTracking
+                for e in events {
+                    if s.listeners.contains(where: { $0.matches(e) }) {
+                        s.pending.append(e)
+                    } else if tracking {
+                        skipped.append(e)
+                    }
+                    if let n = e.number { s.through = n }
+                }
+                if s.pending.isEmpty && !s.drainScheduled && !s.stopped { advance(&s) }
+            } else {
+                for e in events { s.pending.append(e) }
+            }
             if s.drainScheduled { s.retrigger = true }
-            guard !s.drainScheduled, !s.stopped, s.registered else { return false }
+            guard !s.drainScheduled, !s.stopped, s.registered, !s.pending.isEmpty else { return false }
             s.drainScheduled = true
             return true
         }
+        settling.delivered(skipped)
         if schedule { queue.async { self.drain() } }
     }
 
-    func enqueue(contentsOf events: [Event]) {
-        let schedule = state.withLock { s -> Bool in
-            for e in events { s.pending.append(e) }
-            if s.drainScheduled { s.retrigger = true }
-            guard !s.drainScheduled, !s.stopped, s.registered else { return false }
-            s.drainScheduled = true
-            return true
-        }
-        if schedule { queue.async { self.drain() } }
+    /// Moves `lastProcessed` up to the last event skipped, once nothing before it waits in the queue.
+    private func advance(_ s: inout State) {
+        if s.through > lastProcessed.load(ordering: .relaxed) { lastProcessed.store(s.through, ordering: .releasing) }
     }
 
     /// Offers pending events again (after `startEvents`, registration, or a refused `readyForEvent`).
     func kick() {
         let schedule = state.withLock { s -> Bool in
             if s.drainScheduled { s.retrigger = true }
+            if s.selective && s.pending.isEmpty && !s.drainScheduled && !s.stopped { advance(&s) }
             guard !s.drainScheduled, !s.stopped, s.registered, !s.pending.isEmpty else { return false }
             s.drainScheduled = true
             return true
@@ -142,6 +161,7 @@ final class ExtensionContainer: Sendable {
                 // drain ran (and so scheduled none) re-offers it now.
                 guard !refused || s.retrigger, !s.stopped, !s.pending.isEmpty, let ext = s.ext else {
                     s.drainScheduled = false
+                    if s.selective && s.pending.isEmpty && !s.stopped { advance(&s) }
                     return nil
                 }
                 // Whatever triggered until now is answered by offering these events.

@@ -44,6 +44,9 @@ final class Settling: Sendable {
     /// being processed, so a zero read can only be about events in no group.
     private let open = Atomic<Int>(0)
 
+    /// Whether any group is open: without one, delivering settles nothing.
+    var isTracking: Bool { open.load(ordering: .acquiring) != 0 }
+
     /// Registers events about to be dispatched: as a new group with `completion`, or each in its parent's
     /// group, if that is open.
     func enter<S: Sequence<Event>>(_ events: S, completion: (@Sendable () -> Void)?) {

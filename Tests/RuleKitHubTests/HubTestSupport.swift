@@ -38,6 +38,7 @@ class RecordingExtension: Extension, @unchecked Sendable {
     class var extensionDependencies: [String] { [] }
     class var registrationDelay: Double { 0 }
     class var timelineKey: String { extensionName }
+    class var skipsUnheard: Bool { false }
 
     var name: String { Self.extensionName }
     let friendlyName: String
@@ -65,6 +66,7 @@ class RecordingExtension: Extension, @unchecked Sendable {
     func onUnregistered() { Timeline.note("unregistered \(Self.extensionName)") }
 
     func readyForEvent(_ event: Event) -> Bool { recorder.ready.withLock { $0 } }
+    var skipsUnheardEvents: Bool { Self.skipsUnheard }
 }
 
 final class ExtA: RecordingExtension, @unchecked Sendable { override class var extensionName: String { "test.a" } }
