@@ -195,16 +195,21 @@ public enum JSONLinesPipeline {
     ///   - workers: worker threads (0: everything on the calling thread).
     ///   - makeTransform: called once on each worker (or once on the calling thread with no workers); the
     ///     closure it returns is used only there, so it may keep state (a resolver, a buffer).
+    ///   - setup: called on the calling thread once the workers have started, before the first block is
+    ///     consumed: what the consumer needs (and the transform does not) is made while the first blocks
+    ///     are read, not before.
     ///   - consume: called on the calling thread with each block's output, in input order. What it
     ///     returns is released by a worker (nil: nothing to give back).
-    /// - Throws: what `consume` throws; the stream then stops and the workers finish.
+    /// - Throws: what `setup` or `consume` throws; the stream then stops and the workers finish.
     public static func run<Output: Sendable>(
         _ reader: JSONLinesReader, blockSize: Int = 1024, workers: Int,
         makeTransform: @escaping @Sendable () -> (JSONLinesBlock) -> Output,
+        setup: () throws -> Void = {},
         consume: (Output) throws -> Output?
     ) throws {
         let size = max(1, blockSize)
         guard workers > 0 else {
+            try setup()
             var lines = reader.makeIterator()
             let transform = makeTransform()
             while let block = lines.nextBlock(count: size) {
@@ -225,6 +230,7 @@ public enum JSONLinesPipeline {
             shared.stop()
             done.wait()
         }
+        try setup()
         var next = 0
         while let output = shared.take(next) {
             next += 1

@@ -76,6 +76,19 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         let (states, xdm) = try stateOptions.load()
         let reader = try openEvents(events)
+        let output = EventLines()
+        // The hub is made (rules loaded and planned, schemas compiled, extensions registered) on this thread
+        // while the worker reads and parses the first blocks.
+        var booted: RulesHost?
+        try stream(reader, output: output) {
+            booted = try host(states: states, xdm: xdm, output: output)
+        } send: {
+            booted?.process($0, completion: $1)
+        }
+    }
+
+    /// The booted hub of this run: its rules, states, shared container, history and XDM alignment.
+    func host(states: [String: ValueObject], xdm: [String: ValueObject], output: EventLines) throws -> RulesHost {
         let sources = rules.isEmpty ? ["Rules"] : rules
         var container: SharedContainer?
         if let shared {
@@ -111,13 +124,19 @@ struct RunCommand: ParsableCommand {
         // the rules extension's, and a thread per extension taking turns costs switches and cache misses
         // (on two cores, a tenth of the run).
         configuration.serialDelivery = true
-        let output = EventLines()
         if allEvents { configuration.observer = { output.write($0) } }
-        let host: RulesHost
-        do { host = try RulesHost(configuration) } catch {
+        do { return try RulesHost(configuration) } catch {
             Stderr.write("error: \(error)\n")
             throw ExitCode(2)
         }
+    }
+
+    /// Streams the input through the hub: `setup` boots it while the first blocks are read, `process` hands
+    /// it a block and calls back with what the block produced.
+    func stream(
+        _ reader: JSONLinesReader, output: EventLines, setup: () throws -> Void,
+        send process: ([Event], @escaping @Sendable ([Event]) -> Void) -> Void
+    ) throws {
         let progress = isatty(STDERR_FILENO) == 1
         var count = 0
         var bad = 0
@@ -147,7 +166,7 @@ struct RunCommand: ParsableCommand {
                 return d
             }
             pending = true
-            host.process(events) { events in
+            process(events) { events in
                 produced.withLock { $0 += events.count }
                 delivered.withLock { $0 = events }
                 finished.signal()
@@ -178,6 +197,8 @@ struct RunCommand: ParsableCommand {
                 }
                 return out
             }
+        } setup: {
+            try setup()
         } consume: { block in
             for p in block.problems { Stderr.write(p + "\n") }
             bad += block.problems.count

@@ -175,6 +175,56 @@ import Testing
         #expect(seen == 50)
     }
 
+    @Test(arguments: [0, 2])
+    func setupRunsWhileTheWorkersReadAndBeforeTheFirstBlockIsConsumed(_ workers: Int) throws {
+        let path = try file(String(repeating: "{\"a\":1}\n", count: 100))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let transformed = Locked(0)
+        var order: [String] = []
+        try JSONLinesPipeline.run(
+            try JSONLinesReader(path: path), blockSize: 10, workers: workers,
+            makeTransform: {
+                { block in
+                    transformed.withLock { $0 += 1 }
+                    return block.records().count
+                }
+            },
+            setup: {
+                // With workers, the first block is read meanwhile (the pipeline has room for it).
+                if workers > 0 {
+                    let deadline = Date().addingTimeInterval(30)
+                    while transformed.withLock({ $0 }) == 0 && Date() < deadline { usleep(1000) }
+                    #expect(transformed.withLock { $0 } >= 1)
+                }
+                order.append("setup")
+            },
+            consume: { n in
+                order.append("\(n)")
+                return nil
+            }
+        )
+        #expect(order == ["setup"] + Array(repeating: "10", count: 10))
+    }
+
+    @Test(arguments: [0, 2])
+    func aThrowingSetupStopsTheStreamBeforeAnyBlockIsConsumed(_ workers: Int) throws {
+        let path = try file(String(repeating: "{\"a\":1}\n", count: 10_000))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        struct Stop: Error {}
+        var consumed = 0
+        #expect(throws: Stop.self) {
+            try JSONLinesPipeline.run(
+                try JSONLinesReader(path: path), blockSize: 10, workers: workers, makeTransform: { { $0.records().count } },
+                setup: { throw Stop() },
+                consume: { _ in
+                    consumed += 1
+                    return nil
+                }
+            )
+        }
+        #expect(consumed == 0)
+    }
+
     @Test func givenBackOutputsAreReleasedByTheWorkers() throws {
         let path = try file(String(repeating: "{\"a\":1}\n", count: 1_000))
         defer { try? FileManager.default.removeItem(atPath: path) }
