@@ -65,6 +65,10 @@ public final class EventHub: Sendable {
         /// listener holds up every extension, and a listener must never wait for another extension's
         /// progress (it would wait for itself).
         public var serialDelivery = false
+        /// Sees each batch of events the hub loop hands to the extensions, in hub order, after the
+        /// preprocessors and before any listener hears them: what a host that collects every event delivered
+        /// needs, at one call per batch instead of a listener call per event. Runs on the hub's queue.
+        public var onDelivering: (@Sendable ([Event]) -> Void)?
 
         /// Options with the defaults of a native app and an in-memory history.
         public init(
@@ -124,6 +128,8 @@ public final class EventHub: Sendable {
         placeholder.state.withLock {
             $0.ext = ext
             $0.registered = true
+            // The hub's own listeners: its queue takes only the events one of them hears.
+            $0.selective = true
         }
         placeholder.registration.leave()
         state.withLock { s in
@@ -369,7 +375,8 @@ public final class EventHub: Sendable {
         state.withLock { $0.preprocessors.append(p) }
     }
 
-    /// A listener owned by the hub itself (the host's `MobileCore.registerEventListener`).
+    /// A listener owned by the hub itself (the host's `MobileCore.registerEventListener`): it hears the
+    /// events the hub loop hands out after this call.
     public func registerEventListener(type: String, source: String, listener: @escaping EventListener) {
         placeholder.addListener(.init(type: type, source: source, call: listener))
     }
@@ -459,8 +466,22 @@ public final class EventHub: Sendable {
                 }
                 batch[i] = event
             }
-            settling.fanOut(batch, to: containers.count)
-            for c in containers { c.enqueue(contentsOf: batch) }
+            options.onDelivering?(batch)
+            // Which containers take which events, asked before any is handed out: every delivery is
+            // counted before a container could finish one and close a block's count early.
+            let selections = containers.map { $0.selection(of: batch) }
+            if settling.isTracking {
+                var deliveries = [Int](repeating: 0, count: batch.count)
+                for selection in selections {
+                    switch selection {
+                    case .all: for i in deliveries.indices { deliveries[i] += 1 }
+                    case .none: break
+                    case .some(let taken): for i in deliveries.indices where taken[i] { deliveries[i] += 1 }
+                    }
+                }
+                settling.fanOut(batch, deliveries: deliveries)
+            }
+            for (c, selection) in zip(containers, selections) { c.enqueue(contentsOf: batch, selection) }
             batch.removeAll(keepingCapacity: true)
         }
     }

@@ -99,32 +99,56 @@ final class ExtensionContainer: Sendable {
         }
     }
 
-    /// Queues a batch the hub loop has processed. An extension that only hears its listeners'
-    /// (`Extension.skipsUnheardEvents`) gets only the events one of them hears; the rest count as delivered
-    /// to it at once, and barrier reads of its states pass over them as soon as its queue is idle.
-    func enqueue(contentsOf events: [Event]) {
-        var skipped: [Event] = []
+    /// Which events of a batch a container's queue takes.
+    enum Selection {
+        /// Every one: the extension is offered every event.
+        case all
+        /// None: none of its listeners hears any of them.
+        case none
+        /// Those flagged: one of its listeners hears them.
+        case some([Bool])
+    }
+
+    /// Which of `events` this container's queue takes. An extension that only hears its listeners'
+    /// (`Extension.skipsUnheardEvents`) takes the events one of them hears; the others count as delivered
+    /// to it at once (the hub settles them before handing the batch out), and barrier reads of its states
+    /// pass over them as soon as its queue is idle.
+    func selection(of events: [Event]) -> Selection {
+        state.withLock { s in
+            guard s.selective else { return .all }
+            guard !s.listeners.isEmpty else { return .none }
+            var taken: [Bool] = []
+            taken.reserveCapacity(events.count)
+            var any = false
+            for e in events {
+                let heard = s.listeners.contains { $0.matches(e) }
+                any = any || heard
+                taken.append(heard)
+            }
+            return any ? .some(taken) : .none
+        }
+    }
+
+    /// Queues the events of a batch the hub loop has processed that `selection` (this container's, just
+    /// asked) says it takes.
+    func enqueue(contentsOf events: [Event], _ selection: Selection) {
         let schedule = state.withLock { s -> Bool in
-            if s.selective {
-                let tracking = settling.isTracking
-                for e in events {
-                    if s.listeners.contains(where: { $0.matches(e) }) {
-                        s.pending.append(e)
-                    } else if tracking {
-                        skipped.append(e)
-                    }
-                    if let n = e.number { s.through = n }
-                }
-                if s.pending.isEmpty && !s.drainScheduled && !s.stopped { advance(&s) }
-            } else {
+            switch selection {
+            case .all:
                 for e in events { s.pending.append(e) }
+            case .none, .some:
+                if case .some(let taken) = selection {
+                    for (e, heard) in zip(events, taken) where heard { s.pending.append(e) }
+                }
+                // Numbers grow within a batch: its last is the last one skipped or taken.
+                if let n = events.last?.number { s.through = max(s.through, n) }
+                if s.pending.isEmpty && !s.drainScheduled && !s.stopped { advance(&s) }
             }
             if s.drainScheduled { s.retrigger = true }
             guard !s.drainScheduled, !s.stopped, s.registered, !s.pending.isEmpty else { return false }
             s.drainScheduled = true
             return true
         }
-        settling.delivered(skipped)
         if schedule { queue.async { self.drain() } }
     }
 

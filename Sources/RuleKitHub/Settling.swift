@@ -78,8 +78,25 @@ final class Settling: Sendable {
     }
 
     /// `events` left the hub loop for `deliveries` extensions each (each one's unit becomes that many).
-    func fanOut<C: Collection<Event>>(_ events: C, to deliveries: Int) {
-        if deliveries != 1 { settle(events, by: 1 - deliveries) }
+    func fanOut(_ events: [Event], to deliveries: Int) {
+        fanOut(events, deliveries: [Int](repeating: deliveries, count: events.count))
+    }
+
+    /// `events` left the hub loop for `deliveries[i]` extensions each (the others skip them): each one's
+    /// unit becomes that many, under one lock.
+    func fanOut(_ events: [Event], deliveries: [Int]) {
+        precondition(events.count == deliveries.count)
+        if events.isEmpty || open.load(ordering: .acquiring) == 0 { return }
+        let done: [@Sendable () -> Void] = state.withLock { s in
+            var done: [@Sendable () -> Void] = []
+            for i in events.indices where deliveries[i] != 1 {
+                guard !s.groups.isEmpty else { break }
+                guard let g = s.groupOf[events[i].id] else { continue }
+                if let completion = self.settle(&s, g, by: 1 - deliveries[i]) { done.append(completion) }
+            }
+            return done
+        }
+        for completion in done { completion() }
     }
 
     /// One extension has had `events` (their listeners ran).

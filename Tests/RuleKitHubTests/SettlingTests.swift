@@ -92,6 +92,67 @@ import Testing
         #expect(closed.withLock { $0 } == ["b", "c", "a", "d"])
     }
 
+    /// Each event of a batch counts the extensions that take it: one nobody takes settles as it leaves the
+    /// hub loop; one two take waits for both.
+    @Test func eachEventWaitsForTheExtensionsThatTookIt() {
+        let settling = Settling()
+        let closed = Locked<[String]>([])
+        let a = [event(1), event(2), event(3)]
+        settling.enter(a) { closed.withLock { $0.append("a") } }
+        settling.fanOut(a, deliveries: [0, 2, 1])
+        settling.delivered([a[1]])
+        settling.delivered([a[2]])
+        #expect(closed.withLock { $0 }.isEmpty)
+        settling.delivered([a[1]])
+        #expect(closed.withLock { $0 } == ["a"])
+        let b = [event(4), event(5)]
+        settling.enter(b) { closed.withLock { $0.append("b") } }
+        settling.fanOut(b, deliveries: [0, 0])
+        #expect(closed.withLock { $0 } == ["a", "b"])
+    }
+
+    /// With no listener for them anywhere (every queue skips them), a block still completes, and a
+    /// listener the host registers later hears what is dispatched after it.
+    @Test func aBlockNobodyHearsCompletesAndALaterListenerHearsWhatFollows() {
+        let hub = bootedHub([HearsT.self])
+        let done = DispatchSemaphore(value: 0)
+        hub.dispatch(contentsOf: (1...50).map { event($0, type: "o") }) { done.signal() }
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        let heard = Locked<[String]>([])
+        hub.registerEventListener(type: "o", source: "s") { e in heard.withLock { $0.append(e.name) } }
+        let again = DispatchSemaphore(value: 0)
+        let e52 = event(52)
+        hub.dispatch(contentsOf: [event(51, type: "o"), e52]) { again.signal() }
+        #expect(again.wait(timeout: .now() + 30) == .success)
+        #expect(heard.withLock { $0 } == ["E51"])
+        // The hub's own state, read with a barrier at the last event: its queue skipped E52 (no listener
+        // hears it), and is up to date with it.
+        #expect(eventually { hub.getSharedState(extensionName: EventHub.name, event: e52, barrier: true)?.status == .set })
+    }
+
+    /// `Options.onDelivering` sees every event as listeners get it (after the preprocessors), in hub order,
+    /// those a preprocessor dispatched included, before the block completes.
+    @Test func onDeliveringSeesEveryEventInHubOrder() {
+        let seen = Locked<[String]>([])
+        var options = EventHub.Options()
+        options.onDelivering = { batch in
+            seen.withLock { s in for e in batch where e.type != EventType.hub { s.append("\(e.name):\(e.data?["tag"] ?? .null)") } }
+        }
+        let hub = bootedHub([ExtA.self], options: options)
+        hub.registerPreprocessor { e in
+            if e.name == "E2" { hub.dispatch(e.createChainedEvent(name: "child", type: "t", source: "s", data: nil)) }
+            return e.name.hasPrefix("E") ? e.copy(withData: ["tag": "x"]) : e
+        }
+        let done = DispatchSemaphore(value: 0)
+        let atCompletion = Locked<[String]>([])
+        hub.dispatch(contentsOf: (1...3).map { event($0) }) {
+            atCompletion.withLock { $0 = seen.withLock { $0 } }
+            done.signal()
+        }
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        #expect(atCompletion.withLock { $0 } == ["E1:\"x\"", "E2:\"x\"", "E3:\"x\"", "child:null"])
+    }
+
     @Test func blocksCompleteIndependently() {
         let hub = bootedHub([ExtA.self])
         let finished = Locked<[Int]>([])

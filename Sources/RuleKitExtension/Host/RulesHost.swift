@@ -63,7 +63,7 @@ public final class RulesHost: Sendable {
     public let hub: EventHub
     /// The rules extension's control: reload, and the outcome of the last load.
     public let rules: RulesControl
-    private let batches = Locked(Batches())
+    private let batches: Locked<Batches>
 
     /// The events each block in flight produced so far, which block every event belongs to, and the
     /// states each block was sent with.
@@ -85,24 +85,29 @@ public final class RulesHost: Sendable {
         if let path = configuration.identityPath {
             options.identity = { e in HistoryIdentity.value(at: path, in: e.data) }
         }
-        hub = EventHub(options: options)
-        let batches = self.batches
+        let batches = Locked(Batches())
+        self.batches = batches
         let observer = configuration.observer
-        hub.registerEventListener(type: EventType.wildcard, source: EventSource.wildcard) { e in
-            observer?(e)
+        // Every event delivered, as the hub hands it out (one call and one lock per batch, not a listener
+        // call per event), goes to the block it belongs to.
+        options.onDelivering = { events in
+            if let observer { for e in events { observer(e) } }
             batches.withLock { b in
-                let n: Int
-                if let known = b.owner[e.id] {
-                    n = known
-                } else {
-                    // An event a rule dispatched: its block is its parent's.
-                    guard let p = e.parentID, let parent = b.owner[p] else { return }
-                    n = parent
-                    b.owner[e.id] = n
+                for e in events {
+                    let n: Int
+                    if let known = b.owner[e.id] {
+                        n = known
+                    } else {
+                        // An event a rule dispatched: its block is its parent's.
+                        guard let p = e.parentID, let parent = b.owner[p] else { continue }
+                        n = parent
+                        b.owner[e.id] = n
+                    }
+                    b.events[n, default: []].append(e)
                 }
-                b.events[n, default: []].append(e)
             }
         }
+        hub = EventHub(options: options)
         var rulesConfiguration = RulesExtension.Configuration(
             sources: configuration.rules, xdm: configuration.xdm, container: configuration.container,
             preloaded: configuration.preloaded)
