@@ -79,12 +79,7 @@ struct RunCommand: ParsableCommand {
         let output = EventLines()
         // The hub is made (rules loaded and planned, schemas compiled, extensions registered) on this thread
         // while the worker reads and parses the first blocks.
-        var booted: RulesHost?
-        try stream(reader, output: output) {
-            booted = try host(states: states, xdm: xdm, output: output)
-        } send: {
-            booted?.process($0, completion: $1)
-        }
+        try stream(reader, output: output) { try host(states: states, xdm: xdm, output: output) }
     }
 
     /// The booted hub of this run: its rules, states, shared container, history and XDM alignment.
@@ -131,12 +126,9 @@ struct RunCommand: ParsableCommand {
         }
     }
 
-    /// Streams the input through the hub: `setup` boots it while the first blocks are read, `process` hands
-    /// it a block and calls back with what the block produced.
-    func stream(
-        _ reader: JSONLinesReader, output: EventLines, setup: () throws -> Void,
-        send process: ([Event], @escaping @Sendable ([Event]) -> Void) -> Void
-    ) throws {
+    /// Streams the input through the hub `boot` makes while the first blocks are read.
+    func stream(_ reader: JSONLinesReader, output: EventLines, boot: () throws -> RulesHost) throws {
+        var booted: RulesHost?
         let progress = isatty(STDERR_FILENO) == 1
         var count = 0
         var bad = 0
@@ -159,14 +151,15 @@ struct RunCommand: ParsableCommand {
             if !allEvents { output.write(events) { $0.type != XDMAlignment.diagnosticsEventType } }
         }
         func send(_ events: [Event]) {
-            guard !events.isEmpty else { return }
+            // `booted` is set before the first block comes (the pipeline's setup).
+            guard !events.isEmpty, let host = booted else { return }
             collect()
             let previous = delivered.withLock { d in
                 defer { d = [] }
                 return d
             }
             pending = true
-            process(events) { events in
+            host.process(events) { events in
                 produced.withLock { $0 += events.count }
                 delivered.withLock { $0 = events }
                 finished.signal()
@@ -198,7 +191,7 @@ struct RunCommand: ParsableCommand {
                 return out
             }
         } setup: {
-            try setup()
+            booted = try boot()
         } consume: { block in
             for p in block.problems { Stderr.write(p + "\n") }
             bad += block.problems.count
