@@ -31,16 +31,16 @@ struct ExplainCommand: ParsableCommand {
         var sources = RuleFiles()
         let states: [String: ValueObject]
         let xdm: [String: ValueObject]
-        let input: Value
+        let e: Event
         do {
             try sources.loadOrExit(rules.isEmpty ? ["Rules"] : rules)
             states = try StateOptions.parse(stateOptions.state)
             xdm = try StateOptions.parse(stateOptions.xdmState)
-            guard let v = try InputFiles.documents(event).first?.value, v.objectValue != nil else {
+            guard let read = try Self.readEvent(event) else {
                 Stderr.write("error: the event file must hold a JSON object\n")
                 throw ExitCode(2)
             }
-            input = v
+            e = read
         } catch let e as InputError {
             switch e {
             case .unreadable(let m): Stderr.write("error: \(m)\n")
@@ -56,10 +56,25 @@ struct ExplainCommand: ParsableCommand {
             throw ExitCode(1)
         }
         let (compiled, _) = sources.compiled()
-        let e = Event(
-            name: input["name"]?.stringValue ?? "event", type: input["type"]?.stringValue ?? "",
-            source: input["source"]?.stringValue ?? "", data: input["data"]?.objectValue)
         var r = Resolver(event: e, runtime: StaticRulesRuntime(states: states, xdmStates: xdm), slotCount: compiled.slotCount)
         print(ExplainText.render(Evaluator.explain(compiled, &r)), terminator: "")
+    }
+
+    /// The event a file describes (nil when it holds no object). A JSON file's data is read as a tape, as
+    /// `rulekit run` reads its input, so the rules resolve their keys the same way; YAML (and standard
+    /// input, which may be either) is read as a document.
+    static func readEvent(_ path: String) throws(InputError) -> Event? {
+        guard path != "-", InputFormat.guess(path) == .json else {
+            guard case .object(let o)? = try InputFiles.documents(path).first?.value else { return nil }
+            return EventJSON.event(o)
+        }
+        let raw = try InputFiles.bytes(path)
+        do {
+            let read = try JSONReader.read(raw[...], file: InputFiles.displayName(path), tapeOf: "data")
+            guard case .object(let o) = read.value else { return nil }
+            return EventJSON.event(o, dataText: read.memberText, document: read.tape)
+        } catch {
+            throw .invalid(error, source: String(decoding: raw, as: UTF8.self))
+        }
     }
 }
