@@ -473,11 +473,7 @@ public final class EventHub: Sendable {
             if settling.isTracking {
                 var deliveries = [Int](repeating: 0, count: batch.count)
                 for selection in selections {
-                    switch selection {
-                    case .all: for i in deliveries.indices { deliveries[i] += 1 }
-                    case .none: break
-                    case .some(let taken): for i in deliveries.indices where taken[i] { deliveries[i] += 1 }
-                    }
+                    for i in deliveries.indices where selection.takes(i) { deliveries[i] += 1 }
                 }
                 settling.fanOut(batch, deliveries: deliveries)
             }

@@ -49,7 +49,7 @@ final class ExtensionContainer: Sendable {
         /// Whether the extension hears only its listeners' events (`Extension.skipsUnheardEvents`): set at
         /// registration, when its listeners are in place.
         var selective = false
-        /// The number of the last event handed to (or skipped for) a selective extension.
+        /// The number of the last event of a batch handed to the queue (some maybe skipped).
         var through = -1
     }
 
@@ -107,6 +107,15 @@ final class ExtensionContainer: Sendable {
         case none
         /// Those flagged: one of its listeners hears them.
         case some([Bool])
+
+        /// Whether the queue takes the batch's event `i`.
+        func takes(_ i: Int) -> Bool {
+            switch self {
+            case .all: true
+            case .none: false
+            case .some(let taken): taken[i]
+            }
+        }
     }
 
     /// Which of `events` this container's queue takes. An extension that only hears its listeners'
@@ -133,17 +142,10 @@ final class ExtensionContainer: Sendable {
     /// asked) says it takes.
     func enqueue(contentsOf events: [Event], _ selection: Selection) {
         let schedule = state.withLock { s -> Bool in
-            switch selection {
-            case .all:
-                for e in events { s.pending.append(e) }
-            case .none, .some:
-                if case .some(let taken) = selection {
-                    for (e, heard) in zip(events, taken) where heard { s.pending.append(e) }
-                }
-                // Numbers grow within a batch: its last is the last one skipped or taken.
-                if let n = events.last?.number { s.through = max(s.through, n) }
-                if s.pending.isEmpty && !s.drainScheduled && !s.stopped { advance(&s) }
-            }
+            for i in events.indices where selection.takes(i) { s.pending.append(events[i]) }
+            // Numbers grow within a batch: its last is the last one taken or skipped.
+            if let n = events.last?.number { s.through = max(s.through, n) }
+            catchUp(&s)
             if s.drainScheduled { s.retrigger = true }
             guard !s.drainScheduled, !s.stopped, s.registered, !s.pending.isEmpty else { return false }
             s.drainScheduled = true
@@ -152,8 +154,10 @@ final class ExtensionContainer: Sendable {
         if schedule { queue.async { self.drain() } }
     }
 
-    /// Moves `lastProcessed` up to the last event skipped, once nothing before it waits in the queue.
-    private func advance(_ s: inout State) {
+    /// Moves a selective extension's `lastProcessed` up to the last event skipped, once nothing before it
+    /// waits in the queue, no drain runs, and the extension is not stopped (a stopped one is not up to date).
+    private func catchUp(_ s: inout State) {
+        guard s.selective, s.pending.isEmpty, !s.drainScheduled, !s.stopped else { return }
         if s.through > lastProcessed.load(ordering: .relaxed) { lastProcessed.store(s.through, ordering: .releasing) }
     }
 
@@ -161,7 +165,7 @@ final class ExtensionContainer: Sendable {
     func kick() {
         let schedule = state.withLock { s -> Bool in
             if s.drainScheduled { s.retrigger = true }
-            if s.selective && s.pending.isEmpty && !s.drainScheduled && !s.stopped { advance(&s) }
+            catchUp(&s)
             guard !s.drainScheduled, !s.stopped, s.registered, !s.pending.isEmpty else { return false }
             s.drainScheduled = true
             return true
@@ -185,7 +189,7 @@ final class ExtensionContainer: Sendable {
                 // drain ran (and so scheduled none) re-offers it now.
                 guard !refused || s.retrigger, !s.stopped, !s.pending.isEmpty, let ext = s.ext else {
                     s.drainScheduled = false
-                    if s.selective && s.pending.isEmpty && !s.stopped { advance(&s) }
+                    catchUp(&s)
                     return nil
                 }
                 // Whatever triggered until now is answered by offering these events.

@@ -77,11 +77,6 @@ final class Settling: Sendable {
         empty?()
     }
 
-    /// `events` left the hub loop for `deliveries` extensions each (each one's unit becomes that many).
-    func fanOut(_ events: [Event], to deliveries: Int) {
-        fanOut(events, deliveries: [Int](repeating: deliveries, count: events.count))
-    }
-
     /// `events` left the hub loop for `deliveries[i]` extensions each (the others skip them): each one's
     /// unit becomes that many, under one lock.
     func fanOut(_ events: [Event], deliveries: [Int]) {

@@ -66,7 +66,7 @@ import Testing
         let child = a[0].createChainedEvent(name: "child", type: "t", source: "s", data: nil)
         settling.enter([child], completion: nil)
         // Every event leaves the hub loop for two extensions.
-        settling.fanOut(a + b + c + [child], to: 2)
+        settling.fanOut(a + b + c + [child], deliveries: [Int](repeating: 2, count: 6))
         settling.delivered(b)
         #expect(closed.withLock { $0 }.isEmpty)
         settling.delivered(b)
@@ -86,9 +86,9 @@ import Testing
         // An event that reaches no extension at all settles as it leaves the hub loop.
         let d = event(6)
         settling.enter([d]) { closed.withLock { $0.append("d") } }
-        settling.fanOut([event(7)], to: 0)
+        settling.fanOut([event(7)], deliveries: [0])
         #expect(closed.withLock { $0 } == ["b", "c", "a"])
-        settling.fanOut([d], to: 0)
+        settling.fanOut([d], deliveries: [0])
         #expect(closed.withLock { $0 } == ["b", "c", "a", "d"])
     }
 
