@@ -150,8 +150,13 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
 
     /// Sets the data to the object `tape` stands for, kept as the tape (`JSONReader.read(_:file:limits:
     /// lineOffset:tapeOf:)` reads one): the engine and writers read it in place, and `data` makes a
-    /// `ValueObject` of it only when asked.
+    /// `ValueObject` of it only when asked. A tape whose text is not JSON (`isJSONText` false: assembled from
+    /// YAML) is made into its object at once, since writers copy a kept tape's text as JSON.
     public mutating func setDocument(_ tape: JSONTape) {
+        guard tape.isJSONText else {
+            data = tape.object()
+            return
+        }
         let s = unique()
         s.data = nil
         s.dataText = nil

@@ -27,8 +27,8 @@ public struct RuleFiles: Sendable {
     /// A command that ends when its work is done sets it and leaves them to the process's end, as compilers
     /// do with their syntax trees: freeing a large document node by node costs about a tenth of reading it
     /// (5% of `rulekit match` on 10,000 YAML rules), at the cost of keeping them in memory: a long-running
-    /// host, or a command that goes on over a long stream, leaves it off. JSON rules are read into a tape
-    /// (a few allocations, however large the file), which is not kept.
+    /// host, or a command that goes on over a long stream, leaves it off. Rules read into a tape (JSON, and
+    /// the YAML a tape holds: a few allocations, however large the file) leave no document to keep.
     public var keepsDocuments = false
     /// The documents read, when `keepsDocuments` is set.
     public private(set) var documents: [Document] = []
@@ -87,7 +87,8 @@ public struct RuleFiles: Sendable {
         return (set, found)
     }
 
-    /// `parse`, with the document read, when the text was read as one (YAML; JSON is read into a tape).
+    /// `parse`, with the document read, when the text was read as one (YAML a tape does not hold; the rest
+    /// is read into a tape).
     static func read(_ bytes: [UInt8], file f: String, json: Bool, limits: RuleLimits)
         -> (RuleSet?, [Diagnostic], Document?)
     {
@@ -95,9 +96,15 @@ public struct RuleFiles: Sendable {
         var doc: Document?
         do {
             if json {
-                // Launch JSON is read into a tape, with no document to keep (`RuleSetLoader.load(json:)`).
+                // JSON is read into a tape, with no document to keep (`RuleSetLoader.load(json:)`).
                 let result = try RuleSetLoader.load(json: bytes, file: f)
                 (set, found) = (result.ruleSet, result.diagnostics)
+            } else if let (tape, warnings) = YAMLReader.tape(bytes, file: f),
+                let result = RuleSetLoader.load(tape: tape, file: f)
+            {
+                // YAML the tape holds (one mapping; no tags, merge keys or odd keys) is loaded from a tape
+                // too; anything else, and every YAML error, from the document `read` makes.
+                (set, found) = (result.ruleSet, warnings + result.diagnostics)
             } else {
                 let d = try YAMLReader.read(bytes, file: f)
                 let result = RuleSetLoader.load(d)

@@ -134,7 +134,9 @@ public struct RuleTestFile: Sendable {
                 return false
             }
             for (k, v) in c.members where !known.contains(k) {
-                let hint = known.min { Self.distance(k, $0) < Self.distance(k, $1) }.flatMap { Self.distance(k, $0) <= 2 ? $0 : nil }
+                // Sorted first: of keys as close, the same one every run (a set's order changes between runs).
+                let distance = { (c: String) in editDistance(k.lowercased(), c.lowercased()) }
+                let hint = known.sorted().min { distance($0) < distance($1) }.flatMap { distance($0) <= 2 ? $0 : nil }
                 diagnostics.append(
                     .error(
                         .rulesUnknownKey,
@@ -292,24 +294,6 @@ public struct RuleTestFile: Sendable {
                     name: string(h["name"]) ?? "history", type: string(h["type"]) ?? "",
                     source: string(h["source"]) ?? "", data: object(h["data"]), ageSeconds: age)
             }
-        }
-
-        /// Edit distance, for "did you mean".
-        static func distance(_ a: String, _ b: String) -> Int {
-            let x = Array(a.lowercased())
-            let y = Array(b.lowercased())
-            guard !x.isEmpty, !y.isEmpty else { return max(x.count, y.count) }
-            var row = Array(0...y.count)
-            for i in 1...x.count {
-                var prev = row[0]
-                row[0] = i
-                for j in 1...y.count {
-                    let cur = row[j]
-                    row[j] = min(row[j] + 1, row[j - 1] + 1, prev + (x[i - 1] == y[j - 1] ? 0 : 1))
-                    prev = cur
-                }
-            }
-            return row[y.count]
         }
     }
 }

@@ -1,8 +1,10 @@
 internal import Foundation
-// RuleKitYAML turns YAML text into RuleKit's `Value` model. It is the one module that talks to libyaml
-// (through the CYAML system library), and it does so only in `LibYAMLParser.swift`: libyaml's events are
-// turned into values directly, with no intermediate node tree, while the position of every node is
-// recorded in a flat `SourceMap` so later layers can point diagnostics at the exact field.
+// RuleKitYAML turns YAML text into RuleKit's `Value` model, or into a tape. It is the one module that
+// talks to libyaml (through the CYAML system library), and only in `Unsafe/`: libyaml's events are turned
+// into values directly (`LibYAMLParser`), with no intermediate node tree, while the position of every node
+// is recorded in a flat `SourceMap` so later layers can point diagnostics at the exact field; or they are
+// pushed into a `JSONTape` that keeps the same positions (`YAMLTapeBuilder`), which the rules loaders walk
+// without a tree.
 public import RuleKitCore
 
 /// Reads YAML 1.2 (core schema) into `Value`s with source positions, safely on hostile input.

@@ -78,4 +78,19 @@ import Testing
         #expect(result.errors.first?.location?.line == 801)
         #expect(result.diagnostics.count { $0.severity == .warning } == 500)
     }
+
+    /// Of candidates as close, the hint is the first in lexicographic order, whatever order the candidates
+    /// come in (a set's order changes from one run to the next; the fuzzer found the hint changing).
+    @Test func aHintIsTheSameWhateverTheCandidatesOrder() throws {
+        #expect(closest("md", in: ["mod", "id"]) == "id")
+        #expect(closest("md", in: ["id", "mod"]) == "id")
+        for n in 0..<50 {
+            var known: Set<String> = ["id", "mod"]
+            known.reserveCapacity(n)
+            #expect(closest("md", in: known) == "id")
+        }
+        let text = "rules:\n  - when: {key: a, eq: 1}\n    then: [{md: x, mod: {a: 1}}]\n"
+        let result = RuleSetLoader.load(try YAMLReader.read(text))
+        #expect(result.errors.map(\.message) == ["unknown key 'md' in a 'mod' consequence (did you mean 'id'?)"])
+    }
 }

@@ -1,13 +1,16 @@
 import Foundation
 import RuleKitCore
+import RuleKitExtension
 import RuleKitTestSupport
+import RuleKitYAML
 import Testing
 
 @testable import RuleKitRules
 
-/// Launch JSON is loaded from a tape (`LaunchRulesLoader.load(json:)`); its plain reference is the same
-/// loader over a `Value` tree with a source map. Both must give the same rules, locations included, and
-/// the same findings, with the same locations and JSON pointers.
+/// Rules are loaded from a tape (JSON: `RuleSetLoader.load(json:)`; YAML: `YAMLReader.tape` and
+/// `RuleSetLoader.load(tape:file:)`); the plain reference is the same loader over a `Value` tree with a
+/// source map. Both must give the same rules, locations included, and the same findings, with the same
+/// locations and JSON pointers.
 @Suite struct TapeRulesLoaderTests {
     /// The reference: the text read as a document with a source map.
     static func reference(_ bytes: [UInt8], file: String) throws -> RulesLoadResult {
@@ -89,14 +92,110 @@ import Testing
         }
     }
 
-    /// RuleKit rules written as JSON go through the document (only Launch rules are loaded from a tape).
-    @Test func ruleKitRulesInJSONAreReadAsADocument() throws {
+    /// RuleKit rules written as JSON are loaded from the tape too, alike.
+    @Test func ruleKitRulesInJSONLoadAlike() throws {
         let text = #"{"version": 1, "rules": [{"id": "r", "when": {"key": "a", "eq": 1}, "then": [{"add": {"data": {"x": 1}}}]}]}"#
+        #expect(Self.taped(Array(text.utf8)))
         let viaJSON = try RuleSetLoader.load(json: Array(text.utf8), file: "k.json")
         let viaDocument = RuleSetLoader.load(try JSONReader.read(Array(text.utf8), file: "k.json", keepSourceMap: true))
         #expect(viaJSON.ruleSet == viaDocument.ruleSet)
         #expect(viaJSON.diagnostics == viaDocument.diagnostics)
         #expect(viaJSON.ruleSet?.rules.first?.id == "r")
+    }
+
+    // MARK: YAML
+
+    /// Loads YAML from its tape and from its document: both results, or nil for the tape's when the tape
+    /// does not hold the text.
+    static func yamlLoads(_ bytes: [UInt8], file: String) throws -> (tape: RulesLoadResult?, document: RulesLoadResult) {
+        let document = try YAMLReader.read(bytes, file: file)
+        let reference = RuleSetLoader.load(document)
+        let withWarnings = RulesLoadResult(ruleSet: reference.ruleSet, diagnostics: document.warnings + reference.diagnostics)
+        guard let (tape, warnings) = YAMLReader.tape(bytes, file: file), let r = RuleSetLoader.load(tape: tape, file: file) else {
+            return (nil, withWarnings)
+        }
+        return (RulesLoadResult(ruleSet: r.ruleSet, diagnostics: warnings + r.diagnostics), withWarnings)
+    }
+
+    static func expectSameYAML(_ bytes: [UInt8], file: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+        let (tape, document) = try yamlLoads(bytes, file: file)
+        let fromTape = try #require(tape, "\(file): the tape holds it", sourceLocation: sourceLocation)
+        #expect(fromTape.ruleSet == document.ruleSet, "\(file)", sourceLocation: sourceLocation)
+        #expect(fromTape.diagnostics == document.diagnostics, "\(file)", sourceLocation: sourceLocation)
+    }
+
+    /// Problems at every level of a RuleKit-format file, and Launch rules in YAML.
+    static let locatedYAML: [String] = [
+        """
+        version: one
+        rulez: []
+        rules:
+          - id: a
+            when: {key: x, eq: [1, {no: 2}]}
+            then: [{add: {data: {y: 1}}}, {mod: 3}, {dispatch: {type: t, source: s, action: move}}]
+          - when: [{any: 3}, {group: {logic: xor, conditions: []}}, {key: k, matcher: eqq}, {key: k}]
+            then: {add: {}}
+            enabled: maybe
+            meta: 3
+          - id: a
+            when: {history: {events: [{a: 1}], matcher: gt, value: 1, searchType: sometimes}}
+            then: [{history: {operation: insert, content: {}}}, {type: 1}, {id: 2, add: {a: 1}, mod: {b: 1}}]
+          - when: {key: 3, ex: true}
+            then: []
+            colour: red
+          - 7
+        dataElements:
+          a: {path: x.y, type: int, extra: 1}
+          b: 3
+          c: {type: strin}
+        """,
+        """
+        version: 1
+        rules:
+          - name: launch rule
+            condition:
+              type: group
+              definition: {logic: and, conditions: [{type: matcher, definition: {key: k, matcher: eq, values: [yes]}}]}
+            consequences: [{id: c, type: add, detail: {eventdata: {a: 1}}}]
+            colour: red
+        """,
+        "shared:\n  c: &c {key: a, eq: 1}\nrules:\n  - id: r\n    when: [*c, {all: [*c]}]\n    then: [{add: {data: &d {x: [1, 2]}}}, {mod: {data: *d}}]\n",
+    ]
+
+    @Test(arguments: locatedYAML.indices)
+    func yamlProblemsAreFoundWhereTheDocumentFindsThem(_ i: Int) throws {
+        try Self.expectSameYAML(Array(Self.locatedYAML[i].utf8), file: "r.yaml")
+    }
+
+    /// The fixtures and the shipped rules.
+    @Test func theYAMLFixturesAndShippedRulesLoadAlike() throws {
+        let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        let repo = here.deletingLastPathComponent().deletingLastPathComponent()
+        var files = ["bad-structure.yaml", "bad-values.yaml", "unknown-matcher.yaml"].map { here.appendingPathComponent("Fixtures/\($0)") }
+        for folder in ["Rules", "Examples"] {
+            let dir = repo.appendingPathComponent(folder)
+            for case let f as String in FileManager.default.enumerator(atPath: dir.path) ?? FileManager.DirectoryEnumerator()
+            where f.hasSuffix(".yaml") && !f.contains(".test.") {
+                files.append(dir.appendingPathComponent(f))
+            }
+        }
+        #expect(files.count >= 6)
+        for url in files {
+            try Self.expectSameYAML(Array(try Data(contentsOf: url)), file: url.lastPathComponent)
+        }
+    }
+
+    /// What the tape does not hold (a merge key, a tag) is loaded from the document: `RuleFiles` gives the
+    /// document's answer, warnings first.
+    @Test func yamlTheTapeDoesNotHoldIsLoadedFromTheDocument() throws {
+        let text = "rules:\n  - id: r\n    when: {<<: {key: a}, eq: !!int '1'}\n    then: [{add: {x: on}}]\n"
+        let bytes = Array(text.utf8)
+        let (tape, document) = try Self.yamlLoads(bytes, file: "m.yaml")
+        #expect(tape == nil)
+        let (set, found) = RuleFiles.parse(bytes, file: "m.yaml")
+        #expect(set == document.ruleSet)
+        #expect(found == document.diagnostics)
+        #expect(set?.rules.first?.condition.definition.values == [.int(1)])
     }
 
     /// Every rule set of the aep-rules corpus and the benchmark's rule files, written compact and pretty.
@@ -121,5 +220,7 @@ import Testing
             #expect(Self.taped(bytes))
             try Self.expectSame(bytes, file: name)
         }
+        let yaml = try #require(SharedCorpus.bytes(bench.appendingPathComponent("rules-10k.yaml")))
+        try Self.expectSameYAML(yaml, file: "rules-10k.yaml")
     }
 }

@@ -2,7 +2,8 @@
 // from its own keys and values. Every way of evaluating must agree: the interpreter's fast paths and its
 // traced run (each comparison by the general path), the rule index and a scan of every rule, batches and
 // event by event. Converting the set to
-// RuleKit YAML (and a Launch set to Launch JSON) and loading it again gives the same rules.
+// RuleKit YAML (and a Launch set to Launch JSON) and loading it again gives the same rules. YAML rules
+// loaded from a tape give what the document gives.
 import Foundation
 import RuleKitCore
 import RuleKitYAML
@@ -21,7 +22,9 @@ public enum RulesOracle {
             if isJSON {
                 result = try RuleSetLoader.load(json: bytes, file: "r.json", limits: Oracle.limits)
             } else {
-                result = RuleSetLoader.load(try YAMLReader.read(bytes, file: "r.yaml", limits: Oracle.limits))
+                let document = try YAMLReader.read(bytes, file: "r.yaml", limits: Oracle.limits)
+                result = RuleSetLoader.load(document)
+                sameFromTape(bytes, document, result)
             }
         } catch {
             Oracle.checkLocations(name, error, in: bytes, yaml: !isJSON)
@@ -33,6 +36,18 @@ public enum RulesOracle {
         Oracle.checkLocations(name, DiagnosticError(compiled.diagnostics), in: bytes, yaml: !isJSON)
         evaluate(set, compiled, bytes)
         roundTrip(set, bytes)
+    }
+
+    /// YAML rules loaded from a tape (as `RuleFiles` loads them when the tape holds the text) against the
+    /// same loaders over the document: the same rules and findings, to the column and the pointer.
+    static func sameFromTape(_ bytes: [UInt8], _ document: Document, _ reference: RulesLoadResult) {
+        guard let (tape, warnings) = YAMLReader.tape(bytes, file: "r.yaml", limits: Oracle.limits) else { return }
+        guard let fromTape = RuleSetLoader.load(tape: tape, file: "r.yaml") else {
+            Oracle.fail(name, "a YAML tape without positions", input: bytes)
+        }
+        if fromTape.ruleSet != reference.ruleSet || fromTape.diagnostics != reference.diagnostics || warnings != document.warnings {
+            Oracle.fail(name, "YAML rules loaded from a tape differ from the document's", input: bytes)
+        }
     }
 
     // MARK: evaluation

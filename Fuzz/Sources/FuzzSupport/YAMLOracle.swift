@@ -2,7 +2,9 @@
 // whether a text is YAML. RuleKit must reject what libyaml rejects; it may reject more only for its
 // own documented reasons (limits, duplicate keys, collection keys, bad tags, aliases to no anchor).
 // Whatever it accepts must point inside the input and survive JSON and back. And the event pull on a
-// second thread (used for large inputs) must build exactly what the pull on one thread builds.
+// second thread (used for large inputs) must build exactly what the pull on one thread builds. A tape
+// (`YAMLReader.tape`) is made only of a text read as one document, and holds exactly its value, its
+// warnings and its source map's positions.
 import RuleKitCore
 
 @testable import RuleKitYAML
@@ -21,6 +23,9 @@ public enum YAMLOracle {
         do {
             docs = try YAMLReader.readAll(bytes, file: "in.yaml", limits: Oracle.limits)
         } catch {
+            if YAMLReader.tape(bytes, file: "in.yaml", limits: Oracle.limits) != nil {
+                Oracle.fail(name, "a tape of a text the document reader rejects: \(error.diagnostics)", input: bytes)
+            }
             Oracle.checkLocations(name, error, in: bytes, yaml: true)
             guard libyaml else { return }
             for d in error.diagnostics where !isOurOwnRefusal(d) {
@@ -31,6 +36,7 @@ public enum YAMLOracle {
         if !libyaml {
             Oracle.fail(name, "RuleKit accepts what libyaml rejects (\(docs.count) documents)", input: bytes)
         }
+        sameTape(bytes, docs)
         for doc in docs {
             Oracle.checkLocations(name, doc.sourceMap, in: bytes, yaml: true)
             // Every value RuleKit builds has a JSON form that reads back the same.
@@ -54,6 +60,28 @@ public enum YAMLOracle {
         if sequential != pipelined {
             Oracle.fail(
                 name, "the pipelined reader differs:\n\(pipelined.prefix(600))\nsequential:\n\(sequential.prefix(600))", input: bytes)
+        }
+    }
+
+    /// The tape of `bytes`, if one is made, against the one document read: value, warnings, positions.
+    static func sameTape(_ bytes: [UInt8], _ docs: [Document]) {
+        guard let (tape, warnings) = YAMLReader.tape(bytes, file: "in.yaml", limits: Oracle.limits) else { return }
+        guard docs.count == 1, let doc = docs.first else { Oracle.fail(name, "a tape of \(docs.count) documents", input: bytes) }
+        if "\(Value.object(tape.object()))" != "\(doc.value)" || warnings != doc.warnings {
+            Oracle.fail(name, "the tape differs from the document: \(tape.object()) vs \(doc.value)", input: bytes)
+        }
+        // Positions in document order: the source map's entries, each a value's place or its key's.
+        var fromMap: [String] = []
+        func walk(_ c: ValueCursor, key: Bool) {
+            if key, let k = c.keyLocation { fromMap.append("\(k.line):\(k.column)") }
+            fromMap.append(c.location.map { "\($0.line):\($0.column)" } ?? "?")
+            if case .object = c.value { c.forEachMember { _, m in walk(m, key: true) } }
+            if case .array = c.value { c.forEachElement { _, e in walk(e, key: false) } }
+        }
+        walk(doc.root, key: false)
+        let fromTape = tape.positions.map { "\($0.line):\($0.column)" }
+        if fromTape != fromMap {
+            Oracle.fail(name, "the tape's positions differ from the source map's: \(fromTape) vs \(fromMap)", input: bytes)
         }
     }
 

@@ -24,6 +24,8 @@
 // 6. Views (`UnsafeTapeView`) are lent for a closure by `withUnsafeView` and never kept past it.
 // 7. `positions` is empty, or holds one entry per node: the line and column where the node's text starts
 //    (a key's opening quote, a value's first byte), as `JSONReader` counts them, written with the node.
+// 8. A tape made by `TapeAssembler` (from YAML) keeps its keys and strings in `text`, which is then not
+//    JSON (`isJSONText` false); invariants 2–5 and 7 hold for it as for the reader's tapes.
 // The plain reference is `JSONReader`: `JSONTapeTests` and the `json` fuzz target check that `object()`
 // equals what it reads from the same text, and the engine's oracle tests compare walks of both.
 
@@ -41,7 +43,11 @@ public final class JSONTape: @unchecked Sendable {
     // and read only after `state` says ready (release/acquire order the two), so sharing is safe.
     /// The JSON text of the object, byte for byte as read: a slice of the array the reader was given (a
     /// tape keeps that array alive: a line of a JSON-lines block keeps the block's buffer), not a copy.
+    /// For a tape assembled from another syntax (`isJSONText` false), the bytes of its keys and strings.
     public let text: ArraySlice<UInt8>
+    /// Whether `text` is the object's JSON text (true for every tape the JSON reader makes); false for a
+    /// tape assembled from YAML (`TapeAssembler`), whose text only holds its strings.
+    public let isJSONText: Bool
     let arena: [UInt8]
     /// The nodes: memory the reader allocated and handed over, owned by the tape (freed in `deinit`), or
     /// a range of `chunk`; never written after `init`.
@@ -56,13 +62,19 @@ public final class JSONTape: @unchecked Sendable {
     /// The member indexes of large objects (invariant 4); empty for most tapes.
     let index: [UInt64]
     /// Where each node's text starts (invariant 7), when the reader was asked to keep it (for loaders that
-    /// point diagnostics at nodes); empty otherwise.
-    let positions: [Position]
+    /// point diagnostics at nodes); empty otherwise. One per node, in document order: an object's key
+    /// before its value, a container before what it holds.
+    public let positions: [Position]
 
     /// A node's line and column (one-based; columns in Unicode scalars).
-    package struct Position: Sendable {
-        package var line: UInt32
-        package var column: UInt32
+    public struct Position: Sendable, Equatable {
+        public var line: UInt32
+        public var column: UInt32
+
+        package init(line: UInt32, column: UInt32) {
+            self.line = line
+            self.column = column
+        }
     }
 
     /// Objects with more members than this get an index. Making one (a hash per key, a sort) costs about
@@ -73,9 +85,10 @@ public final class JSONTape: @unchecked Sendable {
     /// A tape over `nodes`: a range of `chunk`, or (no chunk) memory it takes over and frees.
     init(
         text: ArraySlice<UInt8>, arena: [UInt8], nodes: UnsafeMutableBufferPointer<Node>, chunk: TapeNodeChunk?, index: [UInt64],
-        positions: [Position] = []
+        positions: [Position] = [], isJSONText: Bool = true
     ) {
         precondition(positions.isEmpty || positions.count == nodes.count)
+        self.isJSONText = isJSONText
         self.text = text
         self.arena = arena
         self.nodes = nodes

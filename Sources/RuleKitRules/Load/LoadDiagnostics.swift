@@ -100,17 +100,22 @@ struct LoaderContext {
     }
 }
 
-/// The closest candidate by edit distance, if close enough to be a likely typo.
+/// The closest candidate by edit distance, if close enough to be a likely typo; of candidates as close,
+/// the first in lexicographic order (candidates often come as a `Set`, whose order changes from one run to
+/// the next: the same file must get the same hint every time).
 func closest(_ word: String, in candidates: some Sequence<String>) -> String? {
     var best: (String, Int)?
     for c in candidates {
         let d = editDistance(word.lowercased(), c.lowercased())
-        if d <= max(1, min(word.count, c.count) / 3), best == nil || d < best!.1 { best = (c, d) }
+        guard d <= max(1, min(word.count, c.count) / 3) else { continue }
+        if let (b, bd) = best, d > bd || (d == bd && b < c) { continue }
+        best = (c, d)
     }
     return best?.0
 }
 
-func editDistance(_ a: String, _ b: String) -> Int {
+/// The Levenshtein distance between two strings, in characters (for "did you mean").
+package func editDistance(_ a: String, _ b: String) -> Int {
     let a = Array(a)
     let b = Array(b)
     if a.isEmpty { return b.count }

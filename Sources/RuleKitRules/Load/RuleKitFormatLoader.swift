@@ -12,50 +12,53 @@ public enum RuleKitFormatLoader {
     static let elementKeys: Set<String> = ["path", "type", "description"]
 
     /// Loads a RuleKit YAML-format document; the rule set is nil when any error was found.
-    public static func load(_ document: Document) -> RulesLoadResult {
+    public static func load(_ document: Document) -> RulesLoadResult { load(root: document.root) }
+
+    /// Loads the rules under `root`: a document's cursor or a tape's node (the same rules and findings).
+    static func load(root: some RulesNode) -> RulesLoadResult {
         var ctx = LoaderContext()
-        let set = load(root: document.root, ctx: &ctx)
+        let set = load(root: root, ctx: &ctx)
         return RulesLoadResult(ruleSet: ctx.diagnostics.hasErrors ? nil : set, diagnostics: ctx.diagnostics.sorted)
     }
 
-    static func load(root: ValueCursor, ctx: inout LoaderContext) -> RuleSet? {
-        guard case .object = root.value else {
+    static func load<N: RulesNode>(root: N, ctx: inout LoaderContext) -> RuleSet? {
+        guard root.kind == .object else {
             ctx.error(.rulesStructure, "a rules file must be a mapping with 'rules'", root)
             return nil
         }
         unknownKeysAreErrors(root, known: rootKeys, what: "the rules file", ctx: &ctx)
         var set = RuleSet()
-        if let v = root["version"] {
+        if let v = root.member("version") {
             if let i = LoaderContext.integer(v.value) {
                 set.version = i
             } else {
                 ctx.error(.rulesStructure, "'version' must be an integer", v)
             }
         }
-        if let des = root["dataElements"] {
-            if case .object = des.value {
-                for (name, d) in des.members { if let e = dataElement(name, d, ctx: &ctx) { set.dataElements.append(e) } }
+        if let des = root.member("dataElements") {
+            if des.kind == .object {
+                for (name, d) in des.memberNodes { if let e = dataElement(name, d, ctx: &ctx) { set.dataElements.append(e) } }
             } else {
                 ctx.error(.rulesStructure, "'dataElements' must be a mapping of name → {path, type}", des)
             }
         }
-        guard let rules = root["rules"] else {
+        guard let rules = root.member("rules") else {
             ctx.error(.rulesStructure, "missing 'rules' (a list)", root)
             return set
         }
-        guard case .array = rules.value else {
+        guard rules.kind == .array else {
             ctx.error(.rulesStructure, "'rules' must be a list", rules)
             return set
         }
         var ids: [String: SourceLocation?] = [:]
-        for (i, r) in rules.elements.enumerated() {
+        for (i, r) in rules.elementNodes.enumerated() {
             guard let rule = self.rule(r, index: i, ctx: &ctx) else { continue }
             if let id = rule.id {
                 if let first = ids[id] {
                     ctx.error(
                         .rulesDuplicateID,
                         "duplicate rule id '\(id)'" + (first.map { " (first at \($0.line):\($0.column))" } ?? ""),
-                        r["id"] ?? r)
+                        r.member("id") ?? r)
                 } else {
                     ids[id] = rule.location
                 }
@@ -65,8 +68,8 @@ public enum RuleKitFormatLoader {
         return set
     }
 
-    static func unknownKeysAreErrors(_ c: ValueCursor, known: Set<String>, what: String, ctx: inout LoaderContext) {
-        for (k, v) in c.members where !known.contains(k) {
+    static func unknownKeysAreErrors(_ c: some RulesNode, known: Set<String>, what: String, ctx: inout LoaderContext) {
+        for (k, v) in c.memberNodes where !known.contains(k) {
             let hint = closest(k, in: known).map { " (did you mean '\($0)'?)" } ?? ""
             ctx.diagnostics.append(
                 .error(
@@ -75,62 +78,62 @@ public enum RuleKitFormatLoader {
         }
     }
 
-    static func dataElement(_ name: String, _ d: ValueCursor, ctx: inout LoaderContext) -> DataElement? {
-        if case .string(let path) = d.value { return DataElement(name: name, path: path, location: d.keyLocation) }
-        guard case .object = d.value else {
+    static func dataElement(_ name: String, _ d: some RulesNode, ctx: inout LoaderContext) -> DataElement? {
+        if let path = d.string { return DataElement(name: name, path: path, location: d.keyLocation) }
+        guard d.kind == .object else {
             ctx.error(.rulesStructure, "data element '\(name)' must be a path or {path, type}", d)
             return nil
         }
         unknownKeysAreErrors(d, known: elementKeys, what: "data element '\(name)'", ctx: &ctx)
-        guard case .string(let path)? = d["path"]?.value else {
+        guard let path = d.member("path")?.string else {
             ctx.error(.rulesStructure, "data element '\(name)' needs a string 'path'", d)
             return nil
         }
         var type = DataElement.ValueType.any
-        if let t = d["type"] {
-            if let s = t.value.stringValue, let vt = DataElement.ValueType(rawValue: s) {
+        if let t = d.member("type") {
+            if let s = t.string, let vt = DataElement.ValueType(rawValue: s) {
                 type = vt
             } else {
                 ctx.error(.rulesStructure, "data element type must be one of string, int, double, bool, any", t)
             }
         }
         return DataElement(
-            name: name, path: path, type: type, description: d["description"]?.value.stringValue,
+            name: name, path: path, type: type, description: d.member("description")?.string,
             location: d.keyLocation)
     }
 
-    static func rule(_ r: ValueCursor, index: Int, ctx: inout LoaderContext) -> Rule? {
-        guard case .object = r.value else {
+    static func rule<N: RulesNode>(_ r: N, index: Int, ctx: inout LoaderContext) -> Rule? {
+        guard r.kind == .object else {
             ctx.error(.rulesStructure, "rule #\(index) must be a mapping", r)
             return nil
         }
         unknownKeysAreErrors(r, known: ruleKeys, what: "a rule", ctx: &ctx)
         func string(_ k: String, _ ctx: inout LoaderContext) -> String? {
-            guard let c = r[k] else { return nil }
-            if case .string(let s) = c.value { return s }
-            if case .int(let i) = c.value, k == "id" { return String(i) }
+            guard let c = r.member(k) else { return nil }
+            if let s = c.string { return s }
+            if k == "id", c.kind == .int, case .int(let i) = c.value { return String(i) }
             ctx.error(.rulesStructure, "'\(k)' must be a string", c)
             return nil
         }
         let id = string("id", &ctx)
         let label = id ?? "rule-\(index + 1)"
         var enabled = true
-        if let e = r["enabled"] {
+        if let e = r.member("enabled") {
             if case .bool(let b) = e.value { enabled = b } else { ctx.error(.rulesStructure, "'enabled' must be true or false", e) }
         }
         var meta: ValueObject?
-        if let m = r["meta"] {
+        if let m = r.member("meta") {
             if case .object(let o) = m.value { meta = o } else { ctx.error(.rulesStructure, "'meta' must be a mapping", m) }
         }
-        guard let when = r["when"] else {
+        guard let when = r.member("when") else {
             ctx.error(.rulesStructure, "rule \(label) has no 'when' (its condition)", r)
             return nil
         }
         let condition = self.condition(when, ctx: &ctx)
         var consequences: [Consequence] = []
-        if let then = r["then"] {
-            if case .array = then.value {
-                for (j, c) in then.elements.enumerated() {
+        if let then = r.member("then") {
+            if then.kind == .array {
+                for (j, c) in then.elementNodes.enumerated() {
                     if let q = consequence(c, defaultID: "\(label)-\(j + 1)", ctx: &ctx) { consequences.append(q) }
                 }
             } else {
@@ -149,69 +152,72 @@ public enum RuleKitFormatLoader {
 
     static let matcherExtras: Set<String> = ["key", "matcher", "values"]
 
-    static func condition(_ c: ValueCursor, ctx: inout LoaderContext) -> Condition? {
-        if case .array = c.value {
+    static func condition<N: RulesNode>(_ c: N, ctx: inout LoaderContext) -> Condition? {
+        if c.kind == .array {
             // A list is an implicit `all`.
-            let children = c.elements.compactMap { condition($0, ctx: &ctx) }
-            return children.count == c.elements.count ? .group("and", children, at: c.location) : nil
+            let elements = c.elementNodes
+            let children = elements.compactMap { condition($0, ctx: &ctx) }
+            return children.count == elements.count ? .group("and", children, at: c.location) : nil
         }
-        guard case .object(let o) = c.value else {
+        guard c.kind == .object else {
             ctx.error(.rulesStructure, "a condition must be a mapping (all, any, a matcher or history)", c)
             return nil
         }
-        if o["type"] != nil && o["definition"] != nil {
+        if c.member("type") != nil && c.member("definition") != nil {
             // The Launch form, for anything the short forms cannot say.
             return LaunchRulesLoader.loadCondition(c, ctx: &ctx)
         }
-        if let all = c["all"] ?? c["any"] {
-            let logic = o["all"] != nil ? "and" : "or"
+        if let all = c.member("all") ?? c.member("any") {
+            let logic = c.member("all") != nil ? "and" : "or"
             unknownKeysAreErrors(
                 c, known: [logic == "and" ? "all" : "any"], what: "an '\(logic == "and" ? "all" : "any")' group", ctx: &ctx)
-            guard case .array = all.value else {
+            guard all.kind == .array else {
                 ctx.error(.rulesStructure, "'\(logic == "and" ? "all" : "any")' takes a list of conditions", all)
                 return nil
             }
-            let children = all.elements.compactMap { condition($0, ctx: &ctx) }
-            guard children.count == all.elements.count else { return nil }
+            let elements = all.elementNodes
+            let children = elements.compactMap { condition($0, ctx: &ctx) }
+            guard children.count == elements.count else { return nil }
             return .group(logic, children, at: c.location)
         }
-        if let g = c["group"] {
-            guard case .string(let logic)? = g["logic"]?.value, let cs = g["conditions"], case .array = cs.value else {
+        if let g = c.member("group") {
+            guard let logic = g.member("logic")?.string, let cs = g.member("conditions"), cs.kind == .array else {
                 ctx.error(.rulesStructure, "'group' needs 'logic' (a string) and 'conditions' (a list)", g)
                 return nil
             }
-            let children = cs.elements.compactMap { condition($0, ctx: &ctx) }
-            guard children.count == cs.elements.count else { return nil }
+            let elements = cs.elementNodes
+            let children = elements.compactMap { condition($0, ctx: &ctx) }
+            guard children.count == elements.count else { return nil }
             if logic != "and" && logic != "or" {
                 ctx.warning(.rulesUnknownLogic, "group logic '\(logic)' is neither 'and' nor 'or': the group is always false", g)
             }
             return .group(logic, children, at: c.location)
         }
-        if let h = c["history"] { return history(h, at: c, ctx: &ctx) }
-        if let key = c["key"] { return matcher(c, key: key, ctx: &ctx) }
-        let hint = closest(o.keys.first ?? "", in: ["all", "any", "key", "history", "group"]).map { " (did you mean '\($0)'?)" } ?? ""
+        if let h = c.member("history") { return history(h, at: c, ctx: &ctx) }
+        if let key = c.member("key") { return matcher(c, key: key, ctx: &ctx) }
+        let hint = closest(c.keys.first ?? "", in: ["all", "any", "key", "history", "group"]).map { " (did you mean '\($0)'?)" } ?? ""
         ctx.error(
             .rulesStructure,
             "a condition needs 'all', 'any', 'key' (a matcher), 'history' or 'group'\(hint)", c)
         return nil
     }
 
-    static func matcher(_ c: ValueCursor, key: ValueCursor, ctx: inout LoaderContext) -> Condition? {
-        guard case .string(let keyText) = key.value else {
+    static func matcher<N: RulesNode>(_ c: N, key: N, ctx: inout LoaderContext) -> Condition? {
+        guard let keyText = key.string else {
             ctx.error(.rulesBadValue, "a matcher 'key' must be a string", key)
             return nil
         }
-        if let m = c["matcher"] {
+        if let m = c.member("matcher") {
             // The explicit form: {key, matcher, values}.
             unknownKeysAreErrors(c, known: matcherExtras, what: "a matcher", ctx: &ctx)
-            guard case .string(let code) = m.value else {
+            guard let code = m.string else {
                 ctx.error(.rulesBadValue, "'matcher' must be a string", m)
                 return nil
             }
             if Operation(code: code) == nil { unknownMatcher(code, m, ctx: &ctx) }
             var values: [Value]?
-            if let vs = c["values"] {
-                guard case .array(let a) = vs.value else {
+            if let vs = c.member("values") {
+                guard vs.kind == .array, case .array(let a) = vs.value else {
                     ctx.error(.rulesBadValue, "'values' must be a list", vs)
                     return nil
                 }
@@ -219,7 +225,7 @@ public enum RuleKitFormatLoader {
             }
             return Condition(kind: .matcher, definition: .init(key: keyText, matcher: code, values: values), location: c.location)
         }
-        let ops = c.members.filter { $0.key != "key" }
+        let ops = c.memberNodes.filter { $0.key != "key" }
         guard ops.count == 1, let (code, v) = ops.first else {
             if ops.isEmpty {
                 ctx.error(.rulesStructure, "matcher on '\(keyText)' has no operator (eq, ne, gt, ge, lt, le, co, nc, sw, ew, ex, nx)", c)
@@ -232,16 +238,17 @@ public enum RuleKitFormatLoader {
             unknownMatcher(code, v, ctx: &ctx)
             return nil
         }
+        let value = v.value
         var values: [Value]
-        switch v.value {
+        switch value {
         case .array(let a): values = a
-        default: values = [v.value]
+        default: values = [value]
         }
         if op == .exists || op == .notExist {
             // `ex: true` is the readable spelling of "no values".
-            if v.value == .bool(true) { values = [] }
+            if value == .bool(true) { values = [] }
         } else {
-            for e in (v.value.arrayValue != nil ? v.elements : [v]) {
+            for e in (v.kind == .array ? v.elementNodes : [v]) {
                 switch e.value {
                 case .string, .int, .double, .bool: break
                 default:
@@ -252,7 +259,7 @@ public enum RuleKitFormatLoader {
         return Condition(kind: .matcher, definition: .init(key: keyText, matcher: code, values: values), location: c.location)
     }
 
-    static func unknownMatcher(_ code: String, _ at: ValueCursor, ctx: inout LoaderContext) {
+    static func unknownMatcher(_ code: String, _ at: some RulesNode, ctx: inout LoaderContext) {
         let hint = Operation.suggestion(for: code).map { " (did you mean '\($0)'?)" } ?? ""
         ctx.diagnostics.append(
             .error(
@@ -260,8 +267,8 @@ public enum RuleKitFormatLoader {
                 at: at.keyLocation, pointer: at.pointer))
     }
 
-    static func history(_ h: ValueCursor, at c: ValueCursor, ctx: inout LoaderContext) -> Condition? {
-        guard case .object = h.value else {
+    static func history<N: RulesNode>(_ h: N, at c: N, ctx: inout LoaderContext) -> Condition? {
+        guard h.kind == .object else {
             ctx.error(.rulesStructure, "'history' takes {events, matcher, value, from?, to?, searchType?}", h)
             return nil
         }
@@ -270,34 +277,34 @@ public enum RuleKitFormatLoader {
             ctx: &ctx)
         guard let def = LaunchRulesLoader.loadDefinition(h, ctx: &ctx) else { return nil }
         if def.events == nil { ctx.error(.rulesStructure, "a history condition needs 'events' (a list of masks)", h) }
-        if let code = def.matcher, Operation(code: code) == nil { unknownMatcher(code, h["matcher"]!, ctx: &ctx) }
+        if let code = def.matcher, Operation(code: code) == nil { unknownMatcher(code, h.member("matcher") ?? h, ctx: &ctx) }
         if def.matcher == nil { ctx.error(.rulesStructure, "a history condition needs a 'matcher'", h) }
         if def.value.flatMap(LoaderContext.integer) == nil { ctx.error(.rulesStructure, "a history condition needs an integer 'value'", h) }
         if let s = def.searchType, SearchType(rawValue: s) == nil {
-            ctx.error(.rulesBadValue, "searchType must be any, ordered or mostRecent", h["searchType"]!)
+            ctx.error(.rulesBadValue, "searchType must be any, ordered or mostRecent", h.member("searchType") ?? h)
         }
         return Condition(kind: .historical, definition: def, location: c.location)
     }
 
     // MARK: consequences
 
-    static func consequence(_ c: ValueCursor, defaultID: String, ctx: inout LoaderContext) -> Consequence? {
-        guard case .object(let o) = c.value else {
+    static func consequence<N: RulesNode>(_ c: N, defaultID: String, ctx: inout LoaderContext) -> Consequence? {
+        guard c.kind == .object else {
             ctx.error(.rulesStructure, "a consequence must be a mapping", c)
             return nil
         }
         var id = defaultID
-        if let i = c["id"] {
-            if case .string(let s) = i.value { id = s } else { ctx.error(.rulesStructure, "consequence 'id' must be a string", i) }
+        if let i = c.member("id") {
+            if let s = i.string { id = s } else { ctx.error(.rulesStructure, "consequence 'id' must be a string", i) }
         }
         func objectArg(_ k: String, _ ctx: inout LoaderContext) -> ValueObject? {
-            guard let a = c[k] else { return nil }
+            guard let a = c.member(k) else { return nil }
             if case .object(let x) = a.value { return x }
             ctx.error(.rulesStructure, "'\(k)' takes a mapping", a)
             return nil
         }
-        let shorthand = ["add", "mod", "dispatch", "history"].filter { o[$0] != nil }
-        if shorthand.count > 1 || (shorthand.count == 1 && o["type"] != nil) {
+        let shorthand = ["add", "mod", "dispatch", "history"].filter { c.member($0) != nil }
+        if shorthand.count > 1 || (shorthand.count == 1 && c.member("type") != nil) {
             ctx.error(.rulesStructure, "a consequence has one kind; found \(shorthand.joined(separator: ", "))", c)
             return nil
         }
@@ -308,7 +315,7 @@ public enum RuleKitFormatLoader {
             case "add", "mod":
                 return Consequence(id: id, type: kind, detail: ["eventdata": .object(arg)], location: c.location)
             case "dispatch":
-                let a = c["dispatch"]!
+                guard let a = c.member("dispatch") else { return nil }
                 unknownKeysAreErrors(a, known: ["type", "source", "action", "data"], what: "a dispatch", ctx: &ctx)
                 var detail = ValueObject()
                 for (k, target) in [("type", "type"), ("source", "source"), ("action", "eventdataaction")] {
@@ -319,12 +326,12 @@ public enum RuleKitFormatLoader {
                     detail[target] = .string(s)
                 }
                 if let action = arg["action"]?.stringValue, action != "copy" && action != "new" {
-                    ctx.error(.rulesBadValue, "dispatch action must be copy or new, not '\(action)'", a["action"]!)
+                    ctx.error(.rulesBadValue, "dispatch action must be copy or new, not '\(action)'", a.member("action") ?? a)
                 }
                 if let d = arg["data"] { detail["eventdata"] = d }
                 return Consequence(id: id, type: "dispatch", detail: detail, location: c.location)
             default:  // history
-                let a = c["history"]!
+                guard let a = c.member("history") else { return nil }
                 unknownKeysAreErrors(a, known: ["operation", "content"], what: "a history consequence", ctx: &ctx)
                 guard case .string(let op)? = arg["operation"], op == "insert" || op == "insertIfNotExists" else {
                     ctx.error(.rulesBadValue, "history operation must be insert or insertIfNotExists", a)
@@ -341,7 +348,7 @@ public enum RuleKitFormatLoader {
                 return Consequence(id: id, type: "schema", detail: detail, location: c.location)
             }
         }
-        guard case .string(let type)? = c["type"]?.value else {
+        guard let type = c.member("type")?.string else {
             ctx.error(.rulesStructure, "a consequence needs add, mod, dispatch, history, or a 'type' with a 'detail'", c)
             return nil
         }
@@ -376,19 +383,31 @@ public enum RuleSetLoader {
 
     /// Reads either format from JSON text, with every problem located (line, column, JSON pointer).
     ///
-    /// Launch rules are loaded from a tape of the text (see `LaunchRulesLoader.load(json:file:limits:)`);
-    /// RuleKit rules, and a text the tape does not take, from a document with a source map.
+    /// The text is read into a tape with its nodes' positions and loaded from there, with no `Value` tree;
+    /// a text the tape does not take (not an object, not JSON, a key with an escape or repeated in an
+    /// object), from a document with a source map, which gives the same rules and findings (or the error).
     ///
     /// - Throws: `DiagnosticError` when the text is not JSON (or is over `limits`).
     public static func load(json bytes: [UInt8], file: String = "<input>", limits: ReaderLimits = .default)
         throws(DiagnosticError) -> RulesLoadResult
     {
-        if let document = TapeRulesDocument(bytes: bytes, file: file, limits: limits),
-            let result = document.withRoot({ format(of: $0) == .launch ? LaunchRulesLoader.load(root: $0) : nil })
-        {
-            return result
-        }
+        if let document = TapeRulesDocument(bytes: bytes, file: file, limits: limits) { return load(document) }
         return load(try JSONReader.read(bytes, file: file, limits: limits, keepSourceMap: true))
+    }
+
+    /// Loads a tape read with its nodes' positions (`YAMLReader.tape` gives one for YAML) in whichever
+    /// format it is written; nil when the tape kept no positions.
+    public static func load(tape: JSONTape, file: String) -> RulesLoadResult? {
+        TapeRulesDocument(tape: tape, file: file).map(load)
+    }
+
+    static func load(_ document: TapeRulesDocument) -> RulesLoadResult {
+        document.withRoot { root in
+            switch format(of: root) {
+            case .launch: LaunchRulesLoader.load(root: root)
+            case .rulekit: RuleKitFormatLoader.load(root: root)
+            }
+        }
     }
 
     /// Loads a document in whichever format it is written.

@@ -69,3 +69,26 @@ extension ValueCursor: RulesNode {
 
     func member(_ key: String) -> ValueCursor? { self[key] }
 }
+
+extension RulesNode {
+    /// The members of an object node with their nodes, in order (empty for other kinds).
+    var memberNodes: [(key: String, node: Self)] {
+        var out: [(key: String, node: Self)] = []
+        forEachMember { k, m in out.append((k, node(m))) }
+        return out
+    }
+
+    /// The keys of an object node, in order (empty for other kinds).
+    var keys: [String] {
+        var out: [String] = []
+        forEachMember { k, _ in out.append(k) }
+        return out
+    }
+
+    /// The elements of an array node, in order (empty for other kinds).
+    var elementNodes: [Self] {
+        var out: [Self] = []
+        forEachElement { _, e in out.append(e) }
+        return out
+    }
+}

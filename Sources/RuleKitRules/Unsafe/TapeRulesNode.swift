@@ -1,19 +1,19 @@
-// A rules file read as a JSON tape, walked by the loaders through `RulesNode` with no `Value` tree and no
-// reference counting per step: the JSON path of `LaunchRulesLoader`.
+// A rules file read as a tape (from JSON, or assembled from YAML), walked by the loaders through
+// `RulesNode` with no `Value` tree and no reference counting per step.
 //
 // Invariants:
 // 1. A `TapeRulesNode` is made only by `TapeRulesDocument.withRoot`, from the view that call lends
 //    (`JSONTape.withUnsafeView`), and is used only inside it: the loaders keep strings, `Value`s and
 //    locations, never nodes.
 // 2. A node's `document` is unowned(unsafe): `withRoot` holds the document for the whole call.
-// 3. The tape was read with its nodes' positions (`JSONReader.tape(_:limits:keepingPositions:)`): one per
-//    node, so any node's index is one of theirs.
+// 3. The tape was read with its nodes' positions (`JSONReader.tape(_:limits:keepingPositions:)`, or
+//    `YAMLReader.tape`): one per node, so any node's index is one of theirs (both inits check).
 // The plain reference is the same loader over `ValueCursor` (a `Value` tree with its source map): the
 // `launch-json` fuzz target and `TapeRulesLoaderTests` check that both give the same rules, findings,
 // locations and pointers.
 internal import RuleKitCore
 
-/// A JSON rules file read into a tape with its nodes' positions.
+/// A rules file read into a tape with its nodes' positions.
 final class TapeRulesDocument {
     let file: String
     let tape: JSONTape
@@ -24,6 +24,14 @@ final class TapeRulesDocument {
     /// otherwise (the `Value` reader then gives its value or its error).
     init?(bytes: [UInt8], file: String, limits: ReaderLimits) {
         guard let tape = JSONReader.tape(bytes[...], limits: limits, keepingPositions: true) else { return nil }
+        self.file = file
+        self.tape = tape
+    }
+
+    /// The document of a tape read with its nodes' positions (from YAML: `YAMLReader.tape`); nil when it
+    /// has none (invariant 3).
+    init?(tape: JSONTape, file: String) {
+        guard tape.withUnsafeView({ $0.positions.count == $0.nodes.count }) else { return nil }
         self.file = file
         self.tape = tape
     }

@@ -116,7 +116,9 @@ public struct XDMRegistry: Sendable {
 
     func closestID(_ id: String) -> String? {
         let last = id.split(ascii: UInt8(ascii: "/"), omittingEmpty: true).last ?? id
-        return documents.keys.first { $0.hasSuffix("/" + last) } ?? documents.keys.first { $0.lowercased() == id.lowercased() }
+        // Sorted: of several that fit, the same one every run (a dictionary's order changes between runs).
+        let ids = documents.keys.sorted()
+        return ids.first { $0.hasSuffix("/" + last) } ?? ids.first { $0.lowercased() == id.lowercased() }
     }
 
     /// The field groups (`meta:intendedToExtend` contains `classID`) loaded for a class.

@@ -199,57 +199,6 @@ extension LibYAMLParser {
         return nil
     }
 
-    /// Builds documents from batches pulled on this thread: the plain reference for `buildPipelined`.
-    mutating func buildSequential(_ input: UnsafeBufferPointer<UInt8>) -> Result<Void, DiagnosticError> {
-        var parser = yaml_parser_t()
-        if let failure = Self.start(&parser, reading: input) { return .failure(failure) }
-        defer { yaml_parser_delete(&parser) }
-        // Small batches: on one thread they only spare a call per event, and most inputs are small.
-        let batch = EventBatch(capacity: 256)
-        while true {
-            batch.fill(from: &parser, input: input, file: file)
-            if let outcome = build(batch) { return outcome }
-        }
-    }
-
-    /// Builds documents from batches pulled on a second thread (invariants above).
-    mutating func buildPipelined(_ input: UnsafeBufferPointer<UInt8>) -> Result<Void, DiagnosticError> {
-        let pipe = EventPipe(depth: Self.pipelineDepth, batchSize: Self.batchSize)
-        let lent = LentInput(buffer: input)
-        let file = self.file
-        let producer = Thread { Self.produce(into: pipe, input: lent, file: file) }
-        producer.start()
-        var outcome: Result<Void, DiagnosticError> = .failure(
-            DiagnosticError(.error(.yamlSyntax, "libyaml's event stream ended without its end")))
-        while let batch = pipe.receive() {
-            let done = build(batch)
-            pipe.giveBack(batch)
-            if let done {
-                outcome = done
-                break
-            }
-        }
-        pipe.finish()
-        return outcome
-    }
-
-    /// Builds one batch's events; the outcome once the stream has ended or failed, nil to go on.
-    mutating func build(_ batch: EventBatch) -> Result<Void, DiagnosticError>? {
-        let failed: DiagnosticError? = batch.bytes.withUnsafeBufferPointer { bytes in
-            for e in batch.events {
-                do throws(DiagnosticError) {
-                    try handle(e, bytes)
-                } catch {
-                    return error
-                }
-            }
-            return nil
-        }
-        if let failed { return .failure(failed) }
-        if let error = batch.error { return .failure(error) }
-        return batch.isLast ? .success(()) : nil
-    }
-
     /// The producer: fills batches until the stream ends, libyaml fails or the consumer stops.
     static func produce(into pipe: EventPipe, input: LentInput, file: String) {
         defer { pipe.producerFinished() }
@@ -269,5 +218,69 @@ extension LibYAMLParser {
             pipe.send(batch)
             if last { return }
         }
+    }
+}
+
+/// What libyaml's events are handed to, in order: the document builder (`LibYAMLParser`) or the tape
+/// builder (`YAMLTapeBuilder`). Both are fed by the same pull, on one thread or two.
+protocol YAMLEventSink: ~Copyable {
+    /// The file positions and errors name.
+    var file: String { get }
+    /// Takes one event; the bytes its ranges point into are lent for the call.
+    mutating func handle(_ event: PulledEvent, _ bytes: UnsafeBufferPointer<UInt8>) throws(DiagnosticError)
+}
+
+extension LibYAMLParser: YAMLEventSink {}
+
+extension YAMLEventSink where Self: ~Copyable {
+    /// Handles the events of batches pulled on this thread: the plain reference for `buildPipelined`.
+    mutating func buildSequential(_ input: UnsafeBufferPointer<UInt8>) -> Result<Void, DiagnosticError> {
+        var parser = yaml_parser_t()
+        if let failure = LibYAMLParser.start(&parser, reading: input) { return .failure(failure) }
+        defer { yaml_parser_delete(&parser) }
+        // Small batches: on one thread they only spare a call per event, and most inputs are small.
+        let batch = EventBatch(capacity: 256)
+        while true {
+            batch.fill(from: &parser, input: input, file: file)
+            if let outcome = build(batch) { return outcome }
+        }
+    }
+
+    /// Handles the events of batches pulled on a second thread (invariants above).
+    mutating func buildPipelined(_ input: UnsafeBufferPointer<UInt8>) -> Result<Void, DiagnosticError> {
+        let pipe = EventPipe(depth: LibYAMLParser.pipelineDepth, batchSize: LibYAMLParser.batchSize)
+        let lent = LentInput(buffer: input)
+        let file = self.file
+        let producer = Thread { LibYAMLParser.produce(into: pipe, input: lent, file: file) }
+        producer.start()
+        var outcome: Result<Void, DiagnosticError> = .failure(
+            DiagnosticError(.error(.yamlSyntax, "libyaml's event stream ended without its end")))
+        while let batch = pipe.receive() {
+            let done = build(batch)
+            pipe.giveBack(batch)
+            if let done {
+                outcome = done
+                break
+            }
+        }
+        pipe.finish()
+        return outcome
+    }
+
+    /// Handles one batch's events; the outcome once the stream has ended or failed, nil to go on.
+    mutating func build(_ batch: EventBatch) -> Result<Void, DiagnosticError>? {
+        let failed: DiagnosticError? = batch.bytes.withUnsafeBufferPointer { bytes in
+            for e in batch.events {
+                do throws(DiagnosticError) {
+                    try handle(e, bytes)
+                } catch {
+                    return error
+                }
+            }
+            return nil
+        }
+        if let failed { return .failure(failed) }
+        if let error = batch.error { return .failure(error) }
+        return batch.isLast ? .success(()) : nil
     }
 }

@@ -56,14 +56,13 @@ struct LibYAMLParser: ~Copyable {
     var interner = StringInterner()
     /// Input size, to size the entry table once instead of regrowing it (about one node per 14 bytes).
     var inputSize = 0
-    /// The text (a reference to the caller's array, not a copy), for positions at its very end.
-    var input: [UInt8] = []
-    /// Where the text ends, once asked.
-    var end: SourceLocation?
+    /// Marks made into positions.
+    var marks: MarkPositions
 
-    init(file: String, limits: ReaderLimits) {
+    init(file: String, limits: ReaderLimits, input: [UInt8] = []) {
         self.file = file
         self.limits = limits
+        marks = MarkPositions(file: file, input: input)
     }
 
     /// Reads every document of `bytes`; `pipelined` forces the event pull onto a second thread (true) or
@@ -71,9 +70,8 @@ struct LibYAMLParser: ~Copyable {
     static func parse(_ bytes: [UInt8], file: String, limits: ReaderLimits, pipelined: Bool? = nil)
         throws(DiagnosticError) -> [Document]
     {
-        var builder = LibYAMLParser(file: file, limits: limits)
+        var builder = LibYAMLParser(file: file, limits: limits, input: bytes)
         builder.inputSize = bytes.count
-        builder.input = bytes
         let split = pipelined ?? pipelines(size: bytes.count)
         let result = bytes.withUnsafeBufferPointer { buf in
             split ? builder.buildPipelined(buf) : builder.buildSequential(buf)
@@ -129,19 +127,17 @@ struct LibYAMLParser: ~Copyable {
         return SourceLocation(file: file, line: line, column: column)
     }
 
-    func location(_ m: yaml_mark_t) -> SourceLocation {
-        SourceLocation(file: file, line: Int(m.line) + 1, column: Int(m.column) + 1)
-    }
+    func location(_ m: yaml_mark_t) -> SourceLocation { marks.location(m) }
 
-    /// A mark as (line, column), 1-based, inside the text. Only an empty node (a null without text) can
-    /// stand at the very end, where libyaml's mark is on a line after the last if the text has no final
-    /// line break (its implicit break): such a mark is taken as the end of the text.
-    mutating func position(_ m: yaml_mark_t, empty: Bool) -> (UInt32, UInt32) {
-        let raw = (UInt32(m.line + 1), UInt32(m.column + 1))
-        guard empty else { return raw }
-        if end == nil { end = input.withUnsafeBufferPointer { Self.endLocation(of: $0, file: file) } }
-        guard let end, (Int(raw.0), Int(raw.1)) > (end.line, end.column) else { return raw }
-        return (UInt32(end.line), UInt32(end.column))
+    mutating func position(_ m: yaml_mark_t, empty: Bool) -> (UInt32, UInt32) { marks.position(m, empty: empty) }
+
+    /// The warning for a plain scalar spelled as a YAML 1.1 boolean (a string in YAML 1.2).
+    static func yaml11Boolean(_ bytes: UnsafeBufferPointer<UInt8>, at location: SourceLocation) -> Diagnostic {
+        let text = String(decoding: bytes, as: UTF8.self)
+        return .warning(
+            .yaml11Boolean,
+            "'\(text)' is the string \"\(text)\" in YAML 1.2, not a boolean; write true or false, or quote it",
+            at: location)
     }
 
     func fail(_ code: DiagnosticCode, _ message: String, _ m: yaml_mark_t) -> DiagnosticError {
@@ -234,12 +230,7 @@ struct LibYAMLParser: ~Copyable {
         } else if plain && tag == nil {
             value = ScalarResolver.resolvePlain(bytes, interner: &interner)
             if case .string = value, ScalarResolver.isYAML11Boolean(bytes) {
-                let text = String(decoding: bytes, as: UTF8.self)
-                warnings.append(
-                    .warning(
-                        .yaml11Boolean,
-                        "'\(text)' is the string \"\(text)\" in YAML 1.2, not a boolean; write true or false, or quote it",
-                        at: location(m)))
+                warnings.append(Self.yaml11Boolean(bytes, at: location(m)))
             }
         } else {
             value = .string(interner.string(bytes))
@@ -272,8 +263,7 @@ struct LibYAMLParser: ~Copyable {
         }
         try countNodes(a.nodes, m)
         aliasNodes += a.nodes
-        let (ratio, overflow) = (nodes - aliasNodes).multipliedReportingOverflow(by: limits.maxAliasExpansion)
-        if !overflow, aliasNodes > max(limits.aliasNodeFloor, ratio) {
+        if Self.aliasesOverLimit(nodes: nodes, aliasNodes: aliasNodes, limits) {
             throw fail(
                 .limitExceeded,
                 "aliases expand to \(aliasNodes) nodes, over \(limits.maxAliasExpansion)× the \(nodes - aliasNodes) nodes written in the document (alias expansion limit)",
@@ -296,6 +286,12 @@ struct LibYAMLParser: ~Copyable {
         }
         let entry = newEntry(m)
         try deliver(a.value, entry: entry, mark: m)
+    }
+
+    /// Whether aliases expanding to `aliasNodes` of a document's `nodes` are over the expansion limit.
+    static func aliasesOverLimit(nodes: Int, aliasNodes: Int, _ limits: ReaderLimits) -> Bool {
+        let (ratio, overflow) = (nodes - aliasNodes).multipliedReportingOverflow(by: limits.maxAliasExpansion)
+        return !overflow && aliasNodes > max(limits.aliasNodeFloor, ratio)
     }
 
     mutating func open(mapping: Bool, anchor: String?, mark m: yaml_mark_t) throws(DiagnosticError) {
@@ -399,6 +395,36 @@ struct LibYAMLParser: ~Copyable {
             return false
         }
         return !stack[top].keySet!.insert(key).inserted
+    }
+}
+
+/// libyaml's marks as the positions documents (and tapes) keep.
+struct MarkPositions {
+    let file: String
+    /// The text (a reference to the caller's array, not a copy), for positions at its very end.
+    let input: [UInt8]
+    /// Where the text ends, once asked.
+    private var end: SourceLocation?
+
+    init(file: String, input: [UInt8]) {
+        self.file = file
+        self.input = input
+    }
+
+    /// A mark as a location (not moved inside the text: see `position`).
+    func location(_ m: yaml_mark_t) -> SourceLocation {
+        SourceLocation(file: file, line: Int(m.line) + 1, column: Int(m.column) + 1)
+    }
+
+    /// A mark as (line, column), 1-based, inside the text. Only an empty node (a null without text) can
+    /// stand at the very end, where libyaml's mark is on a line after the last if the text has no final
+    /// line break (its implicit break): such a mark is taken as the end of the text.
+    mutating func position(_ m: yaml_mark_t, empty: Bool) -> (UInt32, UInt32) {
+        let raw = (UInt32(m.line + 1), UInt32(m.column + 1))
+        guard empty else { return raw }
+        if end == nil { end = input.withUnsafeBufferPointer { LibYAMLParser.endLocation(of: $0, file: file) } }
+        guard let end, (Int(raw.0), Int(raw.1)) > (end.line, end.column) else { return raw }
+        return (UInt32(end.line), UInt32(end.column))
     }
 }
 

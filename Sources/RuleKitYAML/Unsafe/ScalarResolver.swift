@@ -7,6 +7,12 @@ internal import RuleKitCore
 enum ScalarResolver {
     /// The value of an untagged plain scalar.
     static func resolvePlain(_ s: UnsafeBufferPointer<UInt8>, interner: inout StringInterner) -> Value {
+        resolvePlainNonString(s) ?? .string(interner.string(s))
+    }
+
+    /// The value of an untagged plain scalar when the core schema makes it something other than a string
+    /// (null, a bool, a number); nil when it is the string of its text.
+    static func resolvePlainNonString(_ s: UnsafeBufferPointer<UInt8>) -> Value? {
         guard let first = s.first else { return .null }
         switch first {
         case UInt8(ascii: "~"):
@@ -22,7 +28,7 @@ enum ScalarResolver {
         default:
             break
         }
-        return .string(interner.string(s))
+        return nil
     }
 
     /// Whether a plain scalar is one of YAML 1.1's boolean spellings (a string in YAML 1.2).
