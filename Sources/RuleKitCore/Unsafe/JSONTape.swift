@@ -68,7 +68,9 @@ public final class JSONTape: @unchecked Sendable {
 
     /// A node's line and column (one-based; columns in Unicode scalars).
     public struct Position: Sendable, Equatable {
+        /// One-based line.
         public var line: UInt32
+        /// One-based column, in Unicode scalars.
         public var column: UInt32
 
         package init(line: UInt32, column: UInt32) {
