@@ -249,10 +249,15 @@ struct LibYAMLParser: ~Copyable {
         let top = stack.count - 1
         stack[top].key = text
         stack[top].keyMark = position(m, empty: bytes.isEmpty)
-        // Bytes first: comparing every key with "<<" as strings goes through a slow path for most keys.
-        stack[top].keyIsMerge = plain && tag == nil && bytes.count == 2 && bytes[0] == 0x3C && bytes[1] == 0x3C
+        stack[top].keyIsMerge = Self.isMergeKey(bytes, plain: plain, tagged: tag != nil)
         if !stack[top].anyKeyHasDot && bytes.contains(0x2E) { stack[top].anyKeyHasDot = true }
         if stack[top].allKeysASCII && bytes.contains(where: { $0 >= 0x80 }) { stack[top].allKeysASCII = false }
+    }
+
+    /// Whether a key is the merge key: a plain, untagged `<<`. Bytes, not strings: comparing every key with
+    /// "<<" as a string goes through a slow path for most keys.
+    static func isMergeKey(_ bytes: UnsafeBufferPointer<UInt8>, plain: Bool, tagged: Bool) -> Bool {
+        plain && !tagged && bytes.count == 2 && bytes[0] == 0x3C && bytes[1] == 0x3C
     }
 
     mutating func alias(_ event: PulledEvent, _ bytes: UnsafeBufferPointer<UInt8>) throws(DiagnosticError) {

@@ -109,7 +109,7 @@ struct YAMLTapeBuilder: ~Copyable, YAMLEventSink {
         let bytes = UnsafeBufferPointer(rebasing: batch[e.value])
         let at = position(e.mark, empty: bytes.isEmpty)
         if tape.expectsKey {
-            let merge = e.plain && bytes.count == 2 && bytes[0] == 0x3C && bytes[1] == 0x3C
+            let merge = LibYAMLParser.isMergeKey(bytes, plain: e.plain, tagged: e.tag != nil)
             guard e.anchor == nil, !merge, tape.key(bytes, at: at) else { throw Self.refusal }
             keyPosition = at
             return
