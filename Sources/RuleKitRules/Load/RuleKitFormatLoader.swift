@@ -4,7 +4,8 @@ public import RuleKitCore
 /// `{key: K, eq: V}` matchers, `add`/`mod`/`dispatch`/`history` consequences and data elements.
 ///
 /// Everything it accepts maps onto the Launch model one to one, so a rule set converts to Launch JSON
-/// and back without loss. Unlike the Launch structure, problems here are errors (a rule author wrote
+/// and back without loss. Like `LaunchRulesLoader`, it is written over `RulesNode`: a document's cursor
+/// and a tape's node (JSON, or YAML a tape holds) give the same rules and findings. Unlike the Launch structure, problems here are errors (a rule author wrote
 /// this file): an unknown matcher, a wrong value type or an unknown key stops the load, located.
 public enum RuleKitFormatLoader {
     static let rootKeys: Set<String> = ["version", "rules", "dataElements", "format"]
