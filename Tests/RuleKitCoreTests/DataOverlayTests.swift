@@ -73,6 +73,52 @@ import Testing
         #expect(fast > 200 && changed > 100 && clean > 20 && clean < 580)
     }
 
+    /// Text as written with spaces, escapes and number spellings the writer would not use: what the merge
+    /// leaves is copied from the text as written, only what it changes is encoded.
+    @Test func aMergeCopiesWhatItLeavesAsWritten() throws {
+        let text = #"{ "a" : 1.50, "b": {"c":"\u00e9" , "n": null, "d": {"e": [ 1 ]}}, "l": [1, 2 ], "o": {"p": 1e2}, "s":"x" }"#
+        let tape = try #require(JSONReader.tape(ArraySlice(text.utf8)))
+        var out: [UInt8] = []
+        DataOverlay(base: tape, patch: ["l": [3], "o": ["q": true], "z": 1, "s": "no"], overwrite: false).write(to: &out)
+        // `b` loses its null (cleaned, its other members as written), `l` keeps its elements as written and
+        // gets the patch's, `o` is merged, `s` stays (add), `z` is added.
+        #expect(String(decoding: out, as: UTF8.self) == #"{"a":1.50,"b":{"c":"\u00e9","d":{"e": [ 1 ]}},"l":[1, 2,3],"o":{"p":1e2,"q":true},"s":"x","z":1}"#)
+        out.removeAll()
+        DataOverlay(base: tape, patch: ["s": "yes", "a": nil, "l": [], "b": ["d": 0]], overwrite: true).write(to: &out)
+        #expect(String(decoding: out, as: UTF8.self) == #"{"b":{"c":"\u00e9","d":0},"l":[1, 2],"o":{"p": 1e2},"s":"yes"}"#)
+        // Over several lines, everything is encoded: a line of JSON-lines output stays one line.
+        let lines = try #require(JSONReader.tape(ArraySlice("{\"a\": 1.50,\n \"l\": [1]}".utf8)))
+        out.removeAll()
+        DataOverlay(base: lines, patch: ["z": 1], overwrite: false).write(to: &out)
+        #expect(String(decoding: out, as: UTF8.self) == #"{"a":1.5,"l":[1],"z":1}"#)
+    }
+
+    /// Generated bases written with spaces: every merge reads back as the reference's, on one line, and the
+    /// members it leaves keep their spaces (the encoder writes none).
+    @Test(arguments: [31, 32, 33] as [UInt64])
+    func mergesOverSpacedTextReadAsTheReference(_ seed: UInt64) throws {
+        var g = ValueGenerator(state: seed)
+        var verbatim = 0
+        for _ in 0..<300 {
+            let base = Self.object(&g, plainKeys: true)
+            let spaced = JSONWriter.string(.object(base), options: .pretty).replacingOccurrences(of: "\n", with: " ")
+            guard let tape = JSONReader.tape(ArraySlice(spaced.utf8)) else { continue }
+            let patch = Self.object(&g, plainKeys: true)
+            for overwrite in [false, true] {
+                let merged = EventDataMerge.merge(to: tape.object(), from: patch, overwrite: overwrite)
+                var out: [UInt8] = []
+                DataOverlay(base: tape, patch: patch, overwrite: overwrite).write(to: &out)
+                let comment = Comment(rawValue: "base \(spaced) patch \(Value.object(patch)) overwrite \(overwrite)")
+                let back = try JSONReader.read(out).value
+                // Compared as text: number kinds and both zeros count.
+                #expect(JSONWriter.string(back) == JSONWriter.string(.object(merged)), comment)
+                #expect(!out.contains(0x0A), comment)
+                if out.contains(0x20) { verbatim += 1 }
+            }
+        }
+        #expect(verbatim > 100)
+    }
+
     /// Large patches are asked by key rather than compared member by member: the same bytes.
     @Test(arguments: [17, 70] as [Int])
     func largePatchesMergeAsTheReference(_ size: Int) throws {

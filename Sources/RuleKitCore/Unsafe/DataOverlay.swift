@@ -5,9 +5,14 @@
 //    object is).
 // 2. The tape is the one the event read; the patch is the rendered consequence data, a `Value` tree the
 //    overlay owns.
-// The plain reference is `EventDataMerge.merge` on the tape's object: `object()` is exactly that, and
-// `write(to:)` and `changesData()` are compared with it by `DataOverlayTests` and the json fuzz target.
+// 3. `write(to:)` copies ranges of the tape's text that `UnsafeTapeView.valueSpan` found between the nodes'
+//    known offsets (keys' quotes, the object's braces), each inside the text and checked for the ':' and
+//    ',' that must bound it; anything not laid out so is encoded instead.
+// The plain reference is `EventDataMerge.merge` on the tape's object: `object()` is exactly that; what
+// `write(to:)` writes reads back as it, and is `JSONWriter`'s text of it for compact input; and
+// `changesData()` is its verdict. `DataOverlayTests` and the json fuzz target compare all three.
 
+internal import Foundation
 internal import Synchronization
 
 /// Event data as read (a tape) with one `EventDataMerge` merge over it, kept apart: the merged object is
@@ -40,16 +45,26 @@ public final class DataOverlay: @unchecked Sendable {
         EventDataMerge.merge(to: base.object(), from: patch, overwrite: overwrite)
     }
 
-    /// Appends the merged object as compact JSON, the bytes `JSONWriter` writes for `object()`, from the
-    /// tape and the patch.
+    /// Appends the merged object as JSON, from the tape and the patch: what the merge leaves as it was read
+    /// is copied from the text as written, and only what it changes is encoded, compact. It reads as
+    /// `object()`, and it is the bytes `JSONWriter` writes for `object()` when the text read was compact
+    /// JSON as a JSON writer writes it. A text over several lines is written compact throughout (a line of
+    /// JSON-lines output must stay one line).
     public func write(to out: inout [UInt8]) {
         let mark = out.count
-        let done = base.withUnsafeView { $0.writeMerged(0, patch, overwrite: overwrite, to: &out) }
+        let text = base.isJSONText && !base.text.withUnsafeBufferPointer(Self.hasLineBreak) ? 0..<base.text.count : nil
+        let done = base.withUnsafeView { $0.writeMerged(0, patch, overwrite: overwrite, verbatim: text, to: &out) }
         if !done {
             // Wildcard or non-ASCII patch keys: the reference's tree.
             out.removeSubrange(mark...)
             JSONWriter.writeCompact(object(), to: &out)
         }
+    }
+
+    /// Whether `text` holds a line feed or a carriage return (`memchr`: many bytes per step).
+    private static func hasLineBreak(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = text.baseAddress, !text.isEmpty else { return false }
+        return memchr(base, 0x0A, text.count) != nil || memchr(base, 0x0D, text.count) != nil
     }
 
     /// Whether the merge changes the data: `object() != base.object()`, answered from the bytes of the

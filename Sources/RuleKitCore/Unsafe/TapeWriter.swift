@@ -60,7 +60,15 @@ extension UnsafeTapeView {
     /// absent patch: the object as the merge leaves it, nulls and all that step 2 of the merge drops gone).
     /// False when a key at a merged level holds `[*]` (the wildcard step is the reference's alone) or a
     /// patch key there is not ASCII: `out` then holds part of a write, for the caller to drop.
-    package func writeMerged(_ i: Int, _ patch: ValueObject?, overwrite: Bool, to out: inout [UInt8]) -> Bool {
+    ///
+    /// With `verbatim`, the text of object node `i` (its braces included), what the merge leaves as it was
+    /// read is copied from there, byte for byte, and only what it changes is encoded: a member the patch
+    /// does not name and the merge does not clean, the elements an array had before the patch's were
+    /// appended. The result then reads as the same JSON, and is `JSONWriter`'s text wherever the input was
+    /// (compact input written by a JSON writer: every test's and benchmark's input).
+    package func writeMerged(
+        _ i: Int, _ patch: ValueObject?, overwrite: Bool, verbatim span: Range<Int>? = nil, to out: inout [UInt8]
+    ) -> Bool {
         let members = patch?.count ?? 0
         // Which of the patch's members the object has (the rest are added after its own).
         var matched = members <= 64 ? UInt64(0) : UInt64.max
@@ -77,10 +85,13 @@ extension UnsafeTapeView {
         out.append(0x7B)
         var first = true
         var j = i + 1
-        for _ in 0..<Int(nodes[i].count) {
+        let count = Int(nodes[i].count)
+        for m in 0..<count {
             let keyNode = j
             let v = j + 1
             j = next(v)
+            // Where the value's text is, when the object's is known (the next key, if any, bounds it).
+            let text = span.flatMap { valueSpan(key: keyNode, nextKey: m + 1 < count ? j : nil, in: $0) }
             let key = bytes(keyNode)
             if EventDataMerge.wildcardStart(key) != nil { return false }
             var new: Value?
@@ -119,19 +130,26 @@ extension UnsafeTapeView {
                 Self.writeCleaned(replacement, overwrite: overwrite, to: &out)
             } else if let appended {
                 out.append(0x5B)
-                var e = v + 1
-                for k in 0..<Int(nodes[v].count) {
-                    if k > 0 { out.append(0x2C) }
-                    writeCompact(e, to: &out)
-                    e = next(e)
+                if let text, nodes[v].count > 0 {
+                    // The elements as read: the text inside the brackets, its edges' whitespace left out.
+                    out.append(contentsOf: self.text[trimmed((text.lowerBound + 1)..<(text.upperBound - 1))])
+                } else {
+                    var e = v + 1
+                    for k in 0..<Int(nodes[v].count) {
+                        if k > 0 { out.append(0x2C) }
+                        writeCompact(e, to: &out)
+                        e = next(e)
+                    }
                 }
                 for (k, x) in appended.enumerated() {
                     if k > 0 || nodes[v].count > 0 { out.append(0x2C) }
                     JSONWriter.writeCompact(x, to: &out)
                 }
                 out.append(0x5D)
-            } else if kind == .object {
-                guard writeMerged(v, mergedObject, overwrite: overwrite, to: &out) else { return false }
+            } else if kind == .object && (mergedObject != nil || text == nil || !isClean(v)) {
+                guard writeMerged(v, mergedObject, overwrite: overwrite, verbatim: text, to: &out) else { return false }
+            } else if let text {
+                out.append(contentsOf: self.text[text])
             } else {
                 writeCompact(v, to: &out)
             }
@@ -171,6 +189,52 @@ extension UnsafeTapeView {
         }
         return true
     }
+
+    /// The text of the value of the member keyed by node `key`, in the object whose text (braces included)
+    /// is `object`; `nextKey` is the next member's key node (nil: the last member). From the key's closing
+    /// quote past ':' to the next key's opening quote before ',' (or the object's '}'), whitespace left out
+    /// at both ends. nil when the text is not laid out so (then the value is encoded instead).
+    func valueSpan(key: Int, nextKey: Int?, in object: Range<Int>) -> Range<Int>? {
+        guard object.lowerBound >= 0, object.upperBound <= text.count, object.count >= 2 else { return nil }
+        let k = nodes[key].payload
+        var start = Int(k & 0xFFFF_FFFF) + Int(k >> 32) + 1
+        start = skipSpace(from: start, below: object.upperBound)
+        guard start < object.upperBound, text[start] == UInt8(ascii: ":") else { return nil }
+        start = skipSpace(from: start + 1, below: object.upperBound)
+        var end: Int
+        if let nextKey {
+            // The next key's opening quote, then back over whitespace, ',' and whitespace.
+            end = spaceBefore(Int(nodes[nextKey].payload & 0xFFFF_FFFF) - 1, above: start)
+            guard end > start, text[end - 1] == UInt8(ascii: ",") else { return nil }
+            end = spaceBefore(end - 1, above: start)
+        } else {
+            end = spaceBefore(object.upperBound - 1, above: start)
+        }
+        return end > start ? start..<end : nil
+    }
+
+    /// `range` without the whitespace at its two ends.
+    private func trimmed(_ range: Range<Int>) -> Range<Int> {
+        let start = skipSpace(from: range.lowerBound, below: range.upperBound)
+        return start..<max(start, spaceBefore(range.upperBound, above: start))
+    }
+
+    /// The first index from `i` (below `limit`) that is not JSON whitespace, or `limit`.
+    private func skipSpace(from i: Int, below limit: Int) -> Int {
+        var i = i
+        while i < limit && Self.isSpace(text[i]) { i += 1 }
+        return i
+    }
+
+    /// The index just past the last byte before `i` (above `limit`) that is not JSON whitespace.
+    private func spaceBefore(_ i: Int, above limit: Int) -> Int {
+        var i = i
+        while i > limit && Self.isSpace(text[i - 1]) { i -= 1 }
+        return i
+    }
+
+    @inline(__always)
+    private static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }
 
     @inline(__always)
     private func separate(_ first: inout Bool, _ out: inout [UInt8]) {

@@ -46,8 +46,9 @@ public enum EventJSON {
         return o
     }
 
-    /// Appends the output object of a delivered event, as one line of compact JSON (`object(_:)` written by
-    /// `JSONWriter`, byte for byte, and a newline), without building the object.
+    /// Appends the output object of a delivered event, as one line of JSON and a newline, without building
+    /// the object: `object(_:)` written by `JSONWriter`, byte for byte, except that data kept as read is
+    /// written as read (unchanged data whole, merged data's unchanged members: `docs/streams.md`).
     public static func writeLine(_ e: Event, to out: inout [UInt8]) {
         JSONWriter.append(#"{"id":""#, to: &out)
         JSONWriter.writeUUID(e.id, to: &out)
