@@ -7,7 +7,7 @@
 //    locations, never nodes.
 // 2. A node's `document` is unowned(unsafe): `withRoot` holds the document for the whole call.
 // 3. The tape was read with its nodes' positions (`JSONReader.tape(_:limits:keepingPositions:)`, or
-//    `YAMLReader.tape`): one per node, so any node's index is one of theirs (both inits check).
+//    `YAMLReader.tape`, which `init(tape:file:)` checks): one per node, so any node's index is one of theirs.
 // The plain reference is the same loader over `ValueCursor` (a `Value` tree with its source map): the
 // `launch-json` fuzz target and `TapeRulesLoaderTests` check that both give the same rules, findings,
 // locations and pointers.
@@ -31,7 +31,7 @@ final class TapeRulesDocument {
     /// The document of a tape read with its nodes' positions (from YAML: `YAMLReader.tape`); nil when it
     /// has none (invariant 3).
     init?(tape: JSONTape, file: String) {
-        guard tape.withUnsafeView({ $0.positions.count == $0.nodes.count }) else { return nil }
+        guard tape.positions.count == tape.nodeCount else { return nil }
         self.file = file
         self.tape = tape
     }
