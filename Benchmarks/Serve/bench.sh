@@ -1,75 +1,135 @@
 #!/usr/bin/env bash
-# The `rulekit serve` benchmark: wrk posting batches of 100 events from ../shared/bench/events-10k.jsonl
-# with rules-1000.json, against `rulekit run` on the same events in the same run; then latency at half the
-# measured load; then the same with PostgreSQL history and a rule set with historical conditions.
+# The `rulekit serve` benchmark, every figure against its anchor measured in the same call:
+#   stateless: serve with rules-1000.json (history in memory), wrk posting batches of 100 events from
+#     ../shared/bench/events-10k.jsonl with 8 connections, in each body form (JSON lines, JSON array,
+#     envelope with the device's states), against `rulekit run` on 100,000 of the same events;
+#   history: serve with rules-1000.json plus ../shared/bench/history-rules.yaml (every edge event recorded,
+#     a historical condition on each), --identity xdm.identityMap.ECID.0.id, history in memory, SQLite and
+#     (given a URL) PostgreSQL, against stateless serve; p99 latency at half the measured load;
+#   PostgreSQL with 1,000,000 records of 100,000 identities already in the table, against an empty one;
+#   `rulekit run --data-dir` with the two rule files over 100,000 events, against `run` without history.
+# Every rule file is linted first: an error fails the benchmark.
 # usage: Benchmarks/Serve/bench.sh [POSTGRES_URL]   (from the repository root, after
-#        swift build -c release --product rulekit)
+#        swift build -c release --product rulekit; wrk and python3 on the PATH; psql for the 1M-row figure.
+#        .ci/postgres.sh starts a throwaway PostgreSQL and prints its URL.)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 shared=${RULEKIT_SHARED:-../shared}
-bin=.build/release/rulekit
+bin=$PWD/.build/release/rulekit
+pg=${1:-}
+seconds=${SECONDS_PER_FIGURE:-10}
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+rules1000=$shared/bench/rules-1000.json
+hrules=$shared/bench/history-rules.yaml
+identity=xdm.identityMap.ECID.0.id
+
+echo "== lint"
+$bin lint "$rules1000" "$hrules" > "$work/lint.txt" 2>&1 || { cat "$work/lint.txt"; echo "bench: the rules do not lint" >&2; exit 1; }
+tail -1 "$work/lint.txt"
+
 python3 - "$shared/bench/events-10k.jsonl" "$shared/bench/state.json" "$work" <<'PY'
 import json, sys
 events, state, work = sys.argv[1], sys.argv[2], sys.argv[3]
 lines = [l.strip() for l in open(events) if l.strip()]
-with open(f"{work}/bodies.txt", "w") as out:
+states = json.load(open(state))
+with open(f"{work}/array.txt", "w") as a, open(f"{work}/lines.txt", "w") as n, open(f"{work}/envelope.txt", "w") as e:
     for i in range(0, len(lines), 100):
-        out.write("[" + ",".join(lines[i:i + 100]) + "]\n")
+        batch = lines[i:i + 100]
+        a.write("[" + ",".join(batch) + "]\n")
+        n.write("\x1e".join(batch) + "\n")
+        e.write('{"events":[' + ",".join(batch) + '],"states":' + json.dumps(states, separators=(",", ":")) + "}\n")
 with open(f"{work}/events100k.jsonl", "w") as out:
     for _ in range(10):
         out.write("\n".join(lines) + "\n")
-for k, v in json.load(open(state)).items():
+args = []
+for k, v in states.items():
     json.dump(v, open(f"{work}/state-{k}.json", "w"))
-    print(f"--state {k}={work}/state-{k}.json", file=open(f"{work}/state-args", "a"))
-# A rule set with historical conditions: every event is recorded; a rule asks for earlier ones.
-open(f"{work}/history-rules.yaml", "w").write("""rules:
-  - id: record
-    when: {key: ~type, ex: true}
-    then:
-      - history: {operation: insert, content: {seen.type: "{%~type%}"}}
-  - id: returning
-    when:
-      all:
-        - {key: ~type, eq: com.adobe.eventType.edge}
-        - history: {events: [{seen.type: com.adobe.eventType.edge}], matcher: ge, value: 3}
-    then:
-      - add: {returning: true}
-""")
+    args.append(f"--state {k}={work}/state-{k}.json")
+open(f"{work}/state-args", "w").write(" ".join(args))
 PY
 state=$(cat "$work/state-args")
-echo "== rulekit run, 100,000 events, rules-1000.json"
-t0=$(date +%s.%N)
-$bin run --rules "$shared/bench/rules-1000.json" $state "$work/events100k.jsonl" > /dev/null
-t1=$(date +%s.%N)
-run_rate=$(python3 -c "print(round(100000 / ($t1 - $t0)))")
-echo "run: $run_rate events/s"
+
+# Median events/s of three runs of `rulekit run ARGS` over the 100,000 events.
+run_rate() {
+    python3 - "$@" <<'PY'
+import subprocess, sys, time
+rates = []
+for _ in range(3):
+    t = time.monotonic()
+    subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
+    rates.append(100000 / (time.monotonic() - t))
+print(round(sorted(rates)[1]))
+PY
+}
 
 serve() {  # serve ARGS... ; sets url
     $bin serve --listen 127.0.0.1:0 "$@" > "$work/serve.out" 2> "$work/serve.err" &
-    for _ in $(seq 100); do grep -q listening "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
+    for _ in $(seq 200); do grep -q listening "$work/serve.out" 2>/dev/null && break; sleep 0.05; done
     url=$(grep -o 'http://[0-9.:]*' "$work/serve.out")
 }
 
-measure() {  # measure LABEL
-    echo "== $1"
-    EVENTS_PER_BATCH=100 BODIES_FILE="$work/bodies.txt" wrk -t2 -c8 -d15s -s Benchmarks/Serve/post-batches.lua "$url" \
-        | grep -E 'Requests/sec|events/s|non-2xx|Latency'
-    rate=$(EVENTS_PER_BATCH=100 BODIES_FILE="$work/bodies.txt" wrk -t2 -c8 -d10s -s Benchmarks/Serve/post-batches.lua "$url" \
-        | awk '/^events\/s/ {print $2}')
-    half=$(python3 -c "print(max(1, $rate / 100 / 2))")
-    echo "at half load ($half batches/s):"
-    python3 Benchmarks/Serve/paced.py "$url" "$work/bodies.txt" "$half" 15
+stop() {
     kill %1 2>/dev/null || true
     wait %1 2>/dev/null || true
+    rm -f "$work/serve.out"
 }
 
-serve --rules "$shared/bench/rules-1000.json" $state --history memory
-measure "serve, rules-1000.json, history in memory (run: $run_rate events/s)"
-serve --rules "$shared/bench/rules-1000.json" $state --history "sqlite:$work/h.sqlite"
-measure "serve, rules-1000.json, SQLite history"
-if [[ -n ${1:-} ]]; then
-    serve --rules "$work/history-rules.yaml" --history "$1" --identity xdm.identityMap.ECID.0.id
-    measure "serve, historical rules, PostgreSQL history per identity"
+rate_of() {  # rate_of BODIES CONTENT_TYPE ; prints events/s
+    EVENTS_PER_BATCH=100 BODIES_FILE="$1" CONTENT_TYPE="$2" wrk -t2 -c8 -d"${seconds}s" -s Benchmarks/Serve/post-batches.lua "$url" \
+        > "$work/wrk.txt"
+    if ! grep -q '^non-2xx 0$' "$work/wrk.txt"; then cat "$work/wrk.txt" "$work/serve.err" >&2; echo "bench: non-2xx answers" >&2; exit 1; fi
+    awk '/^events\/s/ {print $2}' "$work/wrk.txt"
+}
+
+ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
+
+echo "== rulekit run, 100,000 events, rules-1000.json"
+run=$(run_rate $bin run --rules "$rules1000" $state "$work/events100k.jsonl")
+echo "run: $run events/s"
+
+echo "== serve stateless, rules-1000.json, batches of 100, 8 connections"
+serve --rules "$rules1000" $state --history memory
+lines=$(rate_of "$work/lines.txt" application/x-ndjson)
+array=$(rate_of "$work/array.txt" application/json)
+envelope=$(rate_of "$work/envelope.txt" application/json)
+stop
+echo "JSON lines: $lines events/s ($(ratio "$lines" "$run")x run)"
+echo "array:      $array events/s ($(ratio "$array" "$run")x run)"
+echo "envelope:   $envelope events/s ($(ratio "$envelope" "$run")x run)"
+
+history() {  # history LABEL --history WHERE ; figures against stateless JSON lines
+    local label=$1
+    shift
+    serve --rules "$rules1000" --rules "$hrules" $state --identity "$identity" "$@" --history-spool "$work/spool"
+    local rate
+    rate=$(rate_of "$work/lines.txt" application/x-ndjson)
+    local half
+    half=$(python3 -c "print(max(1, $rate / 100 / 2))")
+    local paced
+    paced=$(python3 Benchmarks/Serve/paced.py "$url" "$work/array.txt" "$half" "$seconds")
+    stop
+    if grep -q "consequence chain" "$work/serve.err"; then echo "bench: a rule chain was cut (see the serve log)" >&2; exit 1; fi
+    echo "$label: $rate events/s ($(ratio "$rate" "$lines")x stateless); at half load: $paced"
+}
+
+echo "== serve with history rules (rules-1000.json + history-rules.yaml, --identity $identity)"
+history "memory" --history memory
+history "SQLite" --history "sqlite:$work/h.sqlite"
+if [[ -n $pg ]]; then
+    psql "$pg" -q -c "DROP TABLE IF EXISTS rulekit_history; DROP TABLE IF EXISTS rulekit_schema_version" >/dev/null
+    history "PostgreSQL (empty table)" --history "$pg"
+    if command -v psql >/dev/null; then
+        psql "$pg" -q -c "TRUNCATE rulekit_history" >/dev/null
+        psql "$pg" -q -c "INSERT INTO rulekit_history (identity, hash, ts, event_key)
+            SELECT 'seed-' || (i % 100000), 1000 + (i % 7), 1.7e12 + i, 'seed-' || i FROM generate_series(1, 1000000) AS i;
+            ANALYZE rulekit_history" >/dev/null
+        history "PostgreSQL (1,000,000 records of 100,000 identities)" --history "$pg"
+    fi
 fi
+
+echo "== rulekit run --data-dir, rules-1000.json + history-rules.yaml, 100,000 events"
+plain=$(run_rate $bin run --rules "$rules1000" --rules "$hrules" $state --identity "$identity" "$work/events100k.jsonl")
+rm -rf "$work/data"
+with=$(run_rate sh -c "rm -rf '$work/data'; exec $bin run --rules '$rules1000' --rules '$hrules' $state --identity $identity --data-dir '$work/data' '$work/events100k.jsonl'")
+echo "run, history in memory: $plain events/s; run --data-dir: $with events/s ($(ratio "$with" "$run")x run of rules-1000 alone, $(ratio "$with" "$plain")x the same rules in memory)"

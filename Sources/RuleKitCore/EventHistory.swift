@@ -4,7 +4,12 @@ public import Foundation
 /// Shared by the hub (which keeps history) and the rules engine (whose historical conditions query it).
 public struct EventHistoryRequest: Sendable, Hashable {
     /// Flattened key → value pairs the recorded event must have.
-    public var mask: ValueObject
+    public var mask: ValueObject {
+        didSet { hash = EventHistoryHash.hash(mask) }
+    }
+    /// The history hash of `mask` (`EventHistoryHash.hash`), computed when the mask is set: a planned
+    /// condition asks the same question for every event, so its hash is made once, not per question.
+    public private(set) var hash: UInt32
     /// The earliest time an event may have been recorded, or no lower bound.
     public var from: Date?
     /// The latest time an event may have been recorded, or no upper bound.
@@ -13,8 +18,68 @@ public struct EventHistoryRequest: Sendable, Hashable {
     /// A search for events matching `mask` recorded between `from` and `to`.
     public init(mask: ValueObject, from: Date? = nil, to: Date? = nil) {
         self.mask = mask
+        self.hash = EventHistoryHash.hash(mask)
         self.from = from
         self.to = to
+    }
+}
+
+/// One record of event history as a store keeps it: whose, which hash, when, and the key that makes it
+/// exactly once (`docs/serving.md`: a retried block writes the same keys, and a store keeps a key once).
+public struct HistoryRecord: Sendable, Hashable {
+    /// The identity whose history it is ("" for the one history of a device).
+    public var identity: String
+    /// The hash of the recorded event's (masked) data.
+    public var hash: UInt32
+    /// When it was recorded, in milliseconds since 1970.
+    public var ms: Double
+    /// Unique per record: the id of the event that caused it and the record's place among that event's.
+    public var key: String
+
+    /// A record of `hash` for `identity` at `ms`, kept once per `key`.
+    public init(identity: String, hash: UInt32, ms: Double, key: String) {
+        self.identity = identity
+        self.hash = hash
+        self.ms = ms
+        self.key = key
+    }
+}
+
+/// The hashing the reference uses for history: FNV-1a (32 bit) over the flattened data, keys sorted,
+/// each pair written `key:value` with the value's description.
+public enum EventHistoryHash {
+    /// The history hash of `data` (restricted to the `mask` keys, when given); 0 for no data.
+    public static func hash(_ data: ValueObject?, mask: [String]? = nil) -> UInt32 {
+        guard let data else { return 0 }
+        var flat: [(String, Value)] = []
+        flatten(.object(data), prefix: nil, into: &flat)
+        if let mask { flat = flat.filter { mask.contains($0.0) } }
+        flat.sort { $0.0 < $1.0 }
+        var h: UInt32 = 2_166_136_261
+        for (k, v) in flat {
+            for b in "\(k):\(describe(v))".utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }
+        }
+        return flat.isEmpty ? 0 : h
+    }
+
+    static func describe(_ v: Value) -> String {
+        switch v {
+        case .string(let s): s
+        case .null: "<null>"
+        case .bool(let b): b ? "true" : "false"
+        case .int(let i): String(i)
+        case .double(let d): d.description
+        default: JSONWriter.string(v)
+        }
+    }
+
+    /// Flattens to dotted keys. Recursion is bounded by the reader's depth limit on the data.
+    static func flatten(_ v: Value, prefix: String?, into out: inout [(String, Value)]) {
+        switch v {
+        case .object(let o): for (k, x) in o { flatten(x, prefix: prefix.map { "\($0).\(k)" } ?? k, into: &out) }
+        case .array(let a): for (i, x) in a.enumerated() { flatten(x, prefix: prefix.map { "\($0).\(i)" } ?? "\(i)", into: &out) }
+        default: if let p = prefix { out.append((p, v)) }
+        }
     }
 }
 
@@ -50,6 +115,7 @@ public enum HistoryIdentity {
     /// service finds an event's identity. Objects are entered by key, arrays by index; numbers and
     /// booleans are written as JSON writes them.
     public static func value(at path: [String], in data: ValueObject?) -> String? {
+        guard !path.isEmpty else { return nil }
         guard var node = data.map(Value.object) else { return nil }
         for step in path {
             switch node {
@@ -67,5 +133,63 @@ public enum HistoryIdentity {
         case .int, .double, .bool: return JSONWriter.string(node)
         default: return nil
         }
+    }
+}
+
+/// The history questions a planned rule set can ask: the hashes of its historical conditions' masks (and
+/// which of them are asked within a time window or in order, which needs each record's time rather than a
+/// count), and whether some question's hash is only known at evaluation (an `insertIfNotExists` whose
+/// content is a template), so that a block's history must be read for every hash of its identities.
+public struct HistoryQuestions: Sendable, Hashable {
+    /// The hashes the conditions search for.
+    public var hashes: Set<UInt32>
+    /// Those searched within a window (`from`/`to`) or in order (`ordered`): their records' times are read.
+    public var timed: Set<UInt32>
+    /// Whether a question may ask any other hash (its count only).
+    public var anyHash: Bool
+
+    /// Questions of `hashes` (`timed` of them with windows), and of any hash with `anyHash`.
+    public init(hashes: Set<UInt32> = [], timed: Set<UInt32> = [], anyHash: Bool = false) {
+        self.hashes = hashes
+        self.timed = timed
+        self.anyHash = anyHash
+    }
+
+    /// No question at all: a block needs no history read.
+    public var isEmpty: Bool { hashes.isEmpty && !anyHash }
+
+    /// The hashes a prefetch reads: nil for every hash.
+    public var prefetched: Set<UInt32>? { anyHash ? nil : hashes }
+
+    /// The questions of both.
+    public func union(_ other: HistoryQuestions) -> HistoryQuestions {
+        HistoryQuestions(hashes: hashes.union(other.hashes), timed: timed.union(other.timed), anyHash: anyHash || other.anyHash)
+    }
+}
+
+/// What a store holds for one identity and hash, as a block's prefetch reads it: how many records, the
+/// oldest and newest, and, for a hash asked within a window or in order, the times of the newest records.
+public struct HistorySlice: Sendable, Hashable {
+    /// Whose.
+    public var identity: String
+    /// Which hash.
+    public var hash: UInt32
+    /// How many records the store holds (all of them).
+    public var count: Int
+    /// The oldest record's time, in milliseconds since 1970.
+    public var oldest: Double
+    /// The newest record's time.
+    public var newest: Double
+    /// The newest records' times (at most the prefetch's limit), ascending; nil when only counted.
+    public var times: [Double]?
+
+    /// A slice of `count` records between `oldest` and `newest`, with their `times` when read.
+    public init(identity: String, hash: UInt32, count: Int, oldest: Double, newest: Double, times: [Double]? = nil) {
+        self.identity = identity
+        self.hash = hash
+        self.count = count
+        self.oldest = oldest
+        self.newest = newest
+        self.times = times
     }
 }

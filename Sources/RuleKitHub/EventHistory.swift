@@ -3,72 +3,168 @@ public import RuleKitCore
 
 /// Where the hub keeps event history: events recorded by the hash of their masked data. A store that keeps
 /// one history per identity records and searches under `HistoryIdentity.current`.
+///
+/// The hub asks these questions synchronously, one event at a time, on its own queue: a store answers
+/// from memory or a local file. A service whose history is remote reads it per block instead
+/// (`HistoryBackend`, through a `HistoryWorkingSet` that answers the hub from memory).
 public protocol EventHistoryStore: Sendable {
     func record(hash: UInt32, timestamp: Date) -> Bool
     /// One result per hash: matches in [from, to]; with `after`, only those at or after it.
     func query(hash: UInt32, from: Date?, to: Date?, after: Date?) -> EventHistoryResult
+    /// Records as `record(hash:timestamp:)` does, naming the event that caused the record (the event a
+    /// rule recorded on, or the masked event itself): stores that keep each record once key it by its
+    /// cause. The default ignores the cause.
+    func record(hash: UInt32, timestamp: Date, cause: UUID) -> Bool
 }
 
-/// The hashing the reference uses for history: FNV-1a (32 bit) over the flattened data, keys sorted,
-/// each pair written `key:value` with the value's description.
-public enum EventHistoryHash {
-    /// The history hash of `data` (restricted to the `mask` keys, when given); 0 for no data.
-    public static func hash(_ data: ValueObject?, mask: [String]? = nil) -> UInt32 {
-        guard let data else { return 0 }
-        var flat: [(String, Value)] = []
-        flatten(.object(data), prefix: nil, into: &flat)
-        if let mask { flat = flat.filter { mask.contains($0.0) } }
-        flat.sort { $0.0 < $1.0 }
-        var h: UInt32 = 2_166_136_261
-        for (k, v) in flat {
-            for b in "\(k):\(describe(v))".utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }
-        }
-        return flat.isEmpty ? 0 : h
-    }
-
-    static func describe(_ v: Value) -> String {
-        switch v {
-        case .string(let s): s
-        case .null: "<null>"
-        case .bool(let b): b ? "true" : "false"
-        case .int(let i): String(i)
-        case .double(let d): d.description
-        default: JSONWriter.string(v)
-        }
-    }
-
-    static func flatten(_ v: Value, prefix: String?, into out: inout [(String, Value)]) {
-        switch v {
-        case .object(let o): for (k, x) in o { flatten(x, prefix: prefix.map { "\($0).\(k)" } ?? k, into: &out) }
-        case .array(let a): for (i, x) in a.enumerated() { flatten(x, prefix: prefix.map { "\($0).\(i)" } ?? "\(i)", into: &out) }
-        default: if let p = prefix { out.append((p, v)) }
-        }
+extension EventHistoryStore {
+    /// Ignores the cause: `record(hash:timestamp:)`.
+    public func record(hash: UInt32, timestamp: Date, cause: UUID) -> Bool {
+        record(hash: hash, timestamp: timestamp)
     }
 }
 
-/// An in-memory history (the default; the rules extension brings a SQLite one).
-public final class InMemoryEventHistory: EventHistoryStore {
-    private let records = Locked<[(UInt32, Date, String?)]>([])
+/// Timestamps (milliseconds) kept sorted, with the window questions the reference asks of them.
+struct SortedTimes: Sendable {
+    private(set) var times: [Double] = []
+
+    init() {}
+
+    /// Times already in ascending order.
+    init(sorted: [Double]) { times = sorted }
+
+    var count: Int { times.count }
+
+    /// Inserts `t` in order (records mostly arrive in time order: an append).
+    mutating func insert(_ t: Double) {
+        if let last = times.last, last > t {
+            times.insert(t, at: lowerBound(t))
+        } else {
+            times.append(t)
+        }
+    }
+
+    /// The first index whose time is >= `t`.
+    func lowerBound(_ t: Double) -> Int {
+        var lo = 0
+        var hi = times.count
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2
+            if times[mid] < t { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    /// The first index whose time is > `t`.
+    func upperBound(_ t: Double) -> Int {
+        var lo = 0
+        var hi = times.count
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2
+            if times[mid] <= t { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    /// How many times fall in [low, high], and the oldest and newest of them: two bisections.
+    func count(low: Double, high: Double) -> EventHistoryResult {
+        let a = lowerBound(low)
+        let b = upperBound(high)
+        guard a < b else { return EventHistoryResult(count: 0) }
+        return EventHistoryResult(
+            count: b - a, oldest: Date(timeIntervalSince1970: times[a] / 1000), newest: Date(timeIntervalSince1970: times[b - 1] / 1000))
+    }
+
+    /// The window of a question as the bounds of `count(low:high:)`: `from` and `after` both bound it
+    /// below.
+    static func bounds(from: Date?, to: Date?, after: Date?) -> (low: Double, high: Double) {
+        let low = [from, after].compactMap { $0?.timeIntervalSince1970 }.max().map { $0 * 1000 } ?? -Double.infinity
+        let high = to.map { $0.timeIntervalSince1970 * 1000 } ?? Double.infinity
+        return (low, high)
+    }
+}
+
+/// An in-memory history (the default; the rules extension brings a SQLite one), indexed by identity and
+/// hash: a question is two bisections however long the history grows.
+public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
+    private struct State {
+        var byIdentity: [String: [UInt32: SortedTimes]] = [:]
+        var keys: Set<String> = []
+        var count = 0
+    }
+
+    private let state = Locked(State())
 
     /// An empty history.
     public init() {}
 
     /// Records one event's hash at `timestamp`, under `HistoryIdentity.current`; always succeeds.
     public func record(hash: UInt32, timestamp: Date) -> Bool {
-        let identity = HistoryIdentity.current
-        records.withLock { $0.append((hash, timestamp, identity)) }
+        let identity = HistoryIdentity.current ?? ""
+        state.withLock { s in
+            s.byIdentity[identity, default: [:]][hash, default: SortedTimes()].insert(timestamp.timeIntervalSince1970 * 1000)
+            s.count += 1
+        }
         return true
     }
 
     /// Counts the records of `hash` within the window, among those of `HistoryIdentity.current`.
     public func query(hash: UInt32, from: Date?, to: Date?, after: Date?) -> EventHistoryResult {
-        let identity = HistoryIdentity.current
-        return records.withLock { all in
-            let hits = all.filter { h, t, id in
-                h == hash && id == identity && (from.map { t >= $0 } ?? true) && (to.map { t <= $0 } ?? true)
-                    && (after.map { t >= $0 } ?? true)
-            }.map(\.1)
-            return EventHistoryResult(count: hits.count, oldest: hits.min(), newest: hits.max())
+        let identity = HistoryIdentity.current ?? ""
+        let (low, high) = SortedTimes.bounds(from: from, to: to, after: after)
+        return state.withLock { s in s.byIdentity[identity]?[hash]?.count(low: low, high: high) ?? EventHistoryResult(count: 0) }
+    }
+
+    /// Records kept.
+    public var count: Int { state.withLock { $0.count } }
+
+    // MARK: HistoryBackend
+
+    /// Each identity's count, oldest and newest per hash among `hashes` (every hash when nil), with the
+    /// newest `limit` times of the `timed` hashes.
+    public func prefetch(identities: [String], hashes: Set<UInt32>?, timed: Set<UInt32>, limit: Int) async throws -> [HistorySlice] {
+        state.withLock { s in
+            var out: [HistorySlice] = []
+            for identity in identities {
+                guard let table = s.byIdentity[identity] else { continue }
+                for (hash, times) in table where hashes?.contains(hash) ?? true {
+                    guard let first = times.times.first, let last = times.times.last else { continue }
+                    out.append(
+                        HistorySlice(
+                            identity: identity, hash: hash, count: times.count, oldest: first, newest: last,
+                            times: timed.contains(hash) ? Array(times.times.suffix(limit)) : nil))
+                }
+            }
+            return out
         }
     }
+
+    /// Keeps each record whose key it has not kept before (records without a key: each kept).
+    public func commit(_ records: [HistoryRecord]) async throws {
+        state.withLock { s in
+            for r in records where r.key.isEmpty || s.keys.insert(r.key).inserted {
+                s.byIdentity[r.identity, default: [:]][r.hash, default: SortedTimes()].insert(r.ms)
+                s.count += 1
+            }
+        }
+    }
+}
+
+/// A history read and written a block at a time: what a service's store does for `HistoryWorkingSet`.
+/// Both calls are asynchronous and may fail (the database is down); the working set bounds them in time.
+public protocol HistoryBackend: Sendable {
+    /// What the store holds for `identities` and `hashes` (every hash when nil): per identity and hash,
+    /// the count, oldest and newest, and for the `timed` hashes the times of the newest `limit` records.
+    /// One round trip, whose size does not grow with the history's.
+    func prefetch(identities: [String], hashes: Set<UInt32>?, timed: Set<UInt32>, limit: Int) async throws -> [HistorySlice]
+    /// Keeps `records`, all or none, each key at most once however often it is sent. One round trip.
+    func commit(_ records: [HistoryRecord]) async throws
+    /// Makes the store ready (a database's migration) or checks that it answers: called at start and
+    /// before a spool is replayed. The default does nothing.
+    func ready() async throws
+}
+
+extension HistoryBackend {
+    /// Nothing to prepare.
+    public func ready() async throws {}
 }

@@ -460,7 +460,7 @@ public final class EventHub: Sendable {
                     let hash = EventHistoryHash.hash(event.data, mask: mask.isEmpty ? nil : mask)
                     if hash != 0 {
                         HistoryIdentity.$current.withValue(identity) {
-                            _ = options.history.record(hash: hash, timestamp: event.timestamp)
+                            _ = options.history.record(hash: hash, timestamp: event.timestamp, cause: original.id)
                         }
                     }
                 }
@@ -591,18 +591,18 @@ public final class EventHub: Sendable {
     public func historicalEvents(_ requests: [EventHistoryRequest], enforceOrder: Bool) -> [EventHistoryResult] {
         var after: Date?
         return requests.map { r in
-            let hash = EventHistoryHash.hash(r.mask)
-            let result = options.history.query(hash: hash, from: r.from, to: r.to, after: enforceOrder ? after : nil)
+            let result = options.history.query(hash: r.hash, from: r.from, to: r.to, after: enforceOrder ? after : nil)
             if enforceOrder, result.count > 0 { after = result.oldest }
             return result
         }
     }
 
-    /// Records an event in history by the hash of its (masked) data.
+    /// Records an event in history by the hash of its (masked) data. Its cause is the event it was chained
+    /// from (the event a rule recorded on), or itself.
     public func recordHistoricalEvent(_ event: Event) -> Bool {
         let hash = EventHistoryHash.hash(event.data, mask: event.mask)
         guard hash != 0 else { return false }
-        return options.history.record(hash: hash, timestamp: event.timestamp)
+        return options.history.record(hash: hash, timestamp: event.timestamp, cause: event.parentID ?? event.id)
     }
 }
 

@@ -50,54 +50,147 @@ public struct BatchBody: Sendable {
     }
 
     /// Parses `bytes`; `maxDocuments` bounds how many documents one body may hold.
+    ///
+    /// Every form reads each event on its own, as a JSON line is read (its `data` into a tape, its text
+    /// kept): an array's elements and an envelope's `events` are found by `BodyScanner` and read one by
+    /// one, so the three forms cost the same. A body the scanner does not take is read whole, for the
+    /// located error.
     public static func parse(_ bytes: [UInt8], maxDocuments: Int, limits: ReaderLimits, envelope: Bool) throws(Problem) -> BatchBody {
-        guard let first = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) else {
+        guard let first = bytes.firstIndex(where: { !BodyScanner.isSpace($0) }) else {
             return BatchBody(documents: [])
         }
-        if bytes[first] == UInt8(ascii: "[") || bytes[first] == UInt8(ascii: "{") {
-            // One JSON text (an array, an envelope, or a single document), unless it is JSON lines.
+        var reader = DocumentReader(bytes: bytes, limits: limits, events: envelope)
+        let open = bytes[first]
+        if open == UInt8(ascii: "["), let (ranges, end) = BodyScanner.elements(bytes, from: first),
+            BodyScanner.skipSpace(bytes, end) == bytes.count
+        {
+            guard ranges.count <= maxDocuments else {
+                throw Problem("more than \(maxDocuments) documents in one request", line: 1, column: 1)
+            }
+            for r in ranges { try reader.add(r) }
+            return reader.body
+        }
+        if open == UInt8(ascii: "{"), let (members, end) = BodyScanner.members(bytes, from: first),
+            BodyScanner.skipSpace(bytes, end) == bytes.count
+        {
+            let keys = try members.map { m throws(Problem) -> String in try reader.string(m.key) }
+            guard envelope, let at = keys.firstIndex(of: "events") else {
+                try reader.add(first..<end)
+                return reader.body
+            }
+            let events = members[at].value
+            guard let (ranges, _) = BodyScanner.elements(bytes, from: events.lowerBound) else {
+                throw Problem("'events' must be an array", line: reader.line(at: events.lowerBound), column: 1)
+            }
+            guard ranges.count <= maxDocuments else {
+                throw Problem("more than \(maxDocuments) documents in one request", line: 1, column: 1)
+            }
+            for r in ranges { try reader.add(r) }
+            var body = reader.body
+            for (k, m) in zip(keys, members) where k != "events" {
+                switch k {
+                case "states": body.states = try states(try reader.value(m.value), "states")
+                case "xdmStates": body.xdmStates = try states(try reader.value(m.value), "xdmStates")
+                default:
+                    throw Problem(
+                        "unknown key '\(k)' (expected 'events', 'states', 'xdmStates')", line: reader.line(at: m.key.lowerBound), column: 1)
+                }
+            }
+            return body
+        }
+        if open == UInt8(ascii: "[") || open == UInt8(ascii: "{") {
+            // One JSON text the scanner did not take (or JSON lines): read whole, for its value or its error.
             if let whole = try? JSONReader.read(bytes, file: "body", limits: limits).value {
                 return try fromValue(whole, maxDocuments: maxDocuments, envelope: envelope)
             }
-            if bytes[first] == UInt8(ascii: "[") {
+            if open == UInt8(ascii: "[") {
                 do { _ = try JSONReader.read(bytes, file: "body", limits: limits) } catch { throw Problem(error) }
             }
         }
-        var documents: [(Int, Value)] = []
-        var texts: [[UInt8]?] = []
-        var tapes: [JSONTape?] = []
         var line = 1
         var start = 0
         var i = 0
         while i <= bytes.count {
             if i == bytes.count || bytes[i] == 0x0A {
-                let slice = bytes[start..<i]
-                if slice.contains(where: { $0 != 0x20 && $0 != 0x0D && $0 != 0x09 }) {
-                    guard documents.count < maxDocuments else {
+                if bytes[start..<i].contains(where: { $0 != 0x20 && $0 != 0x0D && $0 != 0x09 }) {
+                    guard reader.body.documents.count < maxDocuments else {
                         throw Problem("more than \(maxDocuments) documents in one request", line: line, column: 1)
                     }
-                    do {
-                        if envelope {
-                            let r = try JSONReader.read(slice, file: "body", limits: limits, lineOffset: line - 1, tapeOf: "data")
-                            documents.append((line, r.value))
-                            texts.append(r.memberText)
-                            tapes.append(r.tape)
-                        } else {
-                            documents.append((line, try JSONReader.read(slice, file: "body", limits: limits, lineOffset: line - 1).value))
-                        }
-                    } catch {
-                        throw Problem(error)
-                    }
+                    try reader.add(start..<i)
                 }
                 line += 1
                 start = i + 1
             }
             i += 1
         }
-        var body = BatchBody(documents: documents)
-        body.dataTexts = texts
-        body.dataTapes = tapes
-        return body
+        return reader.body
+    }
+
+    /// Reads the documents of one body, each on its own, sharing the strings and tape memory of the
+    /// body's events (as `rulekit run` reads the lines of a block).
+    struct DocumentReader {
+        let bytes: [UInt8]
+        let limits: ReaderLimits
+        /// Events (their `data` read into tapes) rather than plain payloads.
+        let events: Bool
+        var body = BatchBody(documents: [])
+        private var interner: StringInterner? = nil
+        private var chunk: TapeNodeChunk? = nil
+        private var counted = 0
+        private var lines = 1
+
+        init(bytes: [UInt8], limits: ReaderLimits, events: Bool) {
+            self.bytes = bytes
+            self.limits = limits
+            self.events = events
+        }
+
+        /// The line `offset` is on (offsets asked in increasing order are counted once).
+        mutating func line(at offset: Int) -> Int {
+            if offset < counted {
+                counted = 0
+                lines = 1
+            }
+            while counted < offset && counted < bytes.count {
+                if bytes[counted] == 0x0A { lines += 1 }
+                counted += 1
+            }
+            return lines
+        }
+
+        /// Reads the document at `range`.
+        mutating func add(_ range: Range<Int>) throws(Problem) {
+            let line = line(at: range.lowerBound)
+            do {
+                if events {
+                    let r = try JSONReader.read(
+                        bytes[range], file: "body", limits: limits, lineOffset: line - 1, capturing: "data", asTape: true,
+                        interner: &interner, nodeChunk: &chunk)
+                    body.documents.append((line, r.value))
+                    body.dataTexts.append(r.memberText)
+                    body.dataTapes.append(r.tape)
+                } else {
+                    body.documents.append(
+                        (line, try JSONReader.read(bytes[range], file: "body", limits: limits, lineOffset: line - 1).value))
+                }
+            } catch {
+                throw Problem(error)
+            }
+        }
+
+        /// The value at `range`.
+        mutating func value(_ range: Range<Int>) throws(Problem) -> Value {
+            let line = line(at: range.lowerBound)
+            do { return try JSONReader.read(bytes[range], file: "body", limits: limits, lineOffset: line - 1).value } catch {
+                throw Problem(error)
+            }
+        }
+
+        /// The string at `range` (a key, quotes included).
+        mutating func string(_ range: Range<Int>) throws(Problem) -> String {
+            guard case .string(let s) = try value(range) else { throw Problem("a key must be a string", line: line(at: range.lowerBound)) }
+            return s
+        }
     }
 
     static func fromValue(_ v: Value, maxDocuments: Int, envelope: Bool) throws(Problem) -> BatchBody {

@@ -3,7 +3,7 @@
 public import Foundation
 internal import Logging
 public import RuleKitCore
-internal import RuleKitExtension
+public import RuleKitExtension
 internal import RuleKitHub
 internal import RuleKitRules
 internal import RuleKitXDM
@@ -14,6 +14,8 @@ public enum ServeError: Error, Sendable, Equatable {
     case overloaded(retryAfter: Int)
     /// The service is shutting down.
     case stopping
+    /// The batch's history could not be kept (the store is down and the spool full): retry later.
+    case historyUnavailable(String)
 }
 
 /// What the rules in force are, and how the last load went (`GET /v1/rules`).
@@ -38,7 +40,7 @@ public final class EnrichmentService: Sendable {
     let hosts: [RulesHost]
     let metrics = ServeMetrics()
     let validator: JSONSchemaValidator?
-    let history: any EventHistoryStore
+    let history: BlockHistory
     let postgres: PostgresEventHistory?
     private let logger = Logger(label: "rulekit.serve")
     private let queue = Locked<(inFlight: Int, next: Int, stopping: Bool)>((0, 0, false))
@@ -53,24 +55,29 @@ public final class EnrichmentService: Sendable {
         files.load(options.rules)
         if files.hasErrors { throw DiagnosticError(files.diagnostics.filter { $0.severity == .error }) }
         let metrics = self.metrics
+        let backend: any HistoryBackend
         switch options.history {
         case .memory:
-            history = InMemoryEventHistory()
+            backend = InMemoryEventHistory()
             postgres = nil
-            metrics.historyReady.record(1)
         case .sqlite(let path):
             let url = URL(fileURLWithPath: path)
             switch SQLiteEventHistory.open(directory: url.deletingLastPathComponent().path, file: url.lastPathComponent) {
-            case .success(let store): history = store
+            case .success(let store): backend = store
             case .failure(let e): throw e
             }
             postgres = nil
-            metrics.historyReady.record(1)
         case .postgres(let url):
-            let store = try PostgresEventHistory(url: url, spoolCapacity: options.spoolCapacity, metrics: metrics)
-            history = store
+            let store = try PostgresEventHistory(url: url)
+            backend = store
             postgres = store
         }
+        var historyOptions = BlockHistory.Options()
+        historyOptions.spoolFile = options.resolvedSpoolFile.map { URL(fileURLWithPath: $0) }
+        historyOptions.spoolCapacity = options.spoolCapacity
+        historyOptions.timeout = options.historyTimeout
+        historyOptions.prefetchLimit = options.prefetchLimit
+        history = try BlockHistory(backend: backend, options: historyOptions)
         var alignment: XDMAlignment?
         var validator: JSONSchemaValidator?
         if let schemas = options.schemas {
@@ -84,8 +91,8 @@ public final class EnrichmentService: Sendable {
         var hosts: [RulesHost] = []
         for _ in 0..<max(1, options.workers) {
             var c = RulesHost.Configuration(
-                rules: options.rules, preloaded: files, states: options.states, xdmStates: options.xdmStates, history: history,
-                xdm: alignment)
+                rules: options.rules, preloaded: files, states: options.states, xdmStates: options.xdmStates, xdm: alignment)
+            c.blockHistory = history
             c.identityPath = options.identityPath
             c.batchStates = true
             c.onRulesMatched = { _, rules in metrics.fired(rules) }
@@ -133,7 +140,12 @@ public final class EnrichmentService: Sendable {
             metrics.queueDepth.record(depth)
         }
         metrics.eventsIn.increment(by: Int64(events.count))
-        let produced = await hosts[ticket % hosts.count].process(events, states: states, xdmStates: xdmStates)
+        let produced: [Event]
+        do {
+            produced = try await hosts[ticket % hosts.count].process(events, states: states, xdmStates: xdmStates)
+        } catch {
+            throw .historyUnavailable("\(error)")
+        }
         let out = produced.filter { $0.type != XDMAlignment.diagnosticsEventType }
         metrics.eventsOut.increment(by: Int64(out.count))
         return out
@@ -156,7 +168,12 @@ public final class EnrichmentService: Sendable {
     public var rulesStatus: RulesStatus { status.withLock { $0 } }
 
     /// Whether batches are taken (`/readyz`): rules are loaded once the service exists, so until it stops.
+    /// An open history breaker does not make it unready: batches are answered, history questions with the
+    /// error value (`historyStatus` says so).
     public var isReady: Bool { !queue.withLock { $0.stopping } }
+
+    /// The history breaker and spool now.
+    public var historyStatus: BlockHistory.Status { history.status }
 
     /// Reloads the rules on every worker; a set with any error is refused whole, the previous rules keep
     /// serving, and the failure shows in the status, the log and the metrics.

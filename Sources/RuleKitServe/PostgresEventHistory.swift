@@ -1,15 +1,13 @@
 // Event history in PostgreSQL (through postgres-nio), shared by every `rulekit serve` of a fleet, one
-// history per identity.
-//
-// The engine asks history questions synchronously, on the hub's queue (a GCD thread, never a Swift
-// concurrency or NIO thread), so each query waits, with a time-out, for its answer from the client's
-// event loop. When the database is unreachable:
-// - a query answers the reference's error value (count -1): the engine goes on, as on a device whose
-//   database failed;
-// - a record goes to a bounded local spool, replayed in order when the database answers again. A record
-//   that finds the spool full is dropped and counted (`rulekit_history_spool_dropped_total`); so is, at
-//   shutdown, whatever the database does not take within the flush time-out. Queries do not see spooled
-//   records until they are replayed.
+// history per identity, read and written a block at a time (`BlockHistory`):
+// - a block's identities are read in one statement (the newest records of each, among the hashes its
+//   rules can ask);
+// - a block's records are written in one multi-row statement (one transaction), each keyed by the event
+//   that caused it: `ON CONFLICT DO NOTHING` on (identity, event_key) keeps a retried block, or a spool
+//   replayed after a write whose answer was lost, from counting twice;
+// - the table and its indexes are made by a migration at start (`ready()`), under an advisory lock so
+//   that servers starting together migrate once, and the schema version is recorded.
+// No thread waits on the database: the client runs in the service group, and every call is async.
 internal import Foundation
 internal import Logging
 internal import PostgresNIO
@@ -17,24 +15,17 @@ internal import RuleKitCore
 internal import RuleKitHub
 internal import ServiceLifecycle
 
-/// History kept in a PostgreSQL table, per identity, with a local spool for outages.
-final class PostgresEventHistory: EventHistoryStore, Service {
-    struct Record: Sendable {
-        var identity: String
-        var hash: Int64
-        var ms: Double
-    }
-
+/// History kept in a PostgreSQL table, per identity.
+final class PostgresEventHistory: HistoryBackend, Service {
     let client: PostgresClient
-    let capacity: Int
-    let metrics: ServeMetrics
-    private let spool = Locked<[Record]>([])
-    private let schemaReady = Locked(false)
+    private let migrated = Locked(false)
     private let logger = Logger(label: "rulekit.history")
-    /// How long one query or insert may wait for the database before it counts as unreachable.
-    static let timeout: DispatchTimeInterval = .seconds(2)
+    /// The schema version this build writes (`rulekit_schema_version`, component `history`).
+    static let schemaVersion = 2
+    /// The advisory lock the migration holds (any fixed number; the same on every server).
+    static let migrationLock: Int64 = 0x52_4B_48_49_53_54
 
-    init(url: URL, spoolCapacity: Int, metrics: ServeMetrics) throws(DiagnosticError) {
+    init(url: URL) throws(DiagnosticError) {
         guard let host = url.host, let user = url.user, !user.isEmpty else {
             throw DiagnosticError(.error("serve.history", "a PostgreSQL history needs postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE"))
         }
@@ -42,140 +33,156 @@ final class PostgresEventHistory: EventHistoryStore, Service {
         var config = PostgresClient.Configuration(
             host: host, port: url.port ?? 5432, username: user, password: url.password, database: database.isEmpty ? nil : database,
             tls: .disable)
-        config.options.connectTimeout = .seconds(2)
+        config.options.connectTimeout = .seconds(1)
         client = PostgresClient(configuration: config)
-        capacity = spoolCapacity
-        self.metrics = metrics
     }
 
-    /// Records waiting in the spool.
-    var spooled: Int { spool.withLock { $0.count } }
+    // MARK: HistoryBackend
 
-    // MARK: EventHistoryStore
-
-    /// Records under `HistoryIdentity.current`; when the database does not answer, spools the record (true)
-    /// or, with the spool full, drops it (false).
-    func record(hash: UInt32, timestamp: Date) -> Bool {
-        let r = Record(identity: HistoryIdentity.current ?? "", hash: Int64(hash), ms: timestamp.timeIntervalSince1970 * 1000)
-        // Records keep their order: while older ones wait in the spool, a new one waits behind them.
-        if spool.withLock({ $0.isEmpty }), schemaReady.withLock({ $0 }), wait({ try await self.insert([r]) }) != nil { return true }
-        metrics.historyErrors.increment()
-        return spool.withLock { s in
-            guard s.count < capacity else {
-                metrics.historyDropped.increment()
-                return false
-            }
-            s.append(r)
-            metrics.historySpooled.increment()
-            return true
-        }
+    func prefetch(identities: [String], hashes: Set<UInt32>?, timed: Set<UInt32>, limit: Int) async throws -> [HistorySlice] {
+        guard !identities.isEmpty else { return [] }
+        if let hashes, hashes.isEmpty { return [] }
+        let statement = Prefetch(
+            identities: identities, all: hashes == nil, hashes: (hashes ?? []).sorted().map { Int64($0) },
+            timed: timed.sorted().map { Int64($0) }, limit: Int64(limit))
+        var out: [HistorySlice] = []
+        for try await slice in try await client.execute(statement) { out.append(slice) }
+        return out
     }
 
-    /// Counts the records of `hash` under `HistoryIdentity.current`; the reference's error value when the
-    /// database does not answer.
-    func query(hash: UInt32, from: Date?, to: Date?, after: Date?) -> EventHistoryResult {
-        let identity = HistoryIdentity.current ?? ""
-        let low = [from, after].compactMap { $0?.timeIntervalSince1970 }.max().map { $0 * 1000 } ?? -1e300
-        let high = to.map { $0.timeIntervalSince1970 * 1000 } ?? 1e300
-        guard schemaReady.withLock({ $0 }),
-            let answer = wait({ () async throws -> EventHistoryResult in
-                let rows = try await self.client.query(
-                    """
-                    SELECT count(*)::int8, min(ts), max(ts) FROM rulekit_history
-                    WHERE identity = \(identity) AND hash = \(Int64(hash)) AND ts >= \(low) AND ts <= \(high)
-                    """)
-                for try await (count, oldest, newest) in rows.decode((Int64, Double?, Double?).self) {
-                    return EventHistoryResult(
-                        count: Int(count), oldest: oldest.map { Date(timeIntervalSince1970: $0 / 1000) },
-                        newest: newest.map { Date(timeIntervalSince1970: $0 / 1000) })
-                }
-                return EventHistoryResult(count: 0)
-            })
-        else {
-            metrics.historyErrors.increment()
-            return .databaseError
-        }
-        return answer
+    func commit(_ records: [HistoryRecord]) async throws {
+        guard !records.isEmpty else { return }
+        let statement = Insert(
+            identities: records.map(\.identity), hashes: records.map { Int64($0.hash) }, times: records.map(\.ms),
+            keys: records.map { $0.key.isEmpty ? UUID().uuidString : $0.key })
+        for try await _ in try await client.execute(statement) {}
     }
 
-    /// Runs `body` on the cooperative pool and waits for it, up to `timeout`; nil on an error or time-out.
-    private func wait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> T? {
-        let done = DispatchSemaphore(value: 0)
-        let result = Locked<T?>(nil)
-        let task = Task {
-            defer { done.signal() }
-            if let v = try? await body() { result.withLock { $0 = v } }
-        }
-        if done.wait(timeout: .now() + Self.timeout) == .timedOut {
-            task.cancel()
-            return nil
-        }
-        return result.withLock { $0 }
-    }
-
-    /// Inserts the records in one statement: all of them or none (a replay never writes one twice).
-    func insert(_ records: [Record]) async throws {
-        let identities = records.map(\.identity)
-        let hashes = records.map(\.hash)
-        let times = records.map(\.ms)
-        try await client.query(
+    /// A block's read, prepared once per connection: the counts per identity and hash (an index-only range
+    /// of the question index), and for the timed hashes the newest times, as an array.
+    struct Prefetch: PostgresPreparedStatement {
+        static let name = "rulekit_history_prefetch_v2"
+        static let sql = """
+            SELECT a.identity, a.hash, a.n, a.lo, a.hi,
+                CASE WHEN a.hash = ANY($4::int8[]) THEN (
+                    SELECT array_agg(ts ORDER BY ts) FROM (
+                        SELECT ts FROM rulekit_history r WHERE r.identity = a.identity AND r.hash = a.hash
+                        ORDER BY ts DESC LIMIT $5) newest)
+                END
+            FROM (
+                SELECT identity, hash, count(*)::int8 AS n, min(ts) AS lo, max(ts) AS hi FROM rulekit_history
+                WHERE identity = ANY($1::text[]) AND ($2::bool OR hash = ANY($3::int8[]))
+                GROUP BY identity, hash) a
             """
-            INSERT INTO rulekit_history (identity, hash, ts)
-            SELECT * FROM UNNEST(\(identities)::text[], \(hashes)::int8[], \(times)::float8[])
-            """)
+        typealias Row = HistorySlice
+        let identities: [String]
+        let all: Bool
+        let hashes: [Int64]
+        let timed: [Int64]
+        let limit: Int64
+
+        func makeBindings() throws -> PostgresBindings {
+            var b = PostgresBindings(capacity: 5)
+            b.append(identities)
+            b.append(all)
+            b.append(hashes)
+            b.append(timed)
+            b.append(limit)
+            return b
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> HistorySlice {
+            let (identity, hash, n, lo, hi, times) = try row.decode((String, Int64, Int64, Double, Double, [Double]?).self)
+            return HistorySlice(
+                identity: identity, hash: UInt32(truncatingIfNeeded: hash), count: Int(n), oldest: lo, newest: hi, times: times)
+        }
+    }
+
+    /// A block's records in one statement; a key already kept is passed over (exactly once).
+    struct Insert: PostgresPreparedStatement {
+        static let name = "rulekit_history_insert_v2"
+        static let sql = """
+            INSERT INTO rulekit_history (identity, hash, ts, event_key)
+            SELECT * FROM unnest($1::text[], $2::int8[], $3::float8[], $4::text[])
+            ON CONFLICT DO NOTHING
+            """
+        typealias Row = Void
+        let identities: [String]
+        let hashes: [Int64]
+        let times: [Double]
+        let keys: [String]
+
+        func makeBindings() throws -> PostgresBindings {
+            var b = PostgresBindings(capacity: 4)
+            b.append(identities)
+            b.append(hashes)
+            b.append(times)
+            b.append(keys)
+            return b
+        }
+
+        func decodeRow(_ row: PostgresRow) throws {}
+    }
+
+    /// Migrates once, then answers a cheap query: the database is there.
+    func ready() async throws {
+        if migrated.withLock({ $0 }) {
+            try await client.query("SELECT 1")
+            return
+        }
+        try await migrate()
+        migrated.withLock { $0 = true }
+    }
+
+    /// Brings the table to `schemaVersion`: 1 made the table and its question index; 2 keys each record
+    /// (`event_key`, unique per identity) for exactly-once writes. Tables made before versions were
+    /// recorded are taken as version 1.
+    func migrate() async throws {
+        let logger = self.logger
+        let from: Int = try await client.withTransaction(logger: logger) { c in
+            try await c.query("SELECT pg_advisory_xact_lock(\(Self.migrationLock))", logger: logger)
+            try await c.query(
+                "CREATE TABLE IF NOT EXISTS rulekit_schema_version (component TEXT PRIMARY KEY, version INT NOT NULL)",
+                logger: logger)
+            var version = 0
+            for try await v in try await c.query(
+                "SELECT version FROM rulekit_schema_version WHERE component = 'history'", logger: logger
+            ).decode(Int.self) {
+                version = v
+            }
+            if version < 1 {
+                try await c.query(
+                    "CREATE TABLE IF NOT EXISTS rulekit_history (identity TEXT NOT NULL, hash BIGINT NOT NULL, ts DOUBLE PRECISION NOT NULL)",
+                    logger: logger)
+                try await c.query(
+                    "CREATE INDEX IF NOT EXISTS rulekit_history_identity_hash_ts ON rulekit_history (identity, hash, ts)", logger: logger)
+            }
+            if version < 2 {
+                try await c.query("ALTER TABLE rulekit_history ADD COLUMN IF NOT EXISTS event_key TEXT", logger: logger)
+                try await c.query(
+                    "CREATE UNIQUE INDEX IF NOT EXISTS rulekit_history_identity_key ON rulekit_history (identity, event_key)",
+                    logger: logger)
+            }
+            if version < Self.schemaVersion {
+                try await c.query(
+                    """
+                    INSERT INTO rulekit_schema_version (component, version) VALUES ('history', \(Self.schemaVersion))
+                    ON CONFLICT (component) DO UPDATE SET version = EXCLUDED.version
+                    """, logger: logger)
+            }
+            return version
+        }
+        if from < Self.schemaVersion {
+            logger.info("history database migrated", metadata: ["from": "\(from)", "to": "\(Self.schemaVersion)"])
+        } else {
+            logger.info("history database ready", metadata: ["version": "\(from)"])
+        }
     }
 
     // MARK: Service
 
-    /// Runs the client, makes the table when the database first answers, and replays the spool; at a
-    /// graceful shutdown, flushes the spool (for up to five seconds) and stops.
+    /// Runs the client until the service group shuts it down (after the history is flushed).
     func run() async throws {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.client.run() }
-            await cancelWhenGracefulShutdown {
-                while !Task.isCancelled {
-                    await self.maintain()
-                    try? await Task.sleep(for: .milliseconds(500))
-                }
-            }
-            // Shutting down: what the spool still holds gets one more chance.
-            let deadline = ContinuousClock.now + .seconds(5)
-            while spooled > 0 && ContinuousClock.now < deadline {
-                await maintain()
-                if spooled > 0 { try? await Task.sleep(for: .milliseconds(200)) }
-            }
-            let lost = spooled
-            if lost > 0 {
-                metrics.historyDropped.increment(by: Int64(lost))
-                logger.error("history records lost at shutdown: the database did not take them", metadata: ["records": "\(lost)"])
-            }
-            group.cancelAll()
-        }
-    }
-
-    /// Makes the table if needed, then replays the spool in order while the database takes it.
-    func maintain() async {
-        if !schemaReady.withLock({ $0 }) {
-            do {
-                try await client.query(
-                    "CREATE TABLE IF NOT EXISTS rulekit_history (identity TEXT NOT NULL, hash BIGINT NOT NULL, ts DOUBLE PRECISION NOT NULL)"
-                )
-                try await client.query(
-                    "CREATE INDEX IF NOT EXISTS rulekit_history_identity_hash_ts ON rulekit_history (identity, hash, ts)")
-                schemaReady.withLock { $0 = true }
-                metrics.historyReady.record(1)
-                logger.info("history database ready")
-            } catch {
-                return
-            }
-        }
-        while let batch = spool.withLock({ s -> [Record]? in s.isEmpty ? nil : Array(s.prefix(500)) }) {
-            do {
-                try await insert(batch)
-                spool.withLock { $0.removeFirst(batch.count) }
-            } catch {
-                return
-            }
-        }
+        await client.run()
     }
 }

@@ -28,7 +28,7 @@ public enum ServeApp {
             },
             logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
-        if let pg = service.postgres { services.append(.init(service: pg)) }
+        services.append(.init(service: HistoryService(service: service)))
         services.append(.init(service: RulesWatcher(service: service)))
         services.append(.init(service: app))
         // Shut down in reverse order: first new batches are turned away and those in flight finish, then
@@ -74,6 +74,10 @@ public enum ServeApp {
                 var r = problem(.tooManyRequests, "the queue is full; retry later")
                 r.headers[.retryAfter] = "\(seconds)"
                 return r
+            } catch ServeError.historyUnavailable(let reason) {
+                var r = problem(.serviceUnavailable, "the batch's history could not be kept (\(reason)); retry later")
+                r.headers[.retryAfter] = "1"
+                return r
             } catch {
                 return problem(.serviceUnavailable, "the service is shutting down")
             }
@@ -111,13 +115,18 @@ public enum ServeApp {
         }
         router.get("/healthz") { _, _ in "ok\n" }
         router.get("/readyz") { _, _ -> Response in
-            service.isReady
-                ? Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "ready\n"))) : problem(.serviceUnavailable, "not ready")
+            // Ready while batches are taken; the history breaker and spool are shown, not judged: with the
+            // breaker open, batches are still answered (history questions with the error value).
+            let h = service.historyStatus
+            let history: Value = ["breaker": .string(h.open ? "open" : "closed"), "spooled": .int(Int64(h.spooled))]
+            return service.isReady
+                ? json(.ok, ["ready": true, "history": history])
+                : json(.serviceUnavailable, ["error": "not ready", "ready": false, "history": history])
         }
         router.get("/metrics") { _, _ -> Response in
             Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                body: .init(byteBuffer: ByteBuffer(string: service.metrics.render())))
+                body: .init(byteBuffer: ByteBuffer(string: service.metrics.render(history: service.historyStatus))))
         }
     }
 
@@ -179,6 +188,30 @@ struct RulesWatcher: Service {
                     }
                 }
             }
+        }
+    }
+}
+
+/// The history store's life: the database client (PostgreSQL), the migration and spool replay at start,
+/// the breaker's retries; at the graceful shutdown (after the server stopped and the batches in flight
+/// finished), one last replay of the spool, and what is left stays in the spool file for the next start.
+struct HistoryService: Service {
+    let service: EnrichmentService
+
+    func run() async throws {
+        let history = service.history
+        let logger = Logger(label: "rulekit.history")
+        await withTaskGroup(of: Void.self) { group in
+            if let pg = service.postgres { group.addTask { try? await pg.run() } }
+            await history.start()
+            await cancelWhenGracefulShutdown { await history.maintain() }
+            let left = await history.flush(within: .seconds(5))
+            if left > 0 {
+                logger.warning(
+                    "history records left in the spool at shutdown; they are replayed at the next start",
+                    metadata: ["records": "\(left)", "spool": "\(service.options.resolvedSpoolFile ?? "memory (lost)")"])
+            }
+            group.cancelAll()
         }
     }
 }

@@ -4,6 +4,7 @@ internal import Foundation
 internal import Metrics
 internal import Prometheus
 internal import RuleKitCore
+internal import RuleKitExtension
 
 /// Counters, gauges and the latency histogram of one service.
 final class ServeMetrics: Sendable {
@@ -16,12 +17,7 @@ final class ServeMetrics: Sendable {
     let latency: Metrics.Timer
     let reloads: Metrics.Counter
     let reloadFailures: Metrics.Counter
-    let historyErrors: Metrics.Counter
-    let historySpooled: Metrics.Counter
-    let historyDropped: Metrics.Counter
     let queueDepth: Metrics.Gauge
-    /// 1 once the history database has answered and has its table (PostgreSQL), else 0.
-    let historyReady: Metrics.Gauge
     /// Per-rule counters, made on first use; past `maxRuleLabels` rules they share one `other` counter, so
     /// a rule set of any size keeps the exposition bounded.
     private let firedCounters = Locked<[String: Metrics.Counter]>([:])
@@ -41,11 +37,7 @@ final class ServeMetrics: Sendable {
         latency = Metrics.Timer(label: "rulekit_request_duration_seconds", factory: f)
         reloads = Metrics.Counter(label: "rulekit_rules_reloads_total", factory: f)
         reloadFailures = Metrics.Counter(label: "rulekit_rules_reload_failures_total", factory: f)
-        historyErrors = Metrics.Counter(label: "rulekit_history_errors_total", factory: f)
-        historySpooled = Metrics.Counter(label: "rulekit_history_spooled_total", factory: f)
-        historyDropped = Metrics.Counter(label: "rulekit_history_spool_dropped_total", factory: f)
         queueDepth = Metrics.Gauge(label: "rulekit_queue_depth", factory: f)
-        historyReady = Metrics.Gauge(label: "rulekit_history_ready", factory: f)
     }
 
     /// Counts one firing of each rule in `labels`.
@@ -64,6 +56,21 @@ final class ServeMetrics: Sendable {
         for c in counters { c.increment() }
     }
 
-    /// The Prometheus text exposition.
-    func render() -> String { registry.emitToString() }
+    /// The Prometheus text exposition, with the history's breaker and spool as they are now.
+    func render(history h: BlockHistory.Status) -> String {
+        var text = registry.emitToString()
+        let lines: [(String, String, String, Int)] = [
+            ("rulekit_history_ready", "gauge", "1 while the history store answers (breaker closed)", h.open ? 0 : 1),
+            ("rulekit_history_breaker_open", "gauge", "1 while the history breaker is open", h.open ? 1 : 0),
+            ("rulekit_history_spool_records", "gauge", "records waiting in the spool", h.spooled),
+            ("rulekit_history_spooled_total", "counter", "records that went to the spool", h.recordsSpooled),
+            ("rulekit_history_errors_total", "counter", "history reads and writes that failed or timed out", h.failures),
+            ("rulekit_history_writes_total", "counter", "history writes (one transaction each)", h.writes),
+            ("rulekit_history_records_written_total", "counter", "history records the store took", h.recordsWritten),
+            ("rulekit_history_prefetches_total", "counter", "blocks whose history was read from the store", h.prefetches),
+            ("rulekit_history_refused_total", "counter", "batches refused: their history could be kept nowhere", h.refused),
+        ]
+        for (name, type, help, value) in lines { text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n\(name) \(value)\n" }
+        return text
+    }
 }

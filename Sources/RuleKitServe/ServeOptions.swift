@@ -70,8 +70,25 @@ public struct ServeOptions: Sendable {
     public var workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
     /// How often the rules files are checked for changes.
     public var watchInterval: Duration = .seconds(2)
-    /// Records kept locally while PostgreSQL is unreachable, replayed when it returns.
+    /// Records kept locally while the history store is unreachable, replayed when it returns.
     public var spoolCapacity = 100_000
+    /// The spool's file, which survives a restart (nil: beside a SQLite history as `FILE.spool`, and
+    /// `rulekit-history.spool` in the current folder for PostgreSQL; memory has none).
+    public var spoolFile: String?
+    /// How long a history read or write may wait for the store before the breaker opens.
+    public var historyTimeout: Duration = .seconds(1)
+    /// Most history records read for one identity before a block (the newest).
+    public var prefetchLimit = 10_000
+
+    /// The spool file in force for `history`.
+    public var resolvedSpoolFile: String? {
+        if let spoolFile { return spoolFile }
+        switch history {
+        case .memory: return nil
+        case .sqlite(let path): return path + ".spool"
+        case .postgres: return "rulekit-history.spool"
+        }
+    }
 
     /// Options with every default.
     public init() {}

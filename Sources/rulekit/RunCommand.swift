@@ -37,8 +37,17 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup var stateOptions: StateArguments
 
-    @Option(name: .customLong("data-dir"), help: "Keep event history in DIR/history.sqlite (default: in memory).")
+    @Option(
+        name: .customLong("data-dir"),
+        help: "Keep event history in DIR/history.sqlite (default: in memory), read and written a block at a time.")
     var dataDir: String?
+
+    @Option(
+        help: """
+            Where in an event's data its identity lives (dotted, e.g. xdm.identityMap.ECID.0.id): history is \
+            then kept per identity, as `rulekit serve --identity` keeps it.
+            """)
+    var identity: String?
 
     @Option(
         name: .customLong("shared"),
@@ -105,9 +114,19 @@ struct RunCommand: ParsableCommand {
         var configuration = RulesHost.Configuration(
             rules: sources, preloaded: files, states: states, xdmStates: xdm, container: container,
             xdm: try alignment())
+        configuration.identityPath = identity.map { $0.split(separator: ".", omittingEmptySubsequences: false).map(String.init) }
         if let dataDir {
             switch SQLiteEventHistory.open(directory: dataDir) {
-            case .success(let store): configuration.history = store
+            case .success(let store):
+                // One read before each block and one transaction after it (`BlockHistory`); no spool: a
+                // write the file refuses ends the run (exit 2) rather than forgetting history.
+                var options = BlockHistory.Options()
+                options.spoolCapacity = 0
+                options.timeout = .seconds(60)
+                do { configuration.blockHistory = try BlockHistory(backend: store, options: options) } catch {
+                    Stderr.write(DiagnosticRenderer().render(error.diagnostics) + "\n")
+                    throw ExitCode(2)
+                }
             case .failure(let e):
                 // A folder the user named and that cannot hold history is a usage error: a run that
                 // silently forgot history would answer historical conditions differently.
@@ -136,6 +155,7 @@ struct RunCommand: ParsableCommand {
         // causes, before the next: the output is the same on every run however the threads are timed.
         // Blocks are read and parsed on a worker thread meanwhile (see `JSONLinesPipeline`).
         let produced = Locked(0)
+        let historyFailure = Locked<HistoryUnavailable?>(nil)
         let finished = DispatchSemaphore(value: 0)
         var pending = false
         let allEvents = self.allEvents
@@ -159,9 +179,14 @@ struct RunCommand: ParsableCommand {
                 return d
             }
             pending = true
-            host.process(events) { events in
-                produced.withLock { $0 += events.count }
-                delivered.withLock { $0 = events }
+            host.process(events) { result in
+                switch result {
+                case .success(let events):
+                    produced.withLock { $0 += events.count }
+                    delivered.withLock { $0 = events }
+                case .failure(let e):
+                    historyFailure.withLock { $0 = e }
+                }
                 finished.signal()
             }
             // The previous block is written here while the hub delivers this one: blocks finish in order,
@@ -193,6 +218,10 @@ struct RunCommand: ParsableCommand {
         } setup: {
             booted = try boot()
         } consume: { block in
+            if let failure = historyFailure.withLock({ $0 }) {
+                Stderr.write("error: event history could not be written (\(failure)); the output stops at the last block kept\n")
+                throw ExitCode(2)
+            }
             for p in block.problems { Stderr.write(p + "\n") }
             bad += block.problems.count
             count += block.events.count
@@ -205,6 +234,10 @@ struct RunCommand: ParsableCommand {
             return previous
         }
         collect()
+        if let failure = historyFailure.withLock({ $0 }) {
+            Stderr.write("error: event history could not be written (\(failure)); the output stops at the last block kept\n")
+            throw ExitCode(2)
+        }
         write(delivered.withLock { $0 })
         inFlight = nil
         previous = nil

@@ -56,8 +56,25 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("queue"), help: "Batches that may wait for a worker before requests get 429.")
     var queue = 64
 
-    @Option(help: "History records kept locally while PostgreSQL is unreachable (beyond: dropped and counted).")
+    @Option(
+        help: """
+            History records kept in the spool while the history store is unreachable, replayed in order when it \
+            answers again (beyond: batches get 503 and are not answered as done).
+            """)
     var spool = 100_000
+
+    @Option(
+        name: .customLong("history-spool"),
+        help: """
+            The spool's file, which survives a restart (default: FILE.spool beside a SQLite history, \
+            rulekit-history.spool in the current folder for PostgreSQL, none for memory).
+            """)
+    var historySpool: String?
+
+    @Option(
+        name: .customLong("history-timeout"),
+        help: "Milliseconds a history read or write may wait for the store before the breaker opens.")
+    var historyTimeout = 1000
 
     func run() throws {
         var options = ServeOptions()
@@ -90,6 +107,12 @@ struct ServeCommand: ParsableCommand {
             throw ExitCode(2)
         }
         options.spoolCapacity = spool
+        options.spoolFile = historySpool
+        guard (1...60_000).contains(historyTimeout) else {
+            Stderr.write("error: --history-timeout must be from 1 to 60000 (milliseconds)\n")
+            throw ExitCode(2)
+        }
+        options.historyTimeout = .milliseconds(historyTimeout)
         options.limits.maxDocuments = maxEvents
         options.limits.maxBodyBytes = maxBody
         options.limits.queueCapacity = queue

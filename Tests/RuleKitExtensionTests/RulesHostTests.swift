@@ -48,16 +48,16 @@ import Testing
         async let plain = host.process(
             (0..<50).map { Event(name: "f\($0)", type: "buy", source: "s", data: ["user": "bob", "n": .int(Int64($0))]) },
             states: ["device": ["tier": "silver"]])
-        let (g, p) = await (gold, plain)
+        let (g, p) = try await (gold, plain)
         // Each input, and the event its rule dispatched.
         #expect(g.count == 100 && p.count == 100)
         #expect(g.filter { $0.type == "buy" }.allSatisfy { $0.data?["tier"] == "gold" })
         #expect(p.filter { $0.type == "buy" }.allSatisfy { $0.data?["tier"] == nil })
         #expect(Set(g.map(\.id)).isDisjoint(with: p.map(\.id)))
         // History per identity: ada's visit is hers alone.
-        _ = await host.process([Event(name: "v", type: "visit", source: "s", data: ["user": "ada"])])
-        let ada = await host.process([Event(name: "c", type: "check", source: "s", data: ["user": "ada"])])
-        let bob = await host.process([Event(name: "c", type: "check", source: "s", data: ["user": "bob"])])
+        _ = try await host.process([Event(name: "v", type: "visit", source: "s", data: ["user": "ada"])])
+        let ada = try await host.process([Event(name: "c", type: "check", source: "s", data: ["user": "ada"])])
+        let bob = try await host.process([Event(name: "c", type: "check", source: "s", data: ["user": "bob"])])
         #expect(ada.first?.data?["returning"] == true)
         #expect(bob.first?.data?["returning"] == nil)
     }

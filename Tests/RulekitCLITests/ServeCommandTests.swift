@@ -32,6 +32,12 @@ final class ServeProcess: @unchecked Sendable {
         base = URL(string: String(text[range.lowerBound...]))!
     }
 
+    /// SIGKILL: the process ends at once, with nothing flushed.
+    func kill() {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
     /// SIGTERM, then the exit status.
     @discardableResult
     func stop() -> Int32 {
@@ -280,8 +286,10 @@ enum HTTP {
         let rules = try ServeHistoryTests.rulesFile()
         defer { try? FileManager.default.removeItem(at: rules.deletingLastPathComponent()) }
         // A port nothing listens on.
+        let spool = rules.deletingLastPathComponent().appendingPathComponent("history.spool")
         let server = try ServeProcess([
             "--rules", rules.path, "--history", "postgres://nobody@127.0.0.1:9/none", "--identity", "xdm.identityMap.ECID.0.id",
+            "--history-spool", spool.path,
         ])
         defer { #expect(server.stop() == 0) }
         let url = server.base.appendingPathComponent("v1/events")
@@ -291,7 +299,14 @@ enum HTTP {
         #expect(!check.body.contains("returning"))
         let metrics = try HTTP.call(server.base.appendingPathComponent("metrics")).body
         #expect(metrics.contains("rulekit_history_spooled_total 1"))
+        #expect(metrics.contains("rulekit_history_spool_records 1"))
         #expect(metrics.contains("rulekit_history_ready 0"))
+        #expect(metrics.contains("rulekit_history_breaker_open 1"))
+        // Kept in a file that outlives the process.
+        #expect(try String(contentsOf: spool, encoding: .utf8).split(separator: "\n").count == 1)
+        let ready = try HTTP.call(server.base.appendingPathComponent("readyz"))
+        #expect(ready.status == 200)
+        #expect(ready.body.contains(#""breaker":"open""#) && ready.body.contains(#""spooled":1"#))
     }
 }
 

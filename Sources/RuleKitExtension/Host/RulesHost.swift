@@ -42,6 +42,10 @@ public final class RulesHost: Sendable {
         /// Extensions deliver one at a time (`EventHub.Options.serialDelivery`): for a host with one core
         /// for the hub.
         public var serialDelivery = false
+        /// History read and written per block (a service's, or a run's with a data folder): its working set
+        /// is then the hub's history, in place of `history`, and each block reads its identities' history
+        /// before it is dispatched and writes its records before it is answered. Several hosts may share one.
+        public var blockHistory: BlockHistory?
 
         /// A configuration with the rules of `rules` and nothing else: in-memory history, no states.
         public init(
@@ -64,6 +68,8 @@ public final class RulesHost: Sendable {
     /// The rules extension's control: reload, and the outcome of the last load.
     public let rules: RulesControl
     private let batches: Locked<Batches>
+    private let blockHistory: BlockHistory?
+    private let identityPath: [String]?
 
     /// The events each block in flight produced so far, which block every event belongs to, and the
     /// states each block was sent with.
@@ -80,10 +86,12 @@ public final class RulesHost: Sendable {
     /// - Throws: `HubError` when an extension could not be registered.
     public init(_ configuration: Configuration) throws(HubError) {
         var options = EventHub.Options()
-        options.history = configuration.history
+        options.history = configuration.blockHistory?.workingSet ?? configuration.history
+        blockHistory = configuration.blockHistory
+        identityPath = configuration.identityPath
         options.serialDelivery = configuration.serialDelivery
         if let path = configuration.identityPath {
-            options.identity = { e in HistoryIdentity.value(at: path, in: e.data) }
+            options.identity = { e in HistoryIdentity.value(at: path, of: e) }
         }
         let batches = Locked(Batches())
         self.batches = batches
@@ -153,20 +161,40 @@ public final class RulesHost: Sendable {
 
     /// Dispatches `events` as one block and returns, once they and everything they caused have been
     /// delivered, the events they produced: each input as delivered (after the rules ran) and every event
-    /// their rules dispatched, in hub order.
+    /// their rules dispatched, in hub order. With `blockHistory`, the block's history is read before and
+    /// its records made durable before it returns.
+    ///
+    /// - Throws: `HistoryUnavailable` when the block's history records could be kept nowhere.
     public func process(
         _ events: [Event], states: [String: ValueObject] = [:], xdmStates: [String: ValueObject] = [:]
-    ) async -> [Event] {
+    ) async throws(HistoryUnavailable) -> [Event] {
+        guard let history = blockHistory else { return await dispatchBlock(events, states: states, xdmStates: xdmStates) }
+        let ticket = await history.begin(identities: identities(of: events), questions: rules.historyQuestions)
+        let produced = await dispatchBlock(events, states: states, xdmStates: xdmStates)
+        try await history.finish(ticket, causes: produced.map(\.id))
+        return produced
+    }
+
+    /// The identities whose history `events` may ask: each event's (its data at `identityPath`), and the
+    /// one of events without (""): the events their rules dispatch rarely carry one.
+    func identities(of events: [Event]) -> Set<String> {
+        var out: Set<String> = [""]
+        guard let path = identityPath else { return out }
+        for e in events { if let id = HistoryIdentity.value(at: path, of: e) { out.insert(id) } }
+        return out
+    }
+
+    private func dispatchBlock(_ events: [Event], states: [String: ValueObject], xdmStates: [String: ValueObject]) async -> [Event] {
         await withCheckedContinuation { (done: CheckedContinuation<[Event], Never>) in
-            process(events, states: states, xdmStates: xdmStates) { done.resume(returning: $0) }
+            dispatchBlock(events, states: states, xdmStates: xdmStates) { done.resume(returning: $0) }
         }
     }
 
-    /// `process(_:)` for callers that block (a command-line run reading its input meanwhile).
+    /// `process(_:)` for callers that block (rule tests): a host without `blockHistory` only.
     public func processWaiting(_ events: [Event]) -> [Event] {
         let done = DispatchSemaphore(value: 0)
         let out = Locked<[Event]>([])
-        process(events) { result in
+        dispatchBlock(events, states: [:], xdmStates: [:]) { result in
             out.withLock { $0 = result }
             done.signal()
         }
@@ -174,11 +202,29 @@ public final class RulesHost: Sendable {
         return out.withLock { $0 }
     }
 
-    /// `process(_:states:xdmStates:)` with a completion. `states` and `xdmStates` (a device's, sent with its
+    /// `process(_:states:xdmStates:)` with a completion, for callers outside Swift concurrency (a
+    /// command-line run reading its input meanwhile). `states` and `xdmStates` (a device's, sent with its
     /// events) stand in for the published states of those names while this block is evaluated, when the
     /// host was configured with `batchStates`.
     public func process(
         _ events: [Event], states: [String: ValueObject] = [:], xdmStates: [String: ValueObject] = [:],
+        completion: @escaping @Sendable (Result<[Event], HistoryUnavailable>) -> Void
+    ) {
+        guard blockHistory != nil else {
+            dispatchBlock(events, states: states, xdmStates: xdmStates) { completion(.success($0)) }
+            return
+        }
+        Task {
+            do throws(HistoryUnavailable) {
+                completion(.success(try await self.process(events, states: states, xdmStates: xdmStates)))
+            } catch {
+                completion(.failure(error))
+            }
+        }
+    }
+
+    private func dispatchBlock(
+        _ events: [Event], states: [String: ValueObject], xdmStates: [String: ValueObject],
         completion: @escaping @Sendable ([Event]) -> Void
     ) {
         let n = batches.withLock { b -> Int in

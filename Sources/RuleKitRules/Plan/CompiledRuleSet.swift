@@ -247,6 +247,7 @@ public struct CompiledRuleSet: Sendable {
         let index: RuleIndex
         let program: Program
         let diagnostics: [Diagnostic]
+        let historyQuestions: HistoryQuestions
 
         init(rules: [PlannedRule], slotCount: Int, index: RuleIndex, program: Program, diagnostics: [Diagnostic]) {
             self.rules = rules
@@ -254,6 +255,29 @@ public struct CompiledRuleSet: Sendable {
             self.index = index
             self.program = program
             self.diagnostics = diagnostics
+            historyQuestions = Self.questions(program: program, rules: rules)
+        }
+
+        /// The hashes of every historical condition's searches; any hash when a history consequence
+        /// searches before it inserts (`insertIfNotExists`: its content, and so its hash, may be a template).
+        static func questions(program: Program, rules: [PlannedRule]) -> HistoryQuestions {
+            var q = HistoryQuestions()
+            for h in program.historicals {
+                for r in h.requests {
+                    q.hashes.insert(r.hash)
+                    if r.from != nil || r.to != nil || h.searchType == .ordered { q.timed.insert(r.hash) }
+                }
+            }
+            for rule in rules {
+                for c in rule.consequences where c.kind == .schema {
+                    guard case .string(let schema)? = c.source.detail["schema"], schema == RulesEventNames.historySchema,
+                        case .object(let data)? = c.source.detail["data"], case .string(let op)? = data["operation"],
+                        op == "insertIfNotExists"
+                    else { continue }
+                    q.anyHash = true
+                }
+            }
+            return q
         }
     }
 
@@ -267,6 +291,8 @@ public struct CompiledRuleSet: Sendable {
     var program: Program { parts.program }
     /// What planning noticed (dropped conditions and rules, unknown matchers...), located.
     public var diagnostics: [Diagnostic] { parts.diagnostics }
+    /// The history questions the rules can ask: what a block's prefetch reads (`HistoryWorkingSet`).
+    public var historyQuestions: HistoryQuestions { parts.historyQuestions }
 
     init(rules: [PlannedRule], slotCount: Int, diagnostics: [Diagnostic], indexed: Bool = true) {
         parts = Parts(

@@ -11,7 +11,11 @@ public import RuleKitHub
 /// add a second C folder to the package. WAL with `synchronous=NORMAL`: a committed insert survives the
 /// process being killed at any point. A file that cannot be opened or is corrupt is reported by `open`;
 /// `FailingEventHistory` then answers the reference's error value (count -1) so the engine goes on.
-public final class SQLiteEventHistory: EventHistoryStore {
+///
+/// It is also a `HistoryBackend` (`rulekit run --data-dir`, `rulekit serve --history sqlite:FILE`): a
+/// block's history read in one query and its records written in one transaction, each key once (a unique
+/// index on identity and key).
+public final class SQLiteEventHistory: EventHistoryStore, HistoryBackend {
     let pool: DatabasePool
     /// Most records kept (oldest pruned first), or nil for no limit.
     public let retention: Int?
@@ -32,7 +36,11 @@ public final class SQLiteEventHistory: EventHistoryStore {
         }
         do {
             var config = Configuration()
-            config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+            // Reads through a memory map and a larger page cache: a block's read touches the question index
+            // of hundreds of identities, which pread page by page spent more time in the kernel than in SQLite.
+            config.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536; PRAGMA mmap_size = 1073741824")
+            }
             let pool = try DatabasePool(path: path, configuration: config)
             try pool.write { db in
                 try db.execute(
@@ -43,10 +51,15 @@ public final class SQLiteEventHistory: EventHistoryStore {
                 if try !db.columns(in: "events").contains(where: { $0.name == "identity" }) {
                     try db.execute(sql: "ALTER TABLE events ADD COLUMN identity TEXT NOT NULL DEFAULT ''")
                 }
+                // Records written a block at a time carry a key, kept once (exactly once across retries).
+                if try !db.columns(in: "events").contains(where: { $0.name == "key" }) {
+                    try db.execute(sql: "ALTER TABLE events ADD COLUMN key TEXT")
+                }
                 try db.execute(
                     sql: """
                         DROP INDEX IF EXISTS events_hash_ts;
                         CREATE INDEX IF NOT EXISTS events_identity_hash_ts ON events (identity, hash, ts);
+                        CREATE UNIQUE INDEX IF NOT EXISTS events_identity_key ON events (identity, key) WHERE key IS NOT NULL;
                         """)
             }
             // A corrupt file can open; reading it is what fails.
@@ -138,6 +151,61 @@ public final class SQLiteEventHistory: EventHistoryStore {
                 newest: newest.map { Date(timeIntervalSince1970: $0 / 1000) })
         } catch {
             return .databaseError
+        }
+    }
+
+    // MARK: HistoryBackend
+
+    /// Per identity and hash among `hashes` (every hash when nil): the count, oldest and newest, and the
+    /// newest `limit` times of the `timed` hashes; in one read transaction.
+    public func prefetch(identities: [String], hashes: Set<UInt32>?, timed: Set<UInt32>, limit: Int) async throws -> [HistorySlice] {
+        guard !identities.isEmpty else { return [] }
+        let hashList = hashes.map { $0.sorted().map { Int64($0) } }
+        if let hashList, hashList.isEmpty { return [] }
+        return try await pool.read { db in
+            var out: [HistorySlice] = []
+            // One statement for the block's identities (in chunks within SQLite's limit on variables).
+            let times = try db.cachedStatement(sql: "SELECT ts FROM events WHERE identity = ? AND hash = ? ORDER BY ts DESC LIMIT ?")
+            var start = 0
+            while start < identities.count {
+                let chunk = Array(identities[start..<min(identities.count, start + 2_000)])
+                start += chunk.count
+                var sql = "SELECT identity, hash, count(*), min(ts), max(ts) FROM events WHERE identity IN ("
+                sql += Array(repeating: "?", count: chunk.count).joined(separator: ",") + ")"
+                if let hashList { sql += " AND hash IN (\(Array(repeating: "?", count: hashList.count).joined(separator: ",")))" }
+                sql += " GROUP BY identity, hash"
+                var args: [any DatabaseValueConvertible] = chunk
+                if let hashList { args += hashList.map { $0 as any DatabaseValueConvertible } }
+                for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(args)) {
+                    let identity: String = row[0]
+                    let h: Int64 = row[1]
+                    let hash = UInt32(truncatingIfNeeded: h)
+                    var slice = HistorySlice(identity: identity, hash: hash, count: row[2], oldest: row[3], newest: row[4])
+                    if timed.contains(hash) {
+                        slice.times = try Double.fetchAll(times, arguments: [identity, h, limit]).reversed()
+                    }
+                    out.append(slice)
+                }
+            }
+            return out
+        }
+    }
+
+    /// Writes `records` in one transaction; a key already kept is passed over.
+    public func commit(_ records: [HistoryRecord]) async throws {
+        guard !records.isEmpty else { return }
+        try await pool.write { db in
+            let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO events (hash, ts, identity, key) VALUES (?, ?, ?, ?)")
+            for r in records { try statement.execute(arguments: [Int64(r.hash), r.ms, r.identity, r.key.isEmpty ? nil : r.key]) }
+        }
+        if let retention,
+            inserts.withLock({ n -> Bool in
+                let before = n / 1000
+                n += records.count
+                return n / 1000 != before
+            })
+        {
+            prune(keeping: retention)
         }
     }
 

@@ -1,0 +1,106 @@
+// The top level of a request body found without reading its values: an array's elements and an object's
+// members as byte ranges, so that each event of an array or envelope body is read on its own as a JSON
+// line is (its data into a tape, `BatchBody`), instead of the whole body into one tree of values.
+//
+// The scanner only finds boundaries: every range it gives is then read by `JSONReader`, which checks it
+// under the reader's limits. It skips strings (escapes included) and counts brackets with a counter, not
+// recursion. Anything it does not expect makes it answer nil, and the caller reads the whole body with
+// `JSONReader` for the located error.
+
+/// Top-level ranges of a JSON text.
+enum BodyScanner {
+    static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
+
+    static func skipSpace(_ b: [UInt8], _ i: Int) -> Int {
+        var j = i
+        while j < b.count && isSpace(b[j]) { j += 1 }
+        return j
+    }
+
+    /// The index just past the string that opens at `i` (a quote), or nil when it does not end.
+    static func endOfString(_ b: [UInt8], _ i: Int) -> Int? {
+        var j = i + 1
+        while j < b.count {
+            switch b[j] {
+            case UInt8(ascii: "\\"): j += 2
+            case UInt8(ascii: "\""): return j + 1
+            default: j += 1
+            }
+        }
+        return nil
+    }
+
+    /// The index just past the value that starts at `i`, or nil when it does not end.
+    static func endOfValue(_ b: [UInt8], _ i: Int) -> Int? {
+        guard i < b.count else { return nil }
+        switch b[i] {
+        case UInt8(ascii: "\""):
+            return endOfString(b, i)
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            var depth = 0
+            var j = i
+            while j < b.count {
+                switch b[j] {
+                case UInt8(ascii: "\""):
+                    guard let e = endOfString(b, j) else { return nil }
+                    j = e
+                    continue
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 { return j + 1 }
+                default: break
+                }
+                j += 1
+            }
+            return nil
+        default:
+            var j = i
+            while j < b.count, !isSpace(b[j]), b[j] != UInt8(ascii: ","), b[j] != UInt8(ascii: "]"), b[j] != UInt8(ascii: "}") {
+                j += 1
+            }
+            return j > i ? j : nil
+        }
+    }
+
+    /// The elements of the array that opens at `start`, and the index past it; nil when it is not a
+    /// well-delimited array.
+    static func elements(_ b: [UInt8], from start: Int) -> (ranges: [Range<Int>], end: Int)? {
+        guard start < b.count, b[start] == UInt8(ascii: "[") else { return nil }
+        var ranges: [Range<Int>] = []
+        var j = skipSpace(b, start + 1)
+        if j < b.count && b[j] == UInt8(ascii: "]") { return ([], j + 1) }
+        while true {
+            guard let e = endOfValue(b, j) else { return nil }
+            ranges.append(j..<e)
+            j = skipSpace(b, e)
+            guard j < b.count else { return nil }
+            if b[j] == UInt8(ascii: "]") { return (ranges, j + 1) }
+            guard b[j] == UInt8(ascii: ",") else { return nil }
+            j = skipSpace(b, j + 1)
+        }
+    }
+
+    /// The members of the object that opens at `start` (key ranges with their quotes), and the index past
+    /// it; nil when it is not a well-delimited object.
+    static func members(_ b: [UInt8], from start: Int) -> (members: [(key: Range<Int>, value: Range<Int>)], end: Int)? {
+        guard start < b.count, b[start] == UInt8(ascii: "{") else { return nil }
+        var out: [(key: Range<Int>, value: Range<Int>)] = []
+        var j = skipSpace(b, start + 1)
+        if j < b.count && b[j] == UInt8(ascii: "}") { return ([], j + 1) }
+        while true {
+            guard j < b.count, b[j] == UInt8(ascii: "\""), let k = endOfString(b, j) else { return nil }
+            var c = skipSpace(b, k)
+            guard c < b.count, b[c] == UInt8(ascii: ":") else { return nil }
+            c = skipSpace(b, c + 1)
+            guard let e = endOfValue(b, c) else { return nil }
+            out.append((j..<k, c..<e))
+            j = skipSpace(b, e)
+            guard j < b.count else { return nil }
+            if b[j] == UInt8(ascii: "}") { return (out, j + 1) }
+            guard b[j] == UInt8(ascii: ",") else { return nil }
+            j = skipSpace(b, j + 1)
+        }
+    }
+}
