@@ -136,6 +136,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "RuleKitHubTests", dependencies: ["RuleKitHub", "RuleKitCore"], swiftSettings: strict),
         .testTarget(
+            name: "RuleKitServeTests", dependencies: ["RuleKitServe", "RuleKitCore", "RuleKitTestSupport"], swiftSettings: strict),
+        .testTarget(
             name: "RulekitCLITests",
             dependencies: [
                 "RuleKitCore", "RuleKitTestSupport", "rulekit", "example-host",

@@ -109,19 +109,16 @@ public struct BatchBody: Sendable {
         }
         var line = 1
         var start = 0
-        var i = 0
-        while i <= bytes.count {
-            if i == bytes.count || bytes[i] == 0x0A {
-                if bytes[start..<i].contains(where: { $0 != 0x20 && $0 != 0x0D && $0 != 0x09 }) {
-                    guard reader.body.documents.count < maxDocuments else {
-                        throw Problem("more than \(maxDocuments) documents in one request", line: line, column: 1)
-                    }
-                    try reader.add(start..<i)
+        while start <= bytes.count {
+            let end = bytes.firstIndex(of: 0x0A, in: start..<bytes.count) ?? bytes.count
+            if bytes[start..<end].contains(where: { $0 != 0x20 && $0 != 0x0D && $0 != 0x09 }) {
+                guard reader.body.documents.count < maxDocuments else {
+                    throw Problem("more than \(maxDocuments) documents in one request", line: line, column: 1)
                 }
-                line += 1
-                start = i + 1
+                try reader.add(start..<end, line: line)
             }
-            i += 1
+            line += 1
+            start = end + 1
         }
         return reader.body
     }
@@ -145,22 +142,25 @@ public struct BatchBody: Sendable {
             self.events = events
         }
 
-        /// The line `offset` is on (offsets asked in increasing order are counted once).
+        /// The line `offset` is on (offsets asked in increasing order are counted once, a line break at a
+        /// time).
         mutating func line(at offset: Int) -> Int {
             if offset < counted {
                 counted = 0
                 lines = 1
             }
-            while counted < offset && counted < bytes.count {
-                if bytes[counted] == 0x0A { lines += 1 }
-                counted += 1
+            let end = min(offset, bytes.count)
+            while counted < end, let nl = bytes.firstIndex(of: 0x0A, in: counted..<end) {
+                lines += 1
+                counted = nl + 1
             }
+            counted = max(counted, end)
             return lines
         }
 
-        /// Reads the document at `range`.
-        mutating func add(_ range: Range<Int>) throws(Problem) {
-            let line = line(at: range.lowerBound)
+        /// Reads the document at `range`, which starts on `line` (counted when not given).
+        mutating func add(_ range: Range<Int>, line given: Int? = nil) throws(Problem) {
+            let line = given ?? line(at: range.lowerBound)
             do {
                 if events {
                     let r = try JSONReader.read(

@@ -13,10 +13,9 @@ internal import Logging
 internal import PostgresNIO
 internal import RuleKitCore
 internal import RuleKitHub
-internal import ServiceLifecycle
 
 /// History kept in a PostgreSQL table, per identity.
-final class PostgresEventHistory: HistoryBackend, Service {
+final class PostgresEventHistory: HistoryBackend {
     let client: PostgresClient
     private let migrated = Locked(false)
     private let logger = Logger(label: "rulekit.history")
@@ -179,10 +178,8 @@ final class PostgresEventHistory: HistoryBackend, Service {
         }
     }
 
-    // MARK: Service
-
-    /// Runs the client until the service group shuts it down (after the history is flushed).
-    func run() async throws {
+    /// Runs the client until its task is cancelled (after the history is flushed at shutdown).
+    func run() async {
         await client.run()
     }
 }

@@ -17,6 +17,11 @@ public enum ServeApp {
     public static func run(_ options: ServeOptions, listening: @escaping @Sendable (String) -> Void) async throws {
         let service = try EnrichmentService(options)
         let logger = Logger(label: "rulekit.serve")
+        // The database client runs from here until the history is flushed at shutdown; the migration and
+        // the replay of a spool left by an earlier run happen before the server listens (bounded by the
+        // history time-out: a database that is down leaves the breaker open, and the server starts).
+        let client = service.postgres.map { pg in Task { await pg.run() } }
+        await service.history.start()
         let router = Router()
         routes(router, service)
         let app = Application(
@@ -28,7 +33,7 @@ public enum ServeApp {
             },
             logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
-        services.append(.init(service: HistoryService(service: service)))
+        services.append(.init(service: HistoryService(service: service, client: client)))
         services.append(.init(service: RulesWatcher(service: service)))
         services.append(.init(service: app))
         // Shut down in reverse order: first new batches are turned away and those in flight finish, then
@@ -192,27 +197,25 @@ struct RulesWatcher: Service {
     }
 }
 
-/// The history store's life: the database client (PostgreSQL), the migration and spool replay at start,
-/// the breaker's retries; at the graceful shutdown (after the server stopped and the batches in flight
-/// finished), one last replay of the spool, and what is left stays in the spool file for the next start.
+/// The history store's life while serving: the breaker's retries; at the graceful shutdown (after the
+/// server stopped and the batches in flight finished), one last replay of the spool — what is left stays
+/// in the spool file for the next start — and then the database client stops.
 struct HistoryService: Service {
     let service: EnrichmentService
+    /// The database client's task (PostgreSQL), started before the server listened.
+    let client: Task<Void, Never>?
 
     func run() async throws {
         let history = service.history
         let logger = Logger(label: "rulekit.history")
-        await withTaskGroup(of: Void.self) { group in
-            if let pg = service.postgres { group.addTask { try? await pg.run() } }
-            await history.start()
-            await cancelWhenGracefulShutdown { await history.maintain() }
-            let left = await history.flush(within: .seconds(5))
-            if left > 0 {
-                logger.warning(
-                    "history records left in the spool at shutdown; they are replayed at the next start",
-                    metadata: ["records": "\(left)", "spool": "\(service.options.resolvedSpoolFile ?? "memory (lost)")"])
-            }
-            group.cancelAll()
+        await cancelWhenGracefulShutdown { await history.maintain() }
+        let left = await history.flush(within: .seconds(5))
+        if left > 0 {
+            logger.warning(
+                "history records left in the spool at shutdown; they are replayed at the next start",
+                metadata: ["records": "\(left)", "spool": "\(service.options.resolvedSpoolFile ?? "memory (lost)")"])
         }
+        client?.cancel()
     }
 }
 

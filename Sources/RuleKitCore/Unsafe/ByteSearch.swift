@@ -1,8 +1,8 @@
 // A byte search through the C library's `memchr`, which scans many bytes per step, and a copy of a range
 // of one byte array onto another.
 //
-// Invariants: the array's storage is lent for the call; `memchr` reads only `from ..< count` of it (both
-// checked first), and the pointer it returns, when it finds the byte, lies in that range; nothing keeps
+// Invariants: the array's storage is lent for the call; `memchr` reads only `from ..< count` of it, or
+// only `range` (both checked first), and the pointer it returns, when it finds the byte, lies in that range; nothing keeps
 // a pointer. The plain reference is `Collection.firstIndex(of:)`, which `JSONLinesTests` compares it with.
 // `append(bytesOf:_:)` reads only the range it was given, checked against the source first; its plain
 // reference is `append(contentsOf: source[range])`, which the same tests read every line through.
@@ -15,6 +15,16 @@ extension Array where Element == UInt8 {
         return withUnsafeBufferPointer { b -> Int? in
             guard let base = b.baseAddress, from < b.count else { return nil }
             guard let found = memchr(base + from, Int32(byte), b.count - from) else { return nil }
+            return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
+        }
+    }
+
+    /// The index of the first `byte` in `range`, or nil: the search reads nothing past the range.
+    package func firstIndex(of byte: UInt8, in range: Range<Int>) -> Int? {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count, "search range out of bounds")
+        return withUnsafeBufferPointer { b -> Int? in
+            guard let base = b.baseAddress, !range.isEmpty else { return nil }
+            guard let found = memchr(base + range.lowerBound, Int32(byte), range.count) else { return nil }
             return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
         }
     }

@@ -1,0 +1,100 @@
+import RuleKitCore
+import RuleKitTestSupport
+import Testing
+
+@testable import RuleKitServe
+
+/// `BatchBody`: the three body forms read the same events, each as a JSON line is read (data into a tape,
+/// its text kept), with the line each starts on; what the scanner does not take is read whole for its
+/// located error.
+@Suite struct BatchBodyTests {
+    static let events = [
+        #"{"id":"a","name":"n","type":"t","source":"s","data":{"x":[1,"]",{"y":"}\"{"}],"z":2.50}}"#,
+        #"{"type":"t","source":"s","data":{"k":"\u00e9"}}"#,
+        #"{"type":"t","source":"s"}"#,
+        #"{"type":"t","source":"s","data":"not an object"}"#,
+    ]
+
+    static func parse(_ text: String, envelope: Bool = true, max: Int = 100) throws(BatchBody.Problem) -> BatchBody {
+        try BatchBody.parse(Array(text.utf8), maxDocuments: max, limits: .default, envelope: envelope)
+    }
+
+    /// Each document as the reader reads it alone: value, data text, whether a tape was made.
+    static func shape(_ b: BatchBody) -> [String] {
+        b.documents.indices.map { i in
+            let text = i < b.dataTexts.count ? b.dataTexts[i].map { String(decoding: $0, as: UTF8.self) } ?? "-" : "-"
+            let tape = i < b.dataTapes.count ? (b.dataTapes[i].map { JSONWriter.string(.object($0.object())) } ?? "-") : "-"
+            return "\(JSONWriter.string(b.documents[i].value)) | \(text) | \(tape)"
+        }
+    }
+
+    @Test func everyFormReadsTheSameEvents() throws {
+        let lines = try Self.parse(Self.events.joined(separator: "\n"))
+        let array = try Self.parse("[" + Self.events.joined(separator: ",\n ") + "]")
+        let envelope = try Self.parse(#"{"states":{"a":{"b":1}},"events":[ "# + Self.events.joined(separator: " , ") + "]}")
+        #expect(lines.documents.count == 4)
+        #expect(Self.shape(array) == Self.shape(lines))
+        #expect(Self.shape(envelope) == Self.shape(lines))
+        #expect(envelope.states["a"] == ["b": 1])
+        // The data of the first event read into a tape (its text kept there, not beside it).
+        #expect(lines.dataTapes[0].map { JSONWriter.string(.object($0.object())) } == #"{"x":[1,"]",{"y":"}\"{"}],"z":2.5}"#)
+        #expect(lines.dataTexts[0] == nil)
+        // Lines: where each event starts.
+        #expect(lines.documents.map(\.line) == [1, 2, 3, 4])
+        #expect(array.documents.map(\.line) == [1, 2, 3, 4])
+    }
+
+    @Test func aSingleObjectIsOneEventAndWhitespaceIsNone() throws {
+        #expect(try Self.parse("  \n ").documents.isEmpty)
+        let one = try Self.parse("\n  " + Self.events[0] + "  \n")
+        #expect(one.documents.count == 1 && one.documents[0].line == 2)
+        #expect(try Self.parse("[]").documents.isEmpty)
+        #expect(try Self.parse(#"{"events":[]}"#).documents.isEmpty)
+    }
+
+    @Test func mistakesAreLocated() {
+        func problem(_ text: String) -> BatchBody.Problem? {
+            do {
+                _ = try Self.parse(text)
+                return nil
+            } catch { return error }
+        }
+        // A broken element: its line.
+        let broken = problem("[\n" + Self.events[0] + ",\n{\"type\": }\n]")
+        #expect(broken?.line == 3)
+        // A broken line of JSON lines.
+        #expect(problem(Self.events[0] + "\n{oops\n")?.line == 2)
+        // Unterminated: read whole, the reader's error.
+        #expect(problem("[" + Self.events[0])?.message.isEmpty == false)
+        #expect(problem(#"{"events":{}}"#)?.message == "'events' must be an array")
+        #expect(problem(#"{"events":[],"extra":1}"#)?.message.contains("unknown key 'extra'") == true)
+        #expect(problem(#"{"events":[],"states":[]}"#)?.message.contains("'states' must be an object") == true)
+        // Too many: nothing is read.
+        #expect(problem("[" + Array(repeating: Self.events[2], count: 3).joined(separator: ",") + "]").map { _ in true } == nil)
+        do {
+            _ = try Self.parse("[" + Array(repeating: Self.events[2], count: 3).joined(separator: ",") + "]", max: 2)
+            Issue.record("three documents passed a limit of two")
+        } catch {
+            #expect(error.message.hasPrefix("more than 2"))
+        }
+    }
+
+    @Test func theScannerFindsWhatTheReaderReads() {
+        // Generated arrays of nested values and tricky strings: the scanner's elements, each read alone,
+        // equal the reader's array.
+        var rng = SeededGenerator(state: 21)
+        let atoms = [#""a,b""#, #""]}""#, #""\"""#, #""\\""#, "1", "-2.5e3", "true", "null", "{}", "[]", #"{"k":[1,{"q":"]"}]}"#]
+        for _ in 0..<300 {
+            let n = rng.int(6)
+            let parts = (0..<n).map { _ in atoms[rng.int(atoms.count)] }
+            let text = Array(("[ " + parts.joined(separator: " ,\n") + " ]").utf8)
+            guard let (ranges, end) = BodyScanner.elements(text, from: 0) else {
+                Issue.record("not scanned: \(String(decoding: text, as: UTF8.self))")
+                continue
+            }
+            #expect(end == text.count)
+            let scanned = ranges.compactMap { try? JSONReader.read(Array(text[$0])).value }
+            #expect(Value.array(scanned) == (try? JSONReader.read(text).value))
+        }
+    }
+}
