@@ -70,7 +70,8 @@ public struct BatchBody: Sendable {
             for r in ranges { try reader.add(r) }
             return reader.body
         }
-        if open == UInt8(ascii: "{"), let (members, end) = BodyScanner.members(bytes, from: first),
+        if open == UInt8(ascii: "{"),
+            let (members, end, scanned) = BodyScanner.members(bytes, from: first, elementsOf: Array("events".utf8)),
             BodyScanner.skipSpace(bytes, end) == bytes.count
         {
             let keys = try members.map { m throws(Problem) -> String in try reader.string(m.key) }
@@ -79,7 +80,8 @@ public struct BatchBody: Sendable {
                 return reader.body
             }
             let events = members[at].value
-            guard let (ranges, _) = BodyScanner.elements(bytes, from: events.lowerBound) else {
+            // Found in the scan when the first member of that name is an array.
+            guard let ranges = scanned ?? BodyScanner.elements(bytes, from: events.lowerBound)?.ranges else {
                 throw Problem("'events' must be an array", line: reader.line(at: events.lowerBound), column: 1)
             }
             guard ranges.count <= maxDocuments else {

@@ -17,8 +17,26 @@ enum BodyScanner {
         return j
     }
 
-    /// The index just past the string that opens at `i` (a quote), or nil when it does not end.
+    /// The index just past the string that opens at `i` (a quote), or nil when it does not end. Strings
+    /// are most of an event's bytes: the closing quote is found with `memchr`, and a quote after an odd
+    /// run of backslashes is passed over.
     static func endOfString(_ b: [UInt8], _ i: Int) -> Int? {
+        var j = i + 1
+        while let q = b.firstIndex(of: UInt8(ascii: "\""), in: j..<b.count) {
+            var backslashes = 0
+            var k = q - 1
+            while k > i && b[k] == UInt8(ascii: "\\") {
+                backslashes += 1
+                k -= 1
+            }
+            if backslashes % 2 == 0 { return q + 1 }
+            j = q + 1
+        }
+        return nil
+    }
+
+    /// `endOfString` a byte at a time: the plain reference the tests compare it with.
+    static func endOfStringByBytes(_ b: [UInt8], _ i: Int) -> Int? {
         var j = i + 1
         while j < b.count {
             switch b[j] {
@@ -83,22 +101,33 @@ enum BodyScanner {
     }
 
     /// The members of the object that opens at `start` (key ranges with their quotes), and the index past
-    /// it; nil when it is not a well-delimited object.
-    static func members(_ b: [UInt8], from start: Int) -> (members: [(key: Range<Int>, value: Range<Int>)], end: Int)? {
+    /// it; nil when it is not a well-delimited object. The elements of a member named `elementsOf` (an
+    /// envelope's `events`), when it is an array, are found in the same pass.
+    static func members(
+        _ b: [UInt8], from start: Int, elementsOf name: [UInt8] = []
+    ) -> (members: [(key: Range<Int>, value: Range<Int>)], end: Int, elements: [Range<Int>]?)? {
         guard start < b.count, b[start] == UInt8(ascii: "{") else { return nil }
         var out: [(key: Range<Int>, value: Range<Int>)] = []
+        var elements: [Range<Int>]?
         var j = skipSpace(b, start + 1)
-        if j < b.count && b[j] == UInt8(ascii: "}") { return ([], j + 1) }
+        if j < b.count && b[j] == UInt8(ascii: "}") { return ([], j + 1, nil) }
         while true {
             guard j < b.count, b[j] == UInt8(ascii: "\""), let k = endOfString(b, j) else { return nil }
             var c = skipSpace(b, k)
             guard c < b.count, b[c] == UInt8(ascii: ":") else { return nil }
             c = skipSpace(b, c + 1)
-            guard let e = endOfValue(b, c) else { return nil }
+            let e: Int
+            if !name.isEmpty, k - j == name.count + 2, b[(j + 1)..<(k - 1)].elementsEqual(name), let found = Self.elements(b, from: c) {
+                elements = found.ranges
+                e = found.end
+            } else {
+                guard let end = endOfValue(b, c) else { return nil }
+                e = end
+            }
             out.append((j..<k, c..<e))
             j = skipSpace(b, e)
             guard j < b.count else { return nil }
-            if b[j] == UInt8(ascii: "}") { return (out, j + 1) }
+            if b[j] == UInt8(ascii: "}") { return (out, j + 1, elements) }
             guard b[j] == UInt8(ascii: ",") else { return nil }
             j = skipSpace(b, j + 1)
         }

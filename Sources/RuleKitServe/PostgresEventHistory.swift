@@ -57,21 +57,23 @@ final class PostgresEventHistory: HistoryBackend {
         for try await _ in try await client.execute(statement) {}
     }
 
-    /// A block's read, prepared once per connection: the counts per identity and hash (an index-only range
-    /// of the question index), and for the timed hashes the newest times, as an array.
+    /// A block's read, prepared once per connection: per identity (an equality on the question index's
+    /// first column, whatever the table's statistics say: a plan made while the table was empty stays good
+    /// as it grows), the counts per hash, and for the timed hashes the newest times, as an array.
     struct Prefetch: PostgresPreparedStatement {
-        static let name = "rulekit_history_prefetch_v2"
+        static let name = "rulekit_history_prefetch_v3"
         static let sql = """
-            SELECT a.identity, a.hash, a.n, a.lo, a.hi,
+            SELECT i.id, a.hash, a.n, a.lo, a.hi,
                 CASE WHEN a.hash = ANY($4::int8[]) THEN (
                     SELECT array_agg(ts ORDER BY ts) FROM (
-                        SELECT ts FROM rulekit_history r WHERE r.identity = a.identity AND r.hash = a.hash
+                        SELECT ts FROM rulekit_history r WHERE r.identity = i.id AND r.hash = a.hash
                         ORDER BY ts DESC LIMIT $5) newest)
                 END
-            FROM (
-                SELECT identity, hash, count(*)::int8 AS n, min(ts) AS lo, max(ts) AS hi FROM rulekit_history
-                WHERE identity = ANY($1::text[]) AND ($2::bool OR hash = ANY($3::int8[]))
-                GROUP BY identity, hash) a
+            FROM unnest($1::text[]) AS i(id)
+            CROSS JOIN LATERAL (
+                SELECT hash, count(*)::int8 AS n, min(ts) AS lo, max(ts) AS hi FROM rulekit_history
+                WHERE identity = i.id AND ($2::bool OR hash = ANY($3::int8[]))
+                GROUP BY hash) a
             """
         typealias Row = HistorySlice
         let identities: [String]
