@@ -38,8 +38,14 @@ public final class SQLiteEventHistory: EventHistoryStore, HistoryBackend {
             var config = Configuration()
             // Reads through a memory map and a larger page cache: a block's read touches the question index
             // of hundreds of identities, which pread page by page spent more time in the kernel than in SQLite.
+            // Checkpoints every 64 MB of log instead of 4 MB (each copies pages back and syncs): a block's
+            // write touches a page per record. `rulekit run --data-dir`, 100,000 events: 3.0 → 2.45 s.
             config.prepareDatabase { db in
-                try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536; PRAGMA mmap_size = 1073741824")
+                try db.execute(
+                    sql: """
+                        PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536; PRAGMA mmap_size = 1073741824;
+                        PRAGMA wal_autocheckpoint = 16384; PRAGMA journal_size_limit = 67108864
+                        """)
             }
             let pool = try DatabasePool(path: path, configuration: config)
             try pool.write { db in
