@@ -169,7 +169,9 @@ public final class RulesHost: Sendable {
         _ events: [Event], states: [String: ValueObject] = [:], xdmStates: [String: ValueObject] = [:]
     ) async throws(HistoryUnavailable) -> [Event] {
         guard let history = blockHistory else { return await dispatchBlock(events, states: states, xdmStates: xdmStates) }
-        let ticket = await history.begin(identities: identities(of: events), questions: rules.historyQuestions)
+        // Rules that ask no history question need no identity read (a walk of every event's data).
+        let questions = rules.historyQuestions
+        let ticket = await history.begin(identities: questions.isEmpty ? [] : identities(of: events), questions: questions)
         let produced = await dispatchBlock(events, states: states, xdmStates: xdmStates)
         try await history.finish(ticket, causes: produced.map(\.id))
         return produced
