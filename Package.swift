@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "RuleKitRules", targets: ["RuleKitRules"]),
         .library(name: "RuleKitHub", targets: ["RuleKitHub"]),
         .library(name: "RuleKitXDM", targets: ["RuleKitXDM"]),
+        .library(name: "RuleKitSources", targets: ["RuleKitSources"]),
         .library(name: "RuleKitExtension", targets: ["RuleKitExtension"]),
         .library(name: "RuleKitHTTP", targets: ["RuleKitHTTP"]),
         .library(name: "RuleKitShared", targets: ["RuleKitShared"]),
@@ -45,10 +46,12 @@ let package = Package(
         .target(name: "RuleKitHub", dependencies: ["RuleKitCore"], swiftSettings: strict),
         .target(name: "RuleKitShared", dependencies: ["RuleKitCore"], swiftSettings: strict),
         .target(name: "RuleKitXDM", dependencies: ["RuleKitCore", "RuleKitYAML"], swiftSettings: strict),
+        // Where rules come from: one filter for rules and test files, and the snapshot every consumer loads.
+        .target(name: "RuleKitSources", dependencies: ["RuleKitCore", "RuleKitYAML", "RuleKitRules"], swiftSettings: strict),
         .target(
             name: "RuleKitExtension",
             dependencies: [
-                "RuleKitCore", "RuleKitYAML", "RuleKitRules", "RuleKitHub", "RuleKitXDM", "RuleKitShared",
+                "RuleKitCore", "RuleKitYAML", "RuleKitRules", "RuleKitHub", "RuleKitXDM", "RuleKitShared", "RuleKitSources",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -59,7 +62,7 @@ let package = Package(
         .target(
             name: "RuleKitServe",
             dependencies: [
-                "RuleKitCore", "RuleKitRules", "RuleKitHub", "RuleKitXDM", "RuleKitExtension",
+                "RuleKitCore", "RuleKitRules", "RuleKitHub", "RuleKitXDM", "RuleKitExtension", "RuleKitSources",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -72,7 +75,7 @@ let package = Package(
             name: "rulekit",
             dependencies: [
                 "RuleKitCore", "RuleKitYAML", "RuleKitRules", "RuleKitXDM", "RuleKitHub", "RuleKitExtension", "RuleKitShared",
-                "RuleKitServe",
+                "RuleKitServe", "RuleKitSources",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -115,7 +118,9 @@ let package = Package(
             exclude: ["yaml-test-suite-expected-failures.tsv"], swiftSettings: strict),
         .testTarget(
             name: "RuleKitRulesTests",
-            dependencies: ["RuleKitRules", "RuleKitCore", "RuleKitYAML", "RuleKitTestSupport", "RuleKitHub", "RuleKitExtension"],
+            dependencies: [
+                "RuleKitRules", "RuleKitCore", "RuleKitYAML", "RuleKitTestSupport", "RuleKitHub", "RuleKitExtension", "RuleKitSources",
+            ],
             exclude: ["aep-rules-expected-failures.tsv", "aep-rules-hub-expected-failures.tsv", "Fixtures", "Golden"], swiftSettings: strict
         ),
         .testTarget(
@@ -125,9 +130,13 @@ let package = Package(
             name: "RuleKitExtensionTests",
             dependencies: [
                 "RuleKitExtension", "RuleKitHub", "RuleKitRules", "RuleKitXDM", "RuleKitCore", "RuleKitShared", "RuleKitTestSupport",
-                "RuleKitHTTP", "RuleKitYAML",
+                "RuleKitHTTP", "RuleKitYAML", "RuleKitSources",
             ],
             exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(
+            name: "RuleKitSourcesTests",
+            dependencies: ["RuleKitSources", "RuleKitRules", "RuleKitCore", "RuleKitYAML", "RuleKitTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "RuleKitSharedTests", dependencies: ["RuleKitShared", "RuleKitCore", "RuleKitTestSupport"], swiftSettings: strict),
         .testTarget(
@@ -136,7 +145,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "RuleKitHubTests", dependencies: ["RuleKitHub", "RuleKitCore"], swiftSettings: strict),
         .testTarget(
-            name: "RuleKitServeTests", dependencies: ["RuleKitServe", "RuleKitCore", "RuleKitTestSupport"], swiftSettings: strict),
+            name: "RuleKitServeTests", dependencies: ["RuleKitServe", "RuleKitCore", "RuleKitSources", "RuleKitTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "RulekitCLITests",
             dependencies: [

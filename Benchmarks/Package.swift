@@ -68,6 +68,7 @@ let package = Package(
                 .product(name: "RuleKitHub", package: "RuleKit"),
                 .product(name: "RuleKitRules", package: "RuleKit"),
                 .product(name: "RuleKitExtension", package: "RuleKit"),
+                .product(name: "RuleKitSources", package: "RuleKit"),
             ],
             path: "Benchmarks/RulesHubBench"
         ),

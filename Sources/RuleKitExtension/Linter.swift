@@ -3,6 +3,7 @@
 internal import Foundation
 public import RuleKitCore
 internal import RuleKitRules
+public import RuleKitSources
 public import RuleKitXDM
 
 extension DiagnosticCode {
@@ -58,16 +59,14 @@ public struct Linter: Sendable {
     public init() {}
 
     /// Every finding of the loaded files, with lint's severities (`LintSeverity`).
-    public func lint(_ sources: RuleFiles) -> [Diagnostic] {
+    public func lint(_ sources: RuleSnapshot) -> [Diagnostic] {
         findings(sources).map(LintSeverity.apply)
     }
 
-    func findings(_ sources: RuleFiles) -> [Diagnostic] {
+    func findings(_ sources: RuleSnapshot) -> [Diagnostic] {
         var out = sources.diagnostics
         var ids: [String: SourceLocation?] = [:]
-        for (path, set) in sources.sets {
-            let plan = Planner().plan(set)
-            out += plan.diagnostics
+        for ((path, set), plan) in zip(sources.files.sets, sources.plans) {
             let elements = Dictionary(set.dataElements.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
             for (i, rule) in set.rules.enumerated() {
                 let label = rule.id ?? "#\(i)"

@@ -4,6 +4,7 @@ internal import Foundation
 public import RuleKitCore
 internal import RuleKitHub
 internal import RuleKitRules
+public import RuleKitSources
 
 /// Runs rule tests: each case on a fresh engine, expectations checked per event and per case.
 public enum RuleTestRunner {
@@ -19,11 +20,11 @@ public enum RuleTestRunner {
 
     /// Runs every case of `file` against `rules`, each on a fresh hub with the rules extension (the same
     /// assembly as `rulekit run` and `rulekit serve`), its states published and its history recorded first.
-    public static func run(_ file: RuleTestFile, _ rules: RuleFiles) -> [Result] {
+    public static func run(_ file: RuleTestFile, _ rules: RuleSnapshot) -> [Result] {
         file.cases.map { Result(name: $0.name, problems: run($0, file, rules)) }
     }
 
-    static func run(_ c: RuleTestCase, _ file: RuleTestFile, _ rules: RuleFiles) -> [String] {
+    static func run(_ c: RuleTestCase, _ file: RuleTestFile, _ rules: RuleSnapshot) -> [String] {
         let history = InMemoryEventHistory()
         let now = Date()
         for h in c.history ?? file.history {
@@ -31,7 +32,7 @@ public enum RuleTestRunner {
             if hash != 0 { _ = history.record(hash: hash, timestamp: now.addingTimeInterval(-h.ageSeconds)) }
         }
         var configuration = RulesHost.Configuration(
-            rules: rules.sets.map(\.path), preloaded: rules, states: c.states ?? file.states, xdmStates: c.xdmStates ?? file.xdmStates,
+            rules: rules.sources, preloaded: rules, states: c.states ?? file.states, xdmStates: c.xdmStates ?? file.xdmStates,
             history: history)
         let matches = Locked<[UUID: [String]]>([:])
         configuration.onRulesMatched = { event, labels in matches.withLock { $0[event.id, default: []] += labels } }

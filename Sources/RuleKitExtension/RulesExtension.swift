@@ -3,6 +3,7 @@ public import RuleKitCore
 public import RuleKitHub
 internal import RuleKitRules
 public import RuleKitShared
+public import RuleKitSources
 
 /// The rules extension: registered like any other, it loads its rules and then enriches every event
 /// before any listener sees it.
@@ -26,9 +27,9 @@ public final class RulesExtension: Extension, @unchecked Sendable {
         /// Where the last rules set that loaded is kept (collection `rulekit.rules.last-good`), so that a
         /// restart whose sources are broken still runs the last good rules (nil: not kept).
         public var container: SharedContainer?
-        /// `sources` as the host already read them (rules from standard input cannot be read twice): the
-        /// first load uses them; reloads read `sources` again.
-        public var preloaded: RuleFiles?
+        /// `sources` as the host already loaded them (rules from standard input cannot be read twice; a
+        /// service's workers share one load): the first load uses them; reloads read `sources` again.
+        public var preloaded: RuleSnapshot?
         /// States that stand in for the hub's, per event: `(extension name, event, xdm)` → the state, or nil
         /// to read the hub's (a service evaluating a device's batch with the states the device sent).
         public var stateOverride: (@Sendable (String, Event, Bool) -> ValueObject?)?
@@ -40,7 +41,7 @@ public final class RulesExtension: Extension, @unchecked Sendable {
         public init(
             sources: [String] = ["Rules"], consequenceChainLimit: Int = 8,
             engineName: String = RulesExtension.extensionName + ".engine", xdm: XDMAlignment? = nil,
-            container: SharedContainer? = nil, preloaded: RuleFiles? = nil
+            container: SharedContainer? = nil, preloaded: RuleSnapshot? = nil
         ) {
             self.preloaded = preloaded
             self.sources = sources
@@ -178,26 +179,28 @@ public final class RulesExtension: Extension, @unchecked Sendable {
 
     /// Loads `sources` atomically: on any error the rules in force stay; the outcome is published.
     func load(_ sources: [String]) -> RulesLoadOutcome {
-        var files = RuleFiles()
         if let pre = control.configuration.preloaded, sources == control.configuration.sources,
             !preloadUsed.withLock({ used in
                 defer { used = true }
                 return used
             })
         {
-            files = pre
-        } else {
-            files.load(sources)
+            return apply(pre)
         }
-        let (compiled, planDiagnostics) = files.compiled()
-        let diagnostics = files.diagnostics + planDiagnostics
-        let ok = !files.hasErrors
+        return apply(RuleSnapshot.load(sources))
+    }
+
+    /// Puts `snapshot` in force unless it has errors; the outcome is published.
+    func apply(_ snapshot: RuleSnapshot) -> RulesLoadOutcome {
+        let compiled = snapshot.compiled
+        let diagnostics = snapshot.diagnostics
+        let ok = !snapshot.hasErrors
         var restored: CompiledRuleSet?
         var notes: [Diagnostic] = []
         if ok {
             install(compiled)
             if let container = control.configuration.container {
-                do { try LastGoodRules.save(files, sources: sources, in: container) } catch {
+                do { try LastGoodRules.save(snapshot, in: container) } catch {
                     notes.append(.warning(.unreadable, "the last good rules were not kept: \(error)"))
                 }
             }
@@ -217,7 +220,7 @@ public final class RulesExtension: Extension, @unchecked Sendable {
         let count = ok ? compiled.rules.count : restored?.rules.count ?? engine.rules.rules.count
         let outcome = RulesLoadOutcome(
             loaded: ok, ruleCount: count, diagnostics: diagnostics + notes,
-            rendered: files.render(diagnostics + notes))
+            rendered: snapshot.render(diagnostics + notes))
         dispatch(
             event: Event(
                 name: "Rules loaded", type: Self.diagnosticsEventType, source: Self.diagnosticsEventSource,
@@ -272,6 +275,16 @@ public final class RulesControl: Sendable {
     public func reload(sources: [String]? = nil) -> RulesLoadOutcome? {
         guard let ext = extensionRef else { return nil }
         let outcome = ext.load(sources ?? configuration.sources)
+        state.withLock { $0.last = outcome }
+        return outcome
+    }
+
+    /// Puts a snapshot loaded elsewhere in force, atomically, as `reload` does with one it reads: a service
+    /// loads once and hands the same snapshot to every hub. A snapshot with errors is refused.
+    @discardableResult
+    public func install(_ snapshot: RuleSnapshot) -> RulesLoadOutcome? {
+        guard let ext = extensionRef else { return nil }
+        let outcome = ext.apply(snapshot)
         state.withLock { $0.last = outcome }
         return outcome
     }

@@ -6,6 +6,7 @@ public import RuleKitCore
 public import RuleKitExtension
 internal import RuleKitHub
 internal import RuleKitRules
+internal import RuleKitSources
 internal import RuleKitXDM
 
 /// Why a batch was not processed.
@@ -24,7 +25,7 @@ public struct RulesStatus: Sendable {
     public var lastAttemptLoaded: Bool
     /// Rules in force.
     public var count: Int
-    /// A hash of the rules files in force (FNV-1a 64 over their paths and bytes, in path order).
+    /// A hash of the rules files in force as they were read (`RuleSnapshot.contentHash`).
     public var contentHash: String
     /// When the rules in force were loaded.
     public var loadedAt: Date
@@ -45,15 +46,14 @@ public final class EnrichmentService: Sendable {
     private let logger = Logger(label: "rulekit.serve")
     private let queue = Locked<(inFlight: Int, next: Int, stopping: Bool)>((0, 0, false))
     private let status: Locked<RulesStatus>
-    private let watched: Locked<[String: Date]>
+    private let watched: Locked<[String: FileStamp]>
 
     /// Builds the hosts and loads the rules; a rule set that does not load, or a history that cannot be
     /// opened, is an error (nothing would be served right).
     public init(_ options: ServeOptions) throws(DiagnosticError) {
         self.options = options
-        var files = RuleFiles()
-        files.load(options.rules)
-        if files.hasErrors { throw DiagnosticError(files.diagnostics.filter { $0.severity == .error }) }
+        let snapshot = RuleSnapshot.load(options.rules)
+        if snapshot.hasErrors { throw DiagnosticError(snapshot.errors) }
         let metrics = self.metrics
         let backend: any HistoryBackend
         switch options.history {
@@ -91,7 +91,7 @@ public final class EnrichmentService: Sendable {
         var hosts: [RulesHost] = []
         for _ in 0..<max(1, options.workers) {
             var c = RulesHost.Configuration(
-                rules: options.rules, preloaded: files, states: options.states, xdmStates: options.xdmStates, xdm: alignment)
+                rules: options.rules, preloaded: snapshot, states: options.states, xdmStates: options.xdmStates, xdm: alignment)
             c.blockHistory = history
             c.identityPath = options.identityPath
             c.batchStates = true
@@ -104,9 +104,9 @@ public final class EnrichmentService: Sendable {
         let now = Date()
         status = Locked(
             RulesStatus(
-                lastAttemptLoaded: true, count: hosts[0].rules.ruleCount, contentHash: Self.hash(options.rules), loadedAt: now,
-                attemptedAt: now, diagnostics: files.diagnostics))
-        watched = Locked(Self.stamps(options.rules))
+                lastAttemptLoaded: true, count: snapshot.ruleCount, contentHash: snapshot.contentHash, loadedAt: now,
+                attemptedAt: now, diagnostics: snapshot.diagnostics))
+        watched = Locked(snapshot.stamps)
     }
 
     /// Processes one batch on the next worker, with the device's states; the events it produced, in hub
@@ -175,20 +175,21 @@ public final class EnrichmentService: Sendable {
     /// The history breaker and spool now.
     public var historyStatus: BlockHistory.Status { history.status }
 
-    /// Reloads the rules on every worker; a set with any error is refused whole, the previous rules keep
-    /// serving, and the failure shows in the status, the log and the metrics.
+    /// Reloads the rules on every worker: the files are read and planned once, and that one snapshot goes to
+    /// every worker (none reads the disk again, so all run what was checked). A set with any error is
+    /// refused whole, the previous rules keep serving, and the failure shows in the status, the log and
+    /// the metrics.
     @discardableResult
     public func reload(reason: String) -> Bool {
-        var files = RuleFiles()
-        files.load(options.rules)
+        let files = RuleSnapshot.load(options.rules)
         let now = Date()
-        watched.withLock { $0 = Self.stamps(options.rules) }
+        watched.withLock { $0 = files.stamps }
         guard !files.hasErrors else {
             metrics.reloadFailures.increment()
             logger.error(
                 "rules reload (\(reason)) refused; the previous rules keep serving",
                 metadata: ["errors": "\(files.diagnostics.filter { $0.severity == .error }.count)"])
-            logger.error("\(files.render(files.diagnostics.filter { $0.severity == .error }))")
+            logger.error("\(files.render(files.errors))")
             status.withLock { s in
                 s.lastAttemptLoaded = false
                 s.attemptedAt = now
@@ -196,16 +197,16 @@ public final class EnrichmentService: Sendable {
             }
             return false
         }
-        var count = 0
+        var count = files.ruleCount
         for h in hosts {
-            let outcome = h.rules.reload()
+            let outcome = h.rules.install(files)
             count = outcome?.ruleCount ?? count
         }
         metrics.reloads.increment()
         logger.info("rules reloaded (\(reason))", metadata: ["rules": "\(count)"])
         status.withLock { s in
             s = RulesStatus(
-                lastAttemptLoaded: true, count: count, contentHash: Self.hash(options.rules), loadedAt: now, attemptedAt: now,
+                lastAttemptLoaded: true, count: count, contentHash: files.contentHash, loadedAt: now, attemptedAt: now,
                 diagnostics: files.diagnostics)
         }
         return true
@@ -213,7 +214,7 @@ public final class EnrichmentService: Sendable {
 
     /// Reloads when a rules file changed since the last look (its size or modification time).
     func reloadIfChanged() {
-        let now = Self.stamps(options.rules)
+        let now = RuleSources.stamps(options.rules)
         let changed = watched.withLock { old -> Bool in old != now }
         if changed { reload(reason: "a rules file changed") }
     }
@@ -229,48 +230,5 @@ public final class EnrichmentService: Sendable {
         while queue.withLock({ $0.inFlight }) > 0 && ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
-    }
-
-    // MARK: rules files
-
-    /// Every rules file under the sources, with its modification time and size folded into one date.
-    static func stamps(_ sources: [String]) -> [String: Date] {
-        var out: [String: Date] = [:]
-        for path in files(sources) {
-            let attrs = try? FileManager.default.attributesOfItem(atPath: path)
-            let date = attrs?[.modificationDate] as? Date ?? .distantPast
-            let size = (attrs?[.size] as? NSNumber)?.doubleValue ?? 0
-            out[path] = date.addingTimeInterval(size / 1e9)
-        }
-        return out
-    }
-
-    static func files(_ sources: [String]) -> [String] {
-        var out: [String] = []
-        for s in sources {
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: s, isDirectory: &isDir) else { continue }
-            if isDir.boolValue {
-                let names = (try? FileManager.default.contentsOfDirectory(atPath: s)) ?? []
-                for n in names.sorted()
-                where (n.hasSuffix(".yaml") || n.hasSuffix(".yml") || n.hasSuffix(".json")) && !n.hasSuffix(".test.yaml") {
-                    out.append(s.hasSuffix("/") ? s + n : s + "/" + n)
-                }
-            } else {
-                out.append(s)
-            }
-        }
-        return out
-    }
-
-    /// FNV-1a 64 over the rules files' paths and bytes, in order: changes when any rule changes.
-    static func hash(_ sources: [String]) -> String {
-        var h: UInt64 = 0xCBF2_9CE4_8422_2325
-        for path in files(sources) {
-            for b in Array(path.utf8) + (FileManager.default.contents(atPath: path).map { [UInt8]($0) } ?? []) {
-                h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3
-            }
-        }
-        return String(h, radix: 16)
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import RuleKitCore
 import RuleKitExtension
 import RuleKitRules
+import RuleKitSources
 
 /// `rulekit convert`: Launch JSON ⇄ RuleKit YAML, without loss.
 struct ConvertCommand: ParsableCommand {
@@ -31,8 +32,8 @@ struct ConvertCommand: ParsableCommand {
     var to: Target
 
     func run() throws {
-        var sources = RuleFiles()
-        try sources.loadOrExit([file])
+        let snapshot = try RuleSnapshot.loadOrExit([file])
+        let sources = snapshot.files
         if sources.fileCount == 0 {
             Stderr.write("error: no rules files (*.yaml, *.yml, *.json) in '\(file)'\n")
             throw ExitCode(2)

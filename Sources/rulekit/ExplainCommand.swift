@@ -3,6 +3,7 @@ import Foundation
 import RuleKitCore
 import RuleKitExtension
 import RuleKitRules
+import RuleKitSources
 
 /// `rulekit explain`: every rule against one event, matcher by matcher.
 struct ExplainCommand: ParsableCommand {
@@ -28,12 +29,12 @@ struct ExplainCommand: ParsableCommand {
     @OptionGroup var stateOptions: StateArguments
 
     func run() throws {
-        var sources = RuleFiles()
+        let sources: RuleSnapshot
         let states: [String: ValueObject]
         let xdm: [String: ValueObject]
         let e: Event
         do {
-            try sources.loadOrExit(rules.isEmpty ? ["Rules"] : rules)
+            sources = try RuleSnapshot.loadOrExit(rules.isEmpty ? ["Rules"] : rules)
             states = try StateOptions.parse(stateOptions.state)
             xdm = try StateOptions.parse(stateOptions.xdmState)
             guard let read = try Self.readEvent(event) else {
@@ -52,10 +53,10 @@ struct ExplainCommand: ParsableCommand {
             throw ExitCode(2)
         }
         if sources.hasErrors {
-            Stderr.write(sources.render(sources.diagnostics.filter { $0.severity == .error }) + "\n")
+            Stderr.write(sources.render(sources.errors) + "\n")
             throw ExitCode(1)
         }
-        let (compiled, _) = sources.compiled()
+        let compiled = sources.compiled
         var r = Resolver(event: e, runtime: StaticRulesRuntime(states: states, xdmStates: xdm), slotCount: compiled.slotCount)
         print(ExplainText.render(Evaluator.explain(compiled, &r)), terminator: "")
     }

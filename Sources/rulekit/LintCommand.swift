@@ -3,6 +3,7 @@ import Foundation
 import RuleKitCore
 import RuleKitExtension
 import RuleKitRules
+import RuleKitSources
 import RuleKitXDM
 
 /// `rulekit lint`: every problem that can be known without running, with locations and stable codes.
@@ -37,9 +38,7 @@ struct LintCommand: ParsableCommand {
     var strict = false
 
     func run() throws {
-        var sources = RuleFiles()
-        sources.keepsDocuments = true
-        try sources.loadOrExit(paths.isEmpty ? ["Rules"] : paths)
+        let sources = try RuleSnapshot.loadOrExit(paths.isEmpty ? ["Rules"] : paths, keepsDocuments: true)
         KeptUntilExit.keep(sources)
         let linter = try Linter.configured(schemas: schemas, examples: examples)
         var all = Diagnostics(cap: 5000)
@@ -51,7 +50,7 @@ struct LintCommand: ParsableCommand {
             let e = findings.count { $0.severity == .error }
             let w = findings.count { $0.severity == .warning }
             print(
-                "\(e) error\(e == 1 ? "" : "s"), \(w) warning\(w == 1 ? "" : "s") in \(sources.fileCount) rules file\(sources.fileCount == 1 ? "" : "s")"
+                "\(e) error\(e == 1 ? "" : "s"), \(w) warning\(w == 1 ? "" : "s") in \(sources.files.fileCount) rules file\(sources.files.fileCount == 1 ? "" : "s")"
             )
         case .json:
             print(JSONWriter.string(.array(findings.map(Self.json)), options: .pretty))

@@ -3,6 +3,7 @@ import Foundation
 import RuleKitCore
 import RuleKitExtension
 import RuleKitRules
+import RuleKitSources
 
 /// `rulekit match`: which rules a recorded stream of events matches, without running consequences.
 struct MatchCommand: ParsableCommand {
@@ -50,14 +51,12 @@ struct MatchCommand: ParsableCommand {
     func run() throws {
         let (states, xdm) = try stateOptions.load()
         let reader = try openEvents(events)
-        var files = RuleFiles()
-        files.keepsDocuments = true
-        files.load(rules.isEmpty ? ["Rules"] : rules)
+        let files = RuleSnapshot.load(rules.isEmpty ? ["Rules"] : rules, keepsDocuments: true)
         if files.hasErrors {
-            Stderr.write(files.render(files.diagnostics.filter { $0.severity == .error }) + "\n")
+            Stderr.write(files.render(files.errors) + "\n")
             throw files.exitCode
         }
-        let (compiled, _) = files.compiled()
+        let compiled = files.compiled
         let runtime = StaticRulesRuntime(states: states, xdmStates: xdm)
 
         var counts = [Int](repeating: 0, count: compiled.rules.count)

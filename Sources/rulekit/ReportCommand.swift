@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RuleKitCore
 import RuleKitExtension
+import RuleKitSources
 
 /// `rulekit report`: one self-contained HTML page for rule authors and reviewers.
 struct ReportCommand: ParsableCommand {
@@ -44,16 +45,14 @@ struct ReportCommand: ParsableCommand {
     func run() throws {
         let (states, xdm) = try stateOptions.load()
         let paths = rules.isEmpty ? ["Rules"] : rules
-        var files = RuleFiles()
-        try files.loadOrExit(paths)
+        let files = try RuleSnapshot.loadOrExit(paths)
         var builder = RuleReportBuilder(rules: files, linter: try Linter.configured(schemas: schemas, examples: examples))
-        builder.testFiles = Self.testFiles(besides: paths)
+        builder.testFiles = paths.flatMap(RuleSources.testFiles(besides:))
         builder.events = events
         builder.states = states
         builder.xdmStates = xdm
         if let baseline {
-            var before = RuleFiles()
-            try before.loadOrExit([baseline])
+            let before = try RuleSnapshot.loadOrExit([baseline])
             if before.hasErrors {
                 Stderr.write(
                     "error: the baseline rules do not load:\n" + before.render(before.diagnostics.filter { $0.severity == .error }) + "\n")
@@ -75,27 +74,5 @@ struct ReportCommand: ParsableCommand {
         Stderr.write(
             "wrote \(out): \(report.rules.count) rules, \(errors) lint errors\(report.eventsFile != nil ? ", \(report.eventCount) events" : "")\n"
         )
-    }
-
-    /// The rule tests beside the rules: a folder's `*.test.yaml`, a file's `NAME.test.yaml`.
-    static func testFiles(besides paths: [String]) -> [String] {
-        var out: [String] = []
-        for p in paths where p != "-" {
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: p, isDirectory: &isDir) else { continue }
-            if isDir.boolValue {
-                let names = (try? FileManager.default.contentsOfDirectory(atPath: p)) ?? []
-                out += names.filter { $0.hasSuffix(".test.yaml") || $0.hasSuffix(".test.yml") }.sorted()
-                    .map { PathText.join(p, $0) }
-            } else {
-                let name = PathText.lastComponent(of: p)
-                let stem = PathText.join(
-                    PathText.directory(of: p),
-                    name.split(separator: ".").count > 1
-                        ? String(name[..<(name.lastIndex(of: ".") ?? name.endIndex)]) : name)
-                if FileManager.default.fileExists(atPath: stem + ".test.yaml") { out.append(stem + ".test.yaml") }
-            }
-        }
-        return out
     }
 }

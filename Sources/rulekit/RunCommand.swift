@@ -5,6 +5,7 @@ import RuleKitExtension
 import RuleKitHub
 import RuleKitRules
 import RuleKitShared
+import RuleKitSources
 import RuleKitXDM
 
 /// `rulekit run`: the main job — events through a hub with the rules extension, delivered events out.
@@ -103,10 +104,9 @@ struct RunCommand: ParsableCommand {
         }
         // The documents read are freed once loaded (no `keepsDocuments`): a run over a long stream would
         // carry them to its end.
-        var files = RuleFiles()
-        files.load(sources)
+        let files = RuleSnapshot.load(sources)
         if files.hasErrors {
-            Stderr.write(files.render(files.diagnostics.filter { $0.severity == .error }) + "\n")
+            Stderr.write(files.render(files.errors) + "\n")
             // With kept rules the run goes on: the rules extension falls back on them (and says so).
             guard let container, (try? container.read(RulesExtension.lastGoodCollection)) != nil else { throw files.exitCode }
             Stderr.write("warning: running the last good rules kept in \(container.directory.path)\n")

@@ -3,6 +3,7 @@ import Foundation
 import RuleKitCore
 import RuleKitExtension
 import RuleKitRules
+import RuleKitSources
 import RuleKitYAML
 
 /// `rulekit test`: runs rule test files (`*.test.yaml`) and reports like a test runner.
@@ -55,21 +56,16 @@ struct TestCommand: ParsableCommand {
                 files.append(p)
                 continue
             }
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: p, isDirectory: &isDir) else {
+            guard let found = RuleSources.testFiles(p) else {
                 Stderr.write("error: no such test file or folder '\(p)'\n")
                 throw ExitCode(2)
             }
-            if isDir.boolValue {
-                let names = (try? FileManager.default.contentsOfDirectory(atPath: p)) ?? []
-                files += names.filter { $0.hasSuffix(".test.yaml") || $0.hasSuffix(".test.yml") }.sorted()
-                    .map { PathText.join(p, $0) }
-            } else if p.hasSuffix(".test.yaml") || p.hasSuffix(".test.yml") {
-                files.append(p)
-            } else {
+            // A file named on its own must be a test file: rules given here by mistake would "pass" nothing.
+            if found == [p], !RuleSources.isTestFile(PathText.lastComponent(of: p)) {
                 Stderr.write("error: '\(p)' is not a rule test file (they are named *.test.yaml, beside the rules they test)\n")
                 throw ExitCode(2)
             }
+            files += found
         }
         var passed = 0
         var failed = 0
@@ -83,11 +79,10 @@ struct TestCommand: ParsableCommand {
                 out.write("FAIL \(f): the test file has errors\n" + r.render(found.filter { $0.severity == .error }) + "\n")
                 continue
             }
-            var rules = RuleFiles()
-            rules.load(file.rulesPaths())
+            let rules = RuleSnapshot.load(file.rulesPaths())
             if rules.hasErrors {
                 failed += 1
-                out.write("FAIL \(f): the rules do not load:\n" + rules.render(rules.diagnostics.filter { $0.severity == .error }) + "\n")
+                out.write("FAIL \(f): the rules do not load:\n" + rules.render(rules.errors) + "\n")
                 continue
             }
             for result in RuleTestRunner.run(file, rules) {

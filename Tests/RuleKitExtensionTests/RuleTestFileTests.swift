@@ -1,5 +1,6 @@
 import Foundation
 import RuleKitCore
+import RuleKitSources
 import RuleKitTestSupport
 import RuleKitXDM
 import RuleKitYAML
@@ -72,8 +73,7 @@ import Testing
         """.write(toFile: path, atomically: true, encoding: .utf8)
         let (loaded, found) = RuleTestFile.load(path: path)
         let file = try #require(loaded, "\(found)")
-        var rules = RuleFiles()
-        rules.load(file.rulesPaths())
+        let rules = RuleSnapshot.load(file.rulesPaths())
         let results = RuleTestRunner.run(file, rules)
         #expect(results.map(\.passed) == [true, false])
         #expect(results[1].problems == [#"event 1: fired ["a"], expected ["b"]"#])

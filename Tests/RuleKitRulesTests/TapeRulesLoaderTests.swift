@@ -1,6 +1,6 @@
 import Foundation
 import RuleKitCore
-import RuleKitExtension
+import RuleKitSources
 import RuleKitTestSupport
 import RuleKitYAML
 import Testing

@@ -9,6 +9,7 @@ import RuleKitCore
 import RuleKitExtension
 import RuleKitHub
 import RuleKitRules
+import RuleKitSources
 
 let repeats = 10
 let rulesPath = BenchData.shared.appendingPathComponent("bench/rules-1000.json").path
@@ -55,9 +56,7 @@ func throughHub(rules: Bool) -> Double {
 }
 
 func engineOnly() -> Double {
-    var files = RuleFiles()
-    files.load([rulesPath])
-    let (compiled, _) = files.compiled()
+    let compiled = RuleSnapshot.load([rulesPath]).compiled
     var states: [String: ValueObject] = [:]
     for (k, v) in state { states[k] = v.objectValue }
     let engine = RulesEngine(runtime: StaticRulesRuntime(states: states))

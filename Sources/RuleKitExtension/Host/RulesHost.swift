@@ -5,6 +5,7 @@ internal import Foundation
 public import RuleKitCore
 public import RuleKitHub
 public import RuleKitShared
+public import RuleKitSources
 
 /// A booted hub with the rules extension, fed block by block.
 ///
@@ -17,8 +18,9 @@ public final class RulesHost: Sendable {
     public struct Configuration: Sendable {
         /// Rules files or folders.
         public var rules: [String]
-        /// The same rules as the caller already read them (rules from standard input cannot be read twice).
-        public var preloaded: RuleFiles?
+        /// The same rules as the caller already loaded them (rules from standard input cannot be read twice;
+        /// a service's workers share one load).
+        public var preloaded: RuleSnapshot?
         /// Shared states published before the first event, by extension name.
         public var states: [String: ValueObject]
         /// XDM shared states published before the first event, by extension name.
@@ -49,7 +51,7 @@ public final class RulesHost: Sendable {
 
         /// A configuration with the rules of `rules` and nothing else: in-memory history, no states.
         public init(
-            rules: [String] = ["Rules"], preloaded: RuleFiles? = nil, states: [String: ValueObject] = [:],
+            rules: [String] = ["Rules"], preloaded: RuleSnapshot? = nil, states: [String: ValueObject] = [:],
             xdmStates: [String: ValueObject] = [:], history: any EventHistoryStore = InMemoryEventHistory(),
             container: SharedContainer? = nil, xdm: XDMAlignment? = nil
         ) {

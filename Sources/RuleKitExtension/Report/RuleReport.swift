@@ -5,6 +5,7 @@
 internal import Foundation
 public import RuleKitCore
 internal import RuleKitRules
+public import RuleKitSources
 internal import RuleKitXDM
 
 /// What `rulekit report` shows, worked out once; `RuleReportHTML` renders it.
@@ -89,7 +90,7 @@ public struct RuleReport: Sendable {
 /// Builds a report: the inputs as the CLI options give them.
 public struct RuleReportBuilder {
     /// The rules to report on.
-    public var rules: RuleFiles
+    public var rules: RuleSnapshot
     /// The linter whose findings the report shows.
     public var linter: Linter
     /// Rule test files (`*.test.yaml`) to run.
@@ -101,10 +102,10 @@ public struct RuleReportBuilder {
     /// XDM shared states the rules read, by extension name.
     public var xdmStates: [String: ValueObject] = [:]
     /// The previous rules, to show what the change does to the stream.
-    public var baseline: RuleFiles?
+    public var baseline: RuleSnapshot?
 
     /// A builder for `rules`, linted by `linter`, with no stream, tests or baseline yet.
-    public init(rules: RuleFiles, linter: Linter) {
+    public init(rules: RuleSnapshot, linter: Linter) {
         self.rules = rules
         self.linter = linter
     }
@@ -112,24 +113,23 @@ public struct RuleReportBuilder {
     /// Lints, runs the tests and the stream, and gathers the report; an unreadable stream or test is an error.
     public func build() throws(DiagnosticError) -> RuleReport {
         var report = RuleReport()
-        report.ruleFiles = rules.sets.map(\.path)
+        report.ruleFiles = rules.files.sets.map(\.path)
         report.findings = linter.lint(rules)
-        report.sources = rules.sources
+        report.sources = rules.files.sources
         for f in testFiles {
             let (file, found) = RuleTestFile.load(path: f)
             guard let file else {
                 report.tests.append((f, [], found.filter { $0.severity == .error }.map(\.description).joined(separator: "\n")))
                 continue
             }
-            var r = RuleFiles()
-            r.load(file.rulesPaths())
+            let r = RuleSnapshot.load(file.rulesPaths())
             if r.hasErrors {
                 report.tests.append((f, [], "the rules do not load"))
                 continue
             }
             report.tests.append((f, RuleTestRunner.run(file, r), nil))
         }
-        let (compiled, _) = rules.compiled()
+        let compiled = rules.compiled
         report.rules = entries(compiled)
         var byRule: [String: [Diagnostic]] = [:]
         for d in report.findings { if let l = RuleReportBuilder.ruleLabel(of: d) { byRule[l, default: []].append(d) } }
@@ -149,13 +149,13 @@ public struct RuleReportBuilder {
         // Each rule's file is where its location points (the planner drops some rules, so plan
         // positions do not follow the files).
         let elementsOf = Dictionary(
-            rules.sets.map { set in
+            rules.files.sets.map { set in
                 (set.path, Dictionary(set.set.dataElements.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a }))
             }, uniquingKeysWith: { a, _ in a })
         // Each file's lines and rule start lines, split once (not per rule).
         var texts: [String: (lines: [Substring], starts: Set<Int>)] = [:]
-        for (path, set) in rules.sets {
-            guard let text = rules.source(path) else { continue }
+        for (path, set) in rules.files.sets {
+            guard let text = rules.files.source(path) else { continue }
             texts[path] = (text.split(separator: "\n", omittingEmptySubsequences: false), Set(set.rules.compactMap { $0.location?.line }))
         }
         return compiled.rules.map { rule in
@@ -205,7 +205,7 @@ public struct RuleReportBuilder {
     func stream(_ path: String, _ compiled: CompiledRuleSet, into report: inout RuleReport) throws(DiagnosticError) {
         report.eventsFile = path
         let runtime = StaticRulesRuntime(states: states, xdmStates: xdmStates)
-        let before = baseline.map { $0.compiled().0 }
+        let before = baseline?.compiled
         var diff = before.map { before in
             let now = Set(compiled.rules.map(\.label))
             let was = Set(before.rules.map(\.label))

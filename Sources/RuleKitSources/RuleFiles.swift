@@ -1,7 +1,3 @@
-// RuleKitExtension puts the rules engine inside the event hub: an extension that loads rules from
-// files (atomically: a broken set never replaces a working one), runs every event through the engine
-// as the hub's preprocessor, reads standard and XDM shared states at each event's version, and bounds
-// chains of rules-consequence events so no rule set can make the hub loop forever.
 internal import Foundation
 public import RuleKitCore
 public import RuleKitRules
@@ -17,6 +13,8 @@ public struct RuleFiles: Sendable {
     /// The bytes of every file read, kept as read: made into text only for the files a diagnostic quotes
     /// (decoding every file up front cost as much as a tenth of loading it).
     private var sourceBytes: [String: [UInt8]] = [:]
+    /// The names of the files read, in order.
+    private var readOrder: [String] = []
     /// The text of every file read, for rendering diagnostics with their source lines.
     public var sources: [String: String] { sourceBytes.mapValues { String(decoding: $0, as: UTF8.self) } }
     /// The text of the file read as `path`, or nil.
@@ -39,22 +37,10 @@ public struct RuleFiles: Sendable {
     /// Whether any file had an error (its rules are then not in `sets`).
     public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
 
-    /// The rule files under `path`: a folder's `*.yaml`, `*.yml` and `*.json` (not `*.test.*`), or the file.
-    public static func files(_ path: String) -> [String]? {
-        if path == "-" { return [path] }
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else { return nil }
-        guard isDir.boolValue else { return [path] }
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-        return names.filter { n in
-            (n.hasSuffix(".yaml") || n.hasSuffix(".yml") || n.hasSuffix(".json")) && !n.contains(".test.")
-        }.sorted().map { PathText.join(path, $0) }
-    }
-
     /// Loads every file under `paths`; unreadable paths become error diagnostics.
     public mutating func load(_ paths: [String]) {
         for p in paths {
-            guard let files = Self.files(p) else {
+            guard let files = RuleSources.rulesFiles(p) else {
                 diagnostics.append(.error(.unreadable, "no such rules file or folder '\(p)'"))
                 continue
             }
@@ -73,6 +59,7 @@ public struct RuleFiles: Sendable {
         let name = f == "-" ? "<stdin>" : f
         let json = f == "-" ? bytes.first { $0 > 0x20 } == UInt8(ascii: "{") : f.hasSuffix(".json")
         sourceBytes[name] = bytes
+        readOrder.append(name)
         let (set, found, document) = Self.read(bytes, file: name, json: json, limits: .default)
         if keepsDocuments, let document { documents.append(document) }
         diagnostics += found
@@ -120,19 +107,15 @@ public struct RuleFiles: Sendable {
         return (set, found, doc)
     }
 
-    /// Every set planned and appended in file order, with the planner's findings.
-    public func compiled() -> (CompiledRuleSet, [Diagnostic]) { Self.compile(sets.map(\.set)) }
-
-    /// Sets planned and appended in order, with the planner's findings.
-    public static func compile(_ sets: [RuleSet]) -> (CompiledRuleSet, [Diagnostic]) {
-        var all = CompiledRuleSet.empty
-        var diags: [Diagnostic] = []
-        for set in sets {
-            let c = Planner().plan(set)
-            diags += c.diagnostics
-            all = all.appending(c)
+    /// FNV-1a 64 over every file's path and bytes as read, in load order, as hexadecimal.
+    func contentHash() -> String {
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325
+        for name in readOrder {
+            for b in name.utf8 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+            h = (h ^ 0) &* 0x0000_0100_0000_01B3
+            for b in sourceBytes[name] ?? [] { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
         }
-        return (all, diags)
+        return String(h, radix: 16)
     }
 
     /// The diagnostics rendered with source lines, sorted.

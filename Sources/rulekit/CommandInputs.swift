@@ -3,18 +3,24 @@ import Foundation
 import RuleKitCore
 import RuleKitExtension
 import RuleKitRules
+import RuleKitSources
 
-extension RuleFiles {
+extension RuleSnapshot {
     /// Loads `paths` (files, folders, `-` for standard input) as every command does; a path that cannot
     /// be read is reported and exits 2, whatever the command.
-    mutating func loadOrExit(_ paths: [String]) throws {
-        load(paths)
-        let unreadable = diagnostics.filter { $0.code == .unreadable }
+    static func loadOrExit(_ paths: [String], keepsDocuments: Bool = false) throws -> RuleSnapshot {
+        let snapshot = load(paths, keepsDocuments: keepsDocuments)
+        let unreadable = snapshot.diagnostics.filter { $0.code == .unreadable }
         if !unreadable.isEmpty {
             for d in unreadable { Stderr.write("error: \(d.message)\n") }
             throw ExitCode(2)
         }
+        return snapshot
     }
+
+    /// How a command that cannot use these rules exits: 2 when a path could not be read (bad usage or
+    /// unreadable input), 1 when the rules were read and have errors.
+    var exitCode: ExitCode { ExitCode(hasUnreadable ? 2 : 1) }
 }
 
 /// Reads `NAME=FILE` options into shared states.
@@ -84,11 +90,3 @@ enum SchemaFolder {
 }
 
 extension XDMAlignment.Policy: ExpressibleByArgument {}
-
-extension RuleFiles {
-    /// How a command that cannot use these rules exits: 2 when a path could not be read (bad usage or
-    /// unreadable input), 1 when the rules were read and have errors.
-    var exitCode: ExitCode {
-        ExitCode(diagnostics.contains { $0.code == .unreadable } ? 2 : 1)
-    }
-}

@@ -1,7 +1,7 @@
 import Foundation
 import RuleKitCore
-import RuleKitExtension
 import RuleKitRules
+import RuleKitSources
 import RuleKitTestSupport
 import RuleKitYAML
 import Testing

@@ -1,0 +1,68 @@
+import Foundation
+import RuleKitCore
+import RuleKitSources
+import RuleKitTestSupport
+import Testing
+
+@testable import RuleKitServe
+
+/// A reload reads the rules once and every worker runs that one snapshot; the watch sees exactly the files
+/// that are loaded (a rule test beside the rules is not a rules file).
+@Suite struct EnrichmentReloadTests {
+    static func rule(_ value: Int) -> String {
+        "rules:\n  - {id: r, when: {key: x, eq: 1}, then: [{add: {y: \(value)}}]}\n"
+    }
+
+    static func service(_ dir: URL, workers: Int) throws -> EnrichmentService {
+        var o = ServeOptions()
+        o.rules = [dir.path]
+        o.history = .memory
+        o.workers = workers
+        return try EnrichmentService(o)
+    }
+
+    static func event() -> Event { Event(name: "e", type: "t", source: "s", data: ["x": 1]) }
+
+    @Test func everyWorkerRunsTheSnapshotTheReloadChecked() async throws {
+        let dir = Scratch.url("rk-reload-\(UUID())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("a.yaml")
+        try Self.rule(1).write(to: file, atomically: true, encoding: .utf8)
+        let service = try Self.service(dir, workers: 3)
+        #expect(service.rulesStatus.contentHash == RuleSnapshot.load([dir.path]).contentHash)
+
+        try Self.rule(2).write(to: file, atomically: true, encoding: .utf8)
+        #expect(service.reload(reason: "test"))
+        #expect(service.rulesStatus.contentHash == RuleSnapshot.load([dir.path]).contentHash)
+        // Every worker (batches go round the workers) answers with the new rules.
+        for _ in 0..<6 {
+            let out = try await service.enrich([Self.event()])
+            #expect(out.first?.data?["y"] == .int(2))
+        }
+
+        // A broken file is refused whole; the previous snapshot keeps serving on every worker.
+        let before = service.rulesStatus.contentHash
+        try "rules: [\n".write(to: file, atomically: true, encoding: .utf8)
+        #expect(!service.reload(reason: "test"))
+        #expect(service.rulesStatus.contentHash == before)
+        #expect(!service.rulesStatus.lastAttemptLoaded)
+        for _ in 0..<6 { #expect(try await service.enrich([Self.event()]).first?.data?["y"] == .int(2)) }
+    }
+
+    @Test func theWatchIgnoresTestFiles() throws {
+        let dir = Scratch.url("rk-reload-\(UUID())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Self.rule(1).write(to: dir.appendingPathComponent("a.yaml"), atomically: true, encoding: .utf8)
+        let service = try Self.service(dir, workers: 1)
+        let attempted = service.rulesStatus.attemptedAt
+        try "cases: []\n".write(to: dir.appendingPathComponent("a.test.yml"), atomically: true, encoding: .utf8)
+        service.reloadIfChanged()
+        #expect(service.rulesStatus.attemptedAt == attempted)
+        try Self.rule(3).write(to: dir.appendingPathComponent("b.yaml"), atomically: true, encoding: .utf8)
+        service.reloadIfChanged()
+        #expect(service.rulesStatus.attemptedAt != attempted)
+        #expect(service.rulesStatus.count == 2)
+    }
+}
