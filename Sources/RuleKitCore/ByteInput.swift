@@ -24,26 +24,65 @@ public final class ByteInput {
     private let fd: Int32
     private let owned: Bool
 
-    /// Opens `path` for reading (`-`: standard input). A folder, a missing file or one that cannot be
-    /// opened is an `input.unreadable` error naming it.
+    /// How long a FIFO named as a file may stay silent before its first byte: `RULEKIT_INPUT_WAIT` seconds
+    /// (0: without end), 10 by default. A FIFO is read as a stream (process substitution, `<(cmd)`, is
+    /// one), but one that nobody writes to would otherwise hang the command for ever.
+    public static let fifoWaitMilliseconds: Int32 = {
+        guard let text = getenv("RULEKIT_INPUT_WAIT").map({ String(cString: $0) }), let seconds = Double(text),
+            seconds.isFinite, seconds >= 0
+        else { return 10_000 }
+        return seconds == 0 ? -1 : Int32(min(seconds * 1000, Double(Int32.max)))
+    }()
+
+    /// Opens `path` for reading (`-`: standard input). A folder, a socket, a missing file, one that cannot be
+    /// opened, and a FIFO nothing is written to within `fifoWaitMilliseconds` are `input.unreadable` errors
+    /// naming it. Devices and FIFOs are read as streams, under the same size limit as files.
     public init(path: String) throws(DiagnosticError) {
         self.path = path
         if path == "-" {
             fd = 0
             owned = false
             name = "<stdin>"
-        } else {
-            name = path
-            let f = open(path, O_RDONLY | O_CLOEXEC)
-            guard f >= 0 else { throw Self.failure(path, errno: errno) }
-            var st = stat()
-            if fstat(f, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
-                close(f)
-                throw DiagnosticError(.error(.unreadable, "'\(path)' is a folder, not a file"))
-            }
-            fd = f
-            owned = true
+            return
         }
+        name = path
+        // Without O_NONBLOCK, opening a FIFO waits for a writer, with no time limit.
+        let f = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard f >= 0 else { throw Self.failure(path, errno: errno) }
+        var st = stat()
+        guard fstat(f, &st) == 0 else {
+            let e = errno
+            close(f)
+            throw Self.failure(path, errno: e)
+        }
+        switch st.st_mode & S_IFMT {
+        case S_IFDIR:
+            close(f)
+            throw DiagnosticError(.error(.unreadable, "'\(path)' is a folder, not a file"))
+        case S_IFSOCK:
+            close(f)
+            throw DiagnosticError(.error(.unreadable, "'\(path)' is a socket, not a file"))
+        case S_IFIFO:
+            let wait = Self.fifoWaitMilliseconds
+            guard let ready = systemWaitReadable(f, milliseconds: wait) else {
+                let e = errno
+                close(f)
+                throw Self.failure(path, errno: e)
+            }
+            guard ready else {
+                close(f)
+                throw DiagnosticError(
+                    .error(
+                        .unreadable,
+                        "'\(path)' is a FIFO and nothing was written to it within \(Double(wait) / 1000) s (RULEKIT_INPUT_WAIT sets the wait)"
+                    ))
+            }
+        default: break
+        }
+        // Reads block from here on: a stream that has begun is read to its end.
+        _ = fcntl(f, F_SETFL, fcntl(f, F_GETFL) & ~O_NONBLOCK)
+        fd = f
+        owned = true
     }
 
     deinit {
@@ -105,6 +144,7 @@ public final class ByteInput {
         case ENOENT: why = "no such file '\(path)'"
         case EISDIR: why = "'\(path)' is a folder, not a file"
         case EACCES, EPERM: why = "permission denied reading '\(path)'"
+        case ENXIO: why = "'\(path)' is a socket or a device with nothing behind it, not a file"
         default: why = "cannot read '\(path)': \(String(cString: strerror(e)))"
         }
         return DiagnosticError(.error(.unreadable, why))

@@ -16,12 +16,14 @@ public struct DiagnosticRenderer: Sendable {
         sources[file] = text.split(separator: "\n", omittingEmptySubsequences: false)
     }
 
-    /// The full rendering of one diagnostic (no trailing newline).
+    /// The full rendering of one diagnostic (no trailing newline). What came from the input (the file name,
+    /// the message's quotes of it, the excerpt) is shown with control characters escaped
+    /// (`escaped(_:)`): a diagnostic is read on a terminal, and must not drive it.
     public func render(_ d: Diagnostic) -> String {
         var out = ""
-        if let l = d.location { out += "\(l.file):\(l.line):\(l.column): " }
-        out += "\(d.severity.rawValue): \(d.message)"
-        if let p = d.pointer, d.location == nil { out += " (at \(p.isEmpty ? "/" : p))" }
+        if let l = d.location { out += "\(Self.escaped(l.file)):\(l.line):\(l.column): " }
+        out += "\(d.severity.rawValue): \(Self.escaped(d.message))"
+        if let p = d.pointer, d.location == nil { out += " (at \(p.isEmpty ? "/" : Self.escaped(p)))" }
         guard let l = d.location, let lines = sources[l.file], l.line >= 1, l.line <= lines.count else {
             return out
         }
@@ -34,43 +36,61 @@ public struct DiagnosticRenderer: Sendable {
     /// around its column, not the line.
     public static let excerptWidth = 120
 
-    /// The part of `line` to quote around `column` (1-based), and the caret's offset in it.
-    static func excerpt(_ line: Substring, column: Int) -> (String, Int) {
-        var line = line
-        if line.hasSuffix("\r") { line = line.dropLast() }
-        let col = max(0, column - 1)
-        var text: Substring
-        var caret = col
-        var prefix = ""
-        var suffix = ""
-        if line.utf8.count <= excerptWidth {
-            text = line
-        } else {
-            // Keep a third of the window before the column, the rest after it.
-            let before = excerptWidth / 3
-            let startOffset = max(0, col - before)
-            let start = line.index(line.startIndex, offsetBy: startOffset, limitedBy: line.endIndex) ?? line.endIndex
-            let end = line.index(start, offsetBy: excerptWidth, limitedBy: line.endIndex) ?? line.endIndex
-            text = line[start..<end]
-            if startOffset > 0 {
-                prefix = "..."
-                caret = col - startOffset + 3
-            }
-            if end < line.endIndex { suffix = "..." }
+    /// How `scalar` is shown when it must not reach a terminal as it is: C0 controls but tab, DEL, C1
+    /// controls, and the bidirectional embeddings, overrides and isolates (which reorder what follows
+    /// them on screen) as `\u{1B}`; nil for every other scalar.
+    static func escape(_ scalar: Unicode.Scalar) -> String? {
+        switch scalar.value {
+        case 0x09: return nil
+        case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069:
+            return "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+        default: return nil
         }
-        // Tabs become one space so the caret lines up under the column.
-        return (prefix + String(text).replacingTabs() + suffix, caret)
+    }
+
+    /// `text` with every scalar `escape` names escaped.
+    public static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { escape($0) != nil }) else { return text }
+        var out = ""
+        for s in text.unicodeScalars {
+            if let e = escape(s) { out += e } else { out.unicodeScalars.append(s) }
+        }
+        return out
+    }
+
+    /// The part of `line` to quote around `column` (1-based, in Unicode scalars as the readers count), and
+    /// the caret's offset in it, escapes counted at the width they are shown.
+    static func excerpt(_ line: Substring, column: Int) -> (String, Int) {
+        var scalars = Array(line.unicodeScalars)
+        if scalars.last == "\r" { scalars.removeLast() }
+        let col = max(0, column - 1)
+        var start = 0
+        var end = scalars.count
+        var text = ""
+        var caret = 0
+        if scalars.count > excerptWidth {
+            // Keep a third of the window before the column, the rest after it.
+            start = min(max(0, col - excerptWidth / 3), scalars.count)
+            end = min(scalars.count, start + excerptWidth)
+            if start > 0 {
+                text = "..."
+                caret = 3
+            }
+        }
+        for i in start..<end {
+            // Tabs become one space so the caret lines up under the column.
+            let shown = scalars[i] == "\t" ? " " : escape(scalars[i]) ?? String(scalars[i])
+            if i < col { caret += shown.count }
+            text += shown
+        }
+        // A column past the line's end (an error at the end of the line) stands past the last character.
+        if col > end { caret += col - end }
+        if end < scalars.count { text += "..." }
+        return (text, caret)
     }
 
     /// Renders several diagnostics, one block each, in the order given.
     public func render(_ ds: [Diagnostic]) -> String {
         ds.map(render).joined(separator: "\n")
-    }
-}
-
-extension String {
-    fileprivate func replacingTabs() -> String {
-        guard contains("\t") else { return self }
-        return String(map { $0 == "\t" ? " " : $0 })
     }
 }

@@ -82,7 +82,7 @@ public final class EnrichmentService: Sendable {
         var validator: JSONSchemaValidator?
         if let schemas = options.schemas {
             let registry = try XDMRegistry(folder: URL(fileURLWithPath: schemas))
-            if let cls = registry.documents.keys.sorted().first(where: { $0.hasSuffix("/experienceevent") }) {
+            if let cls = registry.experienceEventClass {
                 alignment = try XDMAlignment(registry: registry, classID: cls, policy: options.xdmPolicy)
                 validator = try registry.compose(class: cls, fieldGroups: registry.fieldGroups(for: cls)).validator
             }

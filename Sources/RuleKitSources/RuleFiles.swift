@@ -37,11 +37,16 @@ public struct RuleFiles: Sendable {
     /// Whether any file had an error (its rules are then not in `sets`).
     public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
 
-    /// Loads every file under `paths`; unreadable paths become error diagnostics.
+    /// Loads every file under `paths`; unreadable paths, and folders with no rules file (a mistyped path
+    /// more often than a wish for no rules), become error diagnostics.
     public mutating func load(_ paths: [String]) {
         for p in paths {
             guard let files = RuleSources.rulesFiles(p) else {
                 diagnostics.append(.error(.unreadable, "no such rules file or folder '\(p)'"))
+                continue
+            }
+            if files.isEmpty {
+                diagnostics.append(.error(.unreadable, "no rules files (*.yaml, *.yml, *.json) in '\(p)'"))
                 continue
             }
             for f in files { load(file: f) }

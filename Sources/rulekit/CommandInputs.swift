@@ -81,7 +81,8 @@ enum SchemaFolder {
         let path = given ?? defaultPath
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue { return path }
         if given != nil {
-            Stderr.write("error: no schema folder '\(path)'\n")
+            let exists = FileManager.default.fileExists(atPath: path)
+            Stderr.write(exists ? "error: the schema folder '\(path)' is a file, not a folder\n" : "error: no schema folder '\(path)'\n")
             throw ExitCode(2)
         }
         Stderr.write("note: no \(defaultPath)/ folder here: \(what) skipped (give --schemas)\n")
@@ -90,3 +91,17 @@ enum SchemaFolder {
 }
 
 extension XDMAlignment.Policy: ExpressibleByArgument {}
+
+/// The `--identity` option of `run` and `serve`: a dotted path into an event's data.
+enum IdentityOption {
+    /// The path's parts; an empty path, or one with an empty part (`a..b`), is a usage error (exit 2).
+    static func parse(_ text: String?) throws -> [String]? {
+        guard let text else { return nil }
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard !parts.contains(where: \.isEmpty) else {
+            Stderr.write("error: --identity takes a dotted path such as xdm.identityMap.ECID.0.id, not '\(text)'\n")
+            throw ExitCode(2)
+        }
+        return parts
+    }
+}

@@ -52,7 +52,7 @@ struct ConvertCommand: ParsableCommand {
         }
         switch to {
         case .yaml:
-            print(
+            Stdout.print(
                 RuleKitFormatWriter.yaml(
                     set,
                     header: "converted by rulekit from \(sources.sets.map { InputFiles.displayName($0.path) }.joined(separator: ", "))"
@@ -68,7 +68,7 @@ struct ConvertCommand: ParsableCommand {
             if set.rules.contains(where: { !$0.enabled }) {
                 Stderr.write("note: disabled rules are left out of Launch JSON\n")
             }
-            print(LaunchRulesWriter.text(set))
+            Stdout.print(LaunchRulesWriter.text(set))
         }
     }
 }
@@ -119,6 +119,6 @@ struct SchemaCommand: ParsableCommand {
     var tests = false
 
     func run() throws {
-        print(tests ? RuleTestSchema.json : RulesFormatSchema.json)
+        Stdout.print(tests ? RuleTestSchema.json : RulesFormatSchema.json)
     }
 }

@@ -58,7 +58,7 @@ struct ExplainCommand: ParsableCommand {
         }
         let compiled = sources.compiled
         var r = Resolver(event: e, runtime: StaticRulesRuntime(states: states, xdmStates: xdm), slotCount: compiled.slotCount)
-        print(ExplainText.render(Evaluator.explain(compiled, &r)), terminator: "")
+        Stdout.print(ExplainText.render(Evaluator.explain(compiled, &r)), terminator: "")
     }
 
     /// The event a file describes (nil when it holds no object). A JSON file's data is read as a tape, as

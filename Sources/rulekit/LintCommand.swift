@@ -31,8 +31,8 @@ struct LintCommand: ParsableCommand {
     @Option(help: "The folder of XDM schemas (default: Schemas).")
     var schemas: String?
 
-    @Option(help: "Example events (JSON lines) whose keys count as known.")
-    var examples: String = "Examples/events.jsonl"
+    @Option(help: "Example events (JSON lines) whose keys count as known (default Examples/events.jsonl, if present).")
+    var examples: String?
 
     @Flag(help: "Fail on warnings too.")
     var strict = false
@@ -46,16 +46,16 @@ struct LintCommand: ParsableCommand {
         let findings = all.sorted
         switch format {
         case .text:
-            if !findings.isEmpty { print(sources.render(findings)) }
+            if !findings.isEmpty { Stdout.print(sources.render(findings)) }
             let e = findings.count { $0.severity == .error }
             let w = findings.count { $0.severity == .warning }
-            print(
+            Stdout.print(
                 "\(e) error\(e == 1 ? "" : "s"), \(w) warning\(w == 1 ? "" : "s") in \(sources.files.fileCount) rules file\(sources.files.fileCount == 1 ? "" : "s")"
             )
         case .json:
-            print(JSONWriter.string(.array(findings.map(Self.json)), options: .pretty))
+            Stdout.print(JSONWriter.string(.array(findings.map(Self.json)), options: .pretty))
         case .sarif:
-            print(JSONWriter.string(Self.sarif(findings), options: .pretty))
+            Stdout.print(JSONWriter.string(Self.sarif(findings), options: .pretty))
         }
         if findings.contains(where: { $0.severity == .error || (strict && $0.severity == .warning) }) { throw ExitCode(1) }
     }
@@ -122,25 +122,50 @@ struct LintCommand: ParsableCommand {
 extension Linter {
     /// The linter as the CLI sets it up: the ExperienceEvent class of the schema folder (with all its field
     /// groups) and the keys of the example events.
-    static func configured(schemas: String?, examples: String) throws -> Linter {
+    /// The linter with the schema folder's ExperienceEvent and the example events' keys. A folder or file
+    /// the user named must be readable, whole (exit 2 naming what is wrong); the defaults may be absent
+    /// (outside the repository), and then the checks they enable are skipped with a note, never silently.
+    static func configured(schemas: String?, examples: String?) throws -> Linter {
         var linter = Linter()
-        if let folder = try SchemaFolder.resolve(schemas, skipping: "XDM key and type checks are"),
-            let xdm = try? XDMRegistry(folder: URL(fileURLWithPath: folder)),
-            let cls = xdm.documents.keys.first(where: { $0.hasSuffix("/experienceevent") }),
-            let composed = try? xdm.compose(class: cls, fieldGroups: xdm.fieldGroups(for: cls))
-        {
-            linter.catalog = composed.catalog
-            linter.xdmValidator = composed.validator
+        if let folder = try SchemaFolder.resolve(schemas, skipping: "XDM key and type checks are") {
+            do {
+                if let composed = try XDMRegistry(folder: URL(fileURLWithPath: folder)).experienceEvent() {
+                    linter.catalog = composed.catalog
+                    linter.xdmValidator = composed.validator
+                } else {
+                    Stderr.write("note: no ExperienceEvent class in '\(folder)': XDM key and type checks are skipped\n")
+                }
+            } catch {
+                Stderr.write(DiagnosticRenderer().render(error.diagnostics) + "\n")
+                throw ExitCode(2)
+            }
         }
-        if let reader = try? JSONLinesReader(path: examples) {
-            for r in reader {
-                guard case .success(let v) = r, case .object(let data)? = v["data"] else { continue }
+        let path = examples ?? defaultExamples
+        if examples == nil, !FileManager.default.fileExists(atPath: path) {
+            Stderr.write("note: no \(defaultExamples) here: keys are checked without example events (give --examples)\n")
+            return linter
+        }
+        let reader = try openEvents(path)
+        var iterator = reader.makeIterator()
+        while let r = iterator.next() {
+            switch r {
+            case .success(.object(let event)):
+                guard case .object(let data)? = event["data"] else { continue }
                 for k in Flatten.object(data, arrays: true).keys {
                     linter.exampleKeys.insert(k)
                     linter.exampleKeys.insert(XDMPathCatalog.normalize(k))
                 }
+            case .success:
+                Stderr.write("error: \(InputFiles.displayName(path)):\(iterator.lineNumber): an example event is a JSON object\n")
+                throw ExitCode(2)
+            case .failure(let e):
+                Stderr.write(DiagnosticRenderer().render(e.diagnostics) + "\n")
+                throw ExitCode(2)
             }
         }
         return linter
     }
+
+    /// The example events read when `--examples` is not given.
+    static let defaultExamples = "Examples/events.jsonl"
 }

@@ -33,7 +33,9 @@ struct MatchCommand: ParsableCommand {
     @Flag(help: "One JSON line per event with a match, instead of counts per rule.")
     var each = false
 
-    @Option(help: "Threads that read, parse and match blocks of events (0: all on one thread; default: one per processor).")
+    @Option(
+        parsing: .unconditional,
+        help: "Threads that read, parse and match blocks of events (0: all on one thread; default: one per processor).")
     var threads: Int?
 
     @Argument(help: "Events as JSON lines ('-' for standard input).")
@@ -120,7 +122,7 @@ struct MatchCommand: ParsableCommand {
                 bad += 1
             }
             if out.utf8.count > 1 << 16 {
-                print(out, terminator: "")
+                Stdout.print(out, terminator: "")
                 out = ""
             }
             // On a terminal, a running count (a long stream is otherwise silent for seconds).
@@ -128,7 +130,7 @@ struct MatchCommand: ParsableCommand {
             return nil
         }
         if progress { Stderr.write("\r\u{1B}[K") }
-        print(out, terminator: "")
+        Stdout.print(out, terminator: "")
         if !each {
             let labels = compiled.rules.map(\.label)
             let width = max(4, labels.map(\.count).max() ?? 0)
@@ -139,7 +141,7 @@ struct MatchCommand: ParsableCommand {
                 table += padded(label, width) + "  " + String(repeating: " ", count: max(0, 7 - n.count)) + n + "\n"
             }
             table += "\(eventCount) events, \(eventsMatched) with a match, \(counts.reduce(0, +)) matches\n"
-            print(table, terminator: "")
+            Stdout.print(table, terminator: "")
         }
         // The rules are not freed: the process ends now, and frees them at once.
         KeptUntilExit.keep(compiled)

@@ -16,6 +16,10 @@ struct ReportCommand: ParsableCommand {
             (the rules before a change), it shows rules added and removed and the events whose matches or \
             resulting data the change alters. Rule tests are the *.test.yaml files beside the rules.
 
+            Exits 1 when the rules have lint errors, a rule test fails, or a line of --events is not an \
+            event (each is named on standard error as well as in the page); 2 on bad usage or unreadable \
+            input.
+
             Example:
               rulekit report --events Examples/events.jsonl \\
                 --state com.adobe.module.configuration=Examples/state.json --out report.html
@@ -36,10 +40,10 @@ struct ReportCommand: ParsableCommand {
     @Option(help: "The rules before the change (file or folder), to compare against on the same events.")
     var baseline: String?
 
-    @Option(help: "Example events (JSON lines) whose keys count as known to lint.")
-    var examples: String = "Examples/events.jsonl"
+    @Option(help: "Example events (JSON lines) whose keys count as known to lint (default Examples/events.jsonl, if present).")
+    var examples: String?
 
-    @Option(help: "Where to write the HTML.")
+    @Option(help: "Where to write the HTML ('-' for standard output).")
     var out: String
 
     func run() throws {
@@ -66,13 +70,31 @@ struct ReportCommand: ParsableCommand {
             throw ExitCode(2)
         }
         let html = RuleReportHTML.render(report)
-        guard FileManager.default.createFile(atPath: out, contents: Data(html.utf8)) else {
-            Stderr.write("error: cannot write '\(out)'\n")
-            throw ExitCode(2)
+        try OutputFile.write(Array(html.utf8), to: out)
+        // As `lint` and `test` do, the page is no excuse for a failure: every one is named on standard error
+        // too, and exits 1.
+        let errors = report.findings.filter { $0.severity == .error }
+        if !errors.isEmpty { Stderr.write(files.render(errors) + "\n") }
+        var failedTests = 0
+        for t in report.tests {
+            if let e = t.error {
+                failedTests += 1
+                Stderr.write("FAIL \(t.file): \(e)\n")
+            }
+            for c in t.results where !c.passed {
+                failedTests += 1
+                Stderr.write("FAIL \(t.file): \(c.name)\n")
+                for p in c.problems { Stderr.write("    \(p)\n") }
+            }
         }
-        let errors = report.findings.count { $0.severity == .error }
+        let eventsName = report.eventsFile.map(InputFiles.displayName) ?? ""
+        for (line, message) in report.badEventLines { Stderr.write("error: \(eventsName):\(line): \(message)\n") }
+        if report.badEvents > report.badEventLines.count {
+            Stderr.write("error: \(eventsName): \(report.badEvents - report.badEventLines.count) more unreadable lines\n")
+        }
         Stderr.write(
-            "wrote \(out): \(report.rules.count) rules, \(errors) lint errors\(report.eventsFile != nil ? ", \(report.eventCount) events" : "")\n"
+            "wrote \(out): \(report.rules.count) rules, \(errors.count) lint errors, \(failedTests) failed tests\(report.eventsFile != nil ? ", \(report.eventCount) events, \(report.badEvents) unreadable lines" : "")\n"
         )
+        if !errors.isEmpty || failedTests > 0 || report.badEvents > 0 { throw ExitCode(1) }
     }
 }

@@ -15,13 +15,15 @@ struct RuleKitMain {
         do {
             var command = try RuleKitCommand.parseAsRoot()
             try command.run()
+            Stdout.close()
         } catch let exit as ExitCode {
+            if exit == .success { Stdout.close() }
             Foundation.exit(exit.rawValue)
         } catch {
             let code = RuleKitCommand.exitCode(for: error)
             let message = RuleKitCommand.fullMessage(for: error)
             if code == .success {
-                if !message.isEmpty { print(message) }
+                if !message.isEmpty { Stdout.print(message) }
                 Foundation.exit(0)
             }
             if !message.isEmpty { Stderr.write(message + "\n") }

@@ -71,6 +71,7 @@ struct RunCommand: ParsableCommand {
     var events: String = "Examples/events.jsonl"
 
     @Option(
+        parsing: .unconditional,
         help:
             "Threads that read and parse events while the hub runs (0: on the hub's feeding thread; default: one per processor beyond the first)."
     )
@@ -114,7 +115,7 @@ struct RunCommand: ParsableCommand {
         var configuration = RulesHost.Configuration(
             rules: sources, preloaded: files, states: states, xdmStates: xdm, container: container,
             xdm: try alignment())
-        configuration.identityPath = identity.map { $0.split(separator: ".", omittingEmptySubsequences: false).map(String.init) }
+        configuration.identityPath = try IdentityOption.parse(identity)
         if let dataDir {
             switch SQLiteEventHistory.open(directory: dataDir) {
             case .success(let store):
@@ -251,7 +252,7 @@ struct RunCommand: ParsableCommand {
         guard let schemas = try SchemaFolder.resolve(schemas, skipping: "XDM alignment of rule-attached XDM is") else { return nil }
         do {
             let registry = try XDMRegistry(folder: URL(fileURLWithPath: schemas))
-            guard let cls = registry.documents.keys.sorted().first(where: { $0.hasSuffix("/experienceevent") }) else { return nil }
+            guard let cls = registry.experienceEventClass else { return nil }
             return try XDMAlignment(registry: registry, classID: cls, policy: xdmPolicy)
         } catch {
             Stderr.write(DiagnosticRenderer().render(error.diagnostics) + "\n")

@@ -44,19 +44,20 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Where in an event its identity lives (a dotted path such as xdm.identityMap.ECID.0.id): history per identity.")
     var identity: String?
 
-    @Option(help: "Hubs evaluating batches at once (default: one per core).")
+    @Option(parsing: .unconditional, help: "Hubs evaluating batches at once (default: one per core).")
     var workers: Int?
 
-    @Option(name: .customLong("max-events"), help: "Most events in one request.")
+    @Option(name: .customLong("max-events"), parsing: .unconditional, help: "Most events in one request.")
     var maxEvents = 10_000
 
-    @Option(name: .customLong("max-body"), help: "Largest request body, in bytes.")
+    @Option(name: .customLong("max-body"), parsing: .unconditional, help: "Largest request body, in bytes.")
     var maxBody = 16 << 20
 
-    @Option(name: .customLong("queue"), help: "Batches that may wait for a worker before requests get 429.")
+    @Option(name: .customLong("queue"), parsing: .unconditional, help: "Batches that may wait for a worker before requests get 429.")
     var queue = 64
 
     @Option(
+        parsing: .unconditional,
         help: """
             History records kept in the spool while the history store is unreachable, replayed in order when it \
             answers again (beyond: batches get 503 and are not answered as done).
@@ -72,7 +73,7 @@ struct ServeCommand: ParsableCommand {
     var historySpool: String?
 
     @Option(
-        name: .customLong("history-timeout"),
+        name: .customLong("history-timeout"), parsing: .unconditional,
         help: "Milliseconds a history read or write may wait for the store before the breaker opens.")
     var historyTimeout = 1000
 
@@ -94,7 +95,7 @@ struct ServeCommand: ParsableCommand {
             throw ExitCode(2)
         }
         options.history = location
-        options.identityPath = identity.map { $0.split(separator: ".", omittingEmptySubsequences: false).map(String.init) }
+        options.identityPath = try IdentityOption.parse(identity)
         if let workers {
             guard (1...256).contains(workers) else {
                 Stderr.write("error: --workers must be from 1 to 256\n")

@@ -37,7 +37,12 @@ struct SharedCommand: ParsableCommand {
 
     static func fail(_ error: any Error) -> ExitCode {
         Stderr.write("error: \(error)\n")
-        return ExitCode(error is SharedContainerError || error is IncrementError ? 1 : 2)
+        // What the container holds is a finding (1); a name that is no collection's, or a folder that
+        // cannot be read or written, is bad usage or unreadable input (2).
+        switch error {
+        case SharedContainerError.corrupt, is IncrementError: return ExitCode(1)
+        default: return ExitCode(2)
+        }
     }
 
     struct Get: ParsableCommand {
@@ -51,7 +56,7 @@ struct SharedCommand: ParsableCommand {
                     Stderr.write("error: no collection '\(collection)'\n")
                     throw ExitCode(1)
                 }
-                print(JSONWriter.string(v))
+                Stdout.print(JSONWriter.string(v))
             } catch let e as ExitCode { throw e } catch { throw SharedCommand.fail(error) }
         }
     }
@@ -61,11 +66,14 @@ struct SharedCommand: ParsableCommand {
             commandName: "set", abstract: "Replace a collection with a JSON value.")
         @Argument(help: "The container directory.") var container: String
         @Argument(help: "The collection.") var collection: String
-        @Argument(help: "The new value, as JSON.") var json: String
+        @Argument(help: "The new value, as JSON ('-' for standard input).") var json: String
         func run() throws {
             let value: Value
-            do { value = try JSONReader.read(Array(json.utf8), file: "<argument>").value } catch {
-                Stderr.write("error: \(error)\n")
+            do {
+                let bytes = json == "-" ? try ByteInput.readAll("-") : Array(json.utf8)
+                value = try JSONReader.read(bytes, file: json == "-" ? "<stdin>" : "<argument>").value
+            } catch {
+                Stderr.write(DiagnosticRenderer().render(error.diagnostics) + "\n")
                 throw ExitCode(2)
             }
             do { try SharedCommand.open(container).write(collection, value) } catch let e as ExitCode { throw e } catch {
@@ -80,7 +88,7 @@ struct SharedCommand: ParsableCommand {
         @Argument(help: "The container directory.") var container: String
         @Argument(help: "The collection (an object).") var collection: String
         @Option(help: "The member to increment.") var key = "count"
-        @Option(help: "How many increments, each its own locked update (1 to 1000000).") var times = 1
+        @Option(parsing: .unconditional, help: "How many increments, each its own locked update (1 to 1000000).") var times = 1
 
         func validate() throws {
             guard (1...1_000_000).contains(times) else {
@@ -134,7 +142,7 @@ struct SharedCommand: ParsableCommand {
             commandName: "list", abstract: "List the collections of a container.")
         @Argument(help: "The container directory.") var container: String
         func run() throws {
-            for name in try SharedCommand.open(container, create: false).collections() { print(name) }
+            for name in try SharedCommand.open(container, create: false).collections() { Stdout.print(name) }
         }
     }
 }

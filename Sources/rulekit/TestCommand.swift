@@ -60,6 +60,10 @@ struct TestCommand: ParsableCommand {
                 Stderr.write("error: no such test file or folder '\(p)'\n")
                 throw ExitCode(2)
             }
+            if found.isEmpty {
+                Stderr.write("error: no rule test files (*.test.yaml, *.test.yml, *.test.json) in '\(p)'\n")
+                throw ExitCode(2)
+            }
             // A file named on its own must be a test file: rules given here by mistake would "pass" nothing.
             if found == [p], !RuleSources.isTestFile(PathText.lastComponent(of: p)) {
                 Stderr.write("error: '\(p)' is not a rule test file (they are named *.test.yaml, beside the rules they test)\n")

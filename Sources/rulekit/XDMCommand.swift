@@ -111,7 +111,9 @@ struct XDMValidateCommand: ParsableCommand {
     @Argument(help: "JSON or JSON-lines (.jsonl) files.")
     var files: [String]
 
-    @Option(help: "Threads that read, parse and validate JSON-lines payloads (0: all on one thread; default: one per processor).")
+    @Option(
+        parsing: .unconditional,
+        help: "Threads that read, parse and validate JSON-lines payloads (0: all on one thread; default: one per processor).")
     var threads: Int?
 
     func validate() throws {

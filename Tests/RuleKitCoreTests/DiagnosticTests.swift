@@ -85,3 +85,46 @@ import Testing
         #expect(d.message.hasSuffix("more characters)"))
     }
 }
+
+/// Diagnostics are read on terminals: what they quote of the input cannot drive one, and the caret stands
+/// under the column the reader counted (Unicode scalars), escapes counted at their shown width.
+@Suite struct DiagnosticEscapingTests {
+    @Test func controlCharactersAreEscapedAndTheCaretFollows() {
+        let line = "rules:\u{1B}]0;PWNED\u{07}\u{1B}[31m red\u{0}"
+        var r = DiagnosticRenderer()
+        r.addSource(line + "\n", for: "e.yaml")
+        let d = Diagnostic.error(
+            "yaml.syntax", "control character U+001B is not allowed", at: SourceLocation(file: "e.yaml", line: 1, column: 7))
+        let out = r.render(d)
+        #expect(!out.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
+        let lines = out.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines[1] == #"    rules:\u{1B}]0;PWNED\u{7}\u{1B}[31m red\u{0}"#)
+        let caret = lines[2].count - 1
+        #expect(Array(lines[1])[caret] == "\\")
+        #expect(lines[1].prefix(caret).hasSuffix("rules:"))
+    }
+
+    @Test(arguments: [
+        ("\u{1B}", #"\u{1B}"#), ("\u{7F}", #"\u{7F}"#), ("\u{85}", #"\u{85}"#), ("\u{9B}", #"\u{9B}"#), ("\u{202E}", #"\u{202E}"#),
+        ("\u{2066}", #"\u{2066}"#), ("\t", "\t"), ("é", "é"), ("a", "a"),
+    ])
+    func whatIsEscaped(_ text: String, _ shown: String) {
+        #expect(DiagnosticRenderer.escaped(text) == shown)
+    }
+
+    @Test func messagesAndFileNamesAreEscapedToo() {
+        let d = Diagnostic.error("x", "unknown matcher 'a\u{1B}[2J'", at: SourceLocation(file: "f\u{7}.yaml", line: 1, column: 1))
+        #expect(DiagnosticRenderer().render(d) == #"f\u{7}.yaml:1:1: error: unknown matcher 'a\u{1B}[2J'"#)
+    }
+
+    @Test func columnsCountScalarsAsTheReadersDo() {
+        // "é" written as e + combining accent is two scalars, one character: the reader's column 4 is "x".
+        let line = "e\u{301}: x"
+        var r = DiagnosticRenderer()
+        r.addSource(line, for: "f")
+        let out = r.render(.error("x", "here", at: SourceLocation(file: "f", line: 1, column: 5)))
+        let lines = out.split(separator: "\n")
+        let caret = lines[2].unicodeScalars.count - 1
+        #expect(Array(lines[1].unicodeScalars)[caret] == "x")
+    }
+}

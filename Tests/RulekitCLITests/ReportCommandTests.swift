@@ -79,3 +79,105 @@ import Testing
         #expect(bad.stderr.contains("cannot write"))
     }
 }
+
+/// `report` answers as `lint` and `test` do: exit 1 when the rules have errors, a rule test fails or an event
+/// line cannot be read, each named on standard error with its line; the page is written whole or not at all.
+@Suite struct ReportExitTests {
+    static func folder(_ files: [String: String]) throws -> URL {
+        let dir = Scratch.url("rk-report-exit-\(UUID())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        for (name, text) in files { try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        return dir
+    }
+
+    static let rule = "rules:\n  - {id: r, when: {key: x, eq: 1}, then: [{add: {y: 2}}]}\n"
+
+    @Test func lintErrorsFailingTestsAndBadLinesExitOne() throws {
+        let dir = try Self.folder([
+            "rules.yaml": Self.rule,
+            "rules.test.yaml":
+                "rules: [rules.yaml]\ncases:\n  - name: wrong\n    events: [{type: t, source: s, data: {x: 1}}]\n    expect: {fired: [nope]}\n",
+            "events.jsonl": "{\"type\":\"t\",\"source\":\"s\",\"data\":{\"x\":1}}\nnot json\n[2]\n",
+            "bad.yaml": "rules:\n  - {id: b, when: {key: x, eqals: 1}, then: []}\n",
+        ])
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let page = dir.appendingPathComponent("r.html").path
+        let tests = try CLIRunner.run(["report", "--rules", dir.appendingPathComponent("rules.yaml").path, "--out", page])
+        #expect(tests.status == 1)
+        #expect(tests.stderr.contains("FAIL \(dir.appendingPathComponent("rules.test.yaml").path): wrong"), "\(tests.stderr)")
+        #expect(FileManager.default.fileExists(atPath: page))
+
+        let lines = try CLIRunner.run([
+            "report", "--rules", "Rules", "--events", dir.appendingPathComponent("events.jsonl").path, "--out", page,
+        ])
+        #expect(lines.status == 1)
+        #expect(lines.stderr.contains("events.jsonl:2: "), "\(lines.stderr)")
+        #expect(lines.stderr.contains("events.jsonl:3: an event is a JSON object"), "\(lines.stderr)")
+        #expect(try String(contentsOfFile: page, encoding: .utf8).contains("line 3: an event is a JSON object"))
+
+        let lint = try CLIRunner.run(["report", "--rules", dir.appendingPathComponent("bad.yaml").path, "--out", page])
+        #expect(lint.status == 1)
+        #expect(lint.stderr.contains("bad.yaml:2:"), "\(lint.stderr)")
+
+        let clean = try CLIRunner.run(["report", "--out", page])
+        #expect(clean.status == 0, "\(clean.stderr)")
+    }
+
+    @Test func theOutputIsWholeOrNotThere() throws {
+        let dir = try Self.folder(["keep.html": "before"])
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let page = dir.appendingPathComponent("keep.html").path
+        // `-` is standard output, not a file named "-".
+        let stdout = try CLIRunner.run(["report", "--out", "-"])
+        #expect(stdout.stdout.hasPrefix("<!DOCTYPE html>"), "\(stdout.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: SharedCorpus.repositoryRoot.appendingPathComponent("-").path))
+        // Replaced by rename: the new page, and no temporary file left beside it.
+        let ok = try CLIRunner.run(["report", "--out", page])
+        #expect(ok.status == 0, "\(ok.stderr)")
+        #expect(try String(contentsOfFile: page, encoding: .utf8).hasPrefix("<!DOCTYPE html>"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["keep.html"])
+        // A device is written in place, never replaced by a file.
+        var st = stat()
+        if stat("/dev/full", &st) == 0, (st.st_mode & S_IFMT) == S_IFCHR {
+            let full = try CLIRunner.run(["report", "--out", "/dev/full"])
+            #expect(full.status == 2)
+            #expect(full.stderr.contains("cannot write '/dev/full': No space left on device"))
+            #expect(stat("/dev/full", &st) == 0 && (st.st_mode & S_IFMT) == S_IFCHR)
+        }
+    }
+}
+
+/// Inputs that are not regular files: a FIFO is read as a stream once something is written to it, and
+/// refused with `input.unreadable` when nothing is within `RULEKIT_INPUT_WAIT`; process substitution works.
+@Suite struct NonRegularInputTests {
+    @Test func aFIFOWithAWriterIsReadAndOneWithoutIsRefused() throws {
+        let dir = Scratch.url("rk-fifo-\(UUID())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fifo = dir.appendingPathComponent("f").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let silent = try CLIRunner.run(["parse", fifo], environment: ["RULEKIT_INPUT_WAIT": "0.2"])
+        #expect(silent.status == 2)
+        #expect(silent.stderr.contains("is a FIFO and nothing was written to it within 0.2 s"))
+        // A writer that comes a little later, within the wait.
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+        writer.arguments = ["-c", "sleep 0.3; printf '{\"type\":\"t\",\"source\":\"s\",\"data\":{\"x\":1}}\\n' > '\(fifo)'"]
+        try writer.run()
+        let read = try CLIRunner.run(["match", "--rules", "Rules", fifo], environment: ["RULEKIT_INPUT_WAIT": "5"])
+        writer.waitUntilExit()
+        #expect(read.status == 0, "\(read.stderr)")
+        #expect(read.stdout.contains("1 events"), "\(read.stdout)")
+    }
+
+    @Test func sharedSetReadsStandardInput() throws {
+        let dir = Scratch.url("rk-shared-stdin-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let set = try CLIRunner.run(["shared", "set", dir.path, "c", "-"], stdin: #"{"x":2}"#)
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(try CLIRunner.run(["shared", "get", dir.path, "c"]).stdout == "{\"x\":2}\n")
+        let bad = try CLIRunner.run(["shared", "set", dir.path, "c", "-"], stdin: #"{"x":"#)
+        #expect(bad.status == 2)
+        #expect(bad.stderr.hasPrefix("<stdin>:1:6: error:"), "\(bad.stderr)")
+    }
+}

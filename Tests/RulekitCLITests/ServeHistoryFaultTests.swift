@@ -33,7 +33,7 @@ final class PostgresCluster: @unchecked Sendable {
         // Output to a file, not a pipe: a server the script starts would hold a pipe open, and the
         // process would never be seen to end.
         let file = Scratch.url("rk-pg-out-\(UUID())")
-        FileManager.default.createFile(atPath: file.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: file) }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: args[0].hasPrefix("/") ? args[0] : "/usr/bin/env")

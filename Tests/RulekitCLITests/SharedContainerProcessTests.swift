@@ -67,8 +67,9 @@ import Testing
         #expect(noContainer.stderr == "error: no shared container folder '\(dir)'\n")
         #expect(try CLIRunner.run(["shared", "list", dir]).status == 2)
         #expect(!FileManager.default.fileExists(atPath: dir))
+        // A name that is no collection's is bad usage, as the README's rule says (it exited 1).
         let bad = try CLIRunner.run(["shared", "set", dir, "../x", "1"])
-        #expect(bad.status == 1)
+        #expect(bad.status == 2)
         #expect(bad.stderr.contains("is not a collection name"))
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let missing = try CLIRunner.run(["shared", "get", dir, "nothing"])

@@ -39,9 +39,11 @@ public enum CLIRunner {
     }
 
     /// Runs `rulekit args...` (or another executable) in `directory` (the repository root by default).
+    /// `environment` is added to the test's own; `stdout` replaces the captured pipe (a file such as
+    /// `/dev/full`), and the output's `stdout` is then empty.
     public static func run(
         _ args: [String], stdin: String? = nil, in directory: URL? = nil,
-        executable name: String = "rulekit"
+        executable name: String = "rulekit", environment: [String: String] = [:], stdout: FileHandle? = nil
     ) throws -> Output {
         guard let exe = executable(name) else {
             throw NSError(domain: "CLIRunner", code: 1, userInfo: [NSLocalizedDescriptionKey: "rulekit binary not found"])
@@ -53,7 +55,8 @@ public enum CLIRunner {
         let out = Pipe()
         let err = Pipe()
         let input = Pipe()
-        p.standardOutput = out
+        p.standardOutput = stdout ?? out
+        if !environment.isEmpty { p.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new } }
         p.standardError = err
         p.standardInput = input
         try p.run()
@@ -67,6 +70,7 @@ public enum CLIRunner {
             errData = err.fileHandleForReading.readDataToEndOfFile()
             group.leave()
         }
+        if stdout != nil { try out.fileHandleForWriting.close() }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         p.waitUntilExit()

@@ -88,3 +88,16 @@ package func systemWrite(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
         return nil
     }
 }
+
+/// Waits up to `milliseconds` (negative: without end) for `fd` to have something to read or to be hung
+/// up: true when it has, false when the time ran out, nil on an error. The kernel reads one `pollfd`
+/// lent for the call.
+func systemWaitReadable(_ fd: Int32, milliseconds: Int32) -> Bool? {
+    var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    while true {
+        let n = poll(&p, 1, milliseconds)
+        if n > 0 { return true }
+        if n == 0 { return false }
+        if errno != EINTR { return nil }
+    }
+}

@@ -66,6 +66,8 @@ public struct RuleReport: Sendable {
     public var eventCount = 0
     /// Lines of the stream that were not events.
     public var badEvents = 0
+    /// The first of them (at most `listed`): line number and why.
+    public var badEventLines: [(line: Int, message: String)] = []
     /// Events that matched at least one rule.
     public var matchedEvents = 0
     /// Every rule, in rule-set order.
@@ -276,8 +278,14 @@ public struct RuleReportBuilder {
                 if block.count == 4096 { flush() }
             case .success:
                 report.badEvents += 1
-            case .failure:
+                if report.badEventLines.count < RuleReport.listed {
+                    report.badEventLines.append((records.lineNumber, "an event is a JSON object"))
+                }
+            case .failure(let error):
                 report.badEvents += 1
+                if report.badEventLines.count < RuleReport.listed {
+                    report.badEventLines.append((records.lineNumber, error.diagnostics.first?.message ?? "not JSON"))
+                }
             }
         }
         flush()

@@ -95,6 +95,12 @@ public enum RuleReportHTML {
         h += "<section id=\"stream\"><h2>On the recorded stream</h2>"
         h +=
             "<p>\(r.eventCount) events\(r.badEvents > 0 ? " (\(r.badEvents) unreadable lines skipped)" : ""), \(r.matchedEvents) matched by at least one rule.</p>"
+        if !r.badEventLines.isEmpty {
+            h += "<details class=\"bad-lines\" open><summary>Unreadable lines</summary><ul>"
+            for (line, message) in r.badEventLines { h += "<li>line \(line): \(esc(message))</li>" }
+            if r.badEvents > r.badEventLines.count { h += "<li>and \(r.badEvents - r.badEventLines.count) more</li>" }
+            h += "</ul></details>"
+        }
         // The chart: the 40 rules that matched most.
         let top = r.rules.filter { $0.matches > 0 }.sorted { $0.matches > $1.matches }.prefix(40)
         if let most = top.first?.matches, most > 0 {

@@ -121,6 +121,19 @@ public struct XDMRegistry: Sendable {
         return ids.first { $0.hasSuffix("/" + last) } ?? ids.first { $0.lowercased() == id.lowercased() }
     }
 
+    /// The ExperienceEvent class of the folder: the first `$id` in order that ends in `/experienceevent`
+    /// (nil: none). Every consumer of events (run, lint, the report, serve) takes this one.
+    public var experienceEventClass: String? {
+        documents.keys.sorted().first { $0.hasSuffix("/experienceevent") }
+    }
+
+    /// The ExperienceEvent class composed with every field group that extends it (nil: the folder has no
+    /// such class).
+    public func experienceEvent() throws(DiagnosticError) -> XDMSchema? {
+        guard let cls = experienceEventClass else { return nil }
+        return try compose(class: cls, fieldGroups: fieldGroups(for: cls))
+    }
+
     /// The field groups (`meta:intendedToExtend` contains `classID`) loaded for a class.
     public func fieldGroups(for classID: String) -> [String] {
         documents.filter { _, doc in

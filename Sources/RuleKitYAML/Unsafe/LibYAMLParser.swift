@@ -87,6 +87,16 @@ struct LibYAMLParser: ~Copyable {
         if let ctx = parser.context {
             msg += " (\(String(cString: ctx)) at line \(parser.context_mark.line + 1), column \(parser.context_mark.column + 1))"
         }
+        // The reader (encoding, control characters) gives a byte offset, not a mark: its mark is the
+        // stream's start. Point at the character, counted as the scanner counts.
+        if parser.error == YAML_READER_ERROR {
+            if msg == "control characters are not allowed", parser.problem_value >= 0 {
+                msg =
+                    "control character U+\(String(UInt32(parser.problem_value), radix: 16, uppercase: true).leftPadded(to: 4)) is not allowed"
+            }
+            let at = Self.location(at: min(max(0, Int(parser.problem_offset)), input.count), of: input, file: file)
+            return DiagnosticError(.error(.yamlSyntax, msg, at: at))
+        }
         let m = parser.problem_mark
         // At the end of a text without a final line break libyaml's mark stands on a line after the
         // last: point at the end of the text instead.
@@ -100,10 +110,15 @@ struct LibYAMLParser: ~Copyable {
     /// Where the text ends: after its last character, counting line breaks as YAML does (LF, CR, CRLF,
     /// NEL, LS, PS) and columns in characters.
     static func endLocation(of input: UnsafeBufferPointer<UInt8>, file: String) -> SourceLocation {
+        location(at: input.count, of: input, file: file)
+    }
+
+    /// Where the byte at `offset` (at most the count) stands, counted as `endLocation` counts.
+    static func location(at offset: Int, of input: UnsafeBufferPointer<UInt8>, file: String) -> SourceLocation {
         var line = 1
         var column = 1
         var i = 0
-        while i < input.count {
+        while i < min(offset, input.count) {
             let b = input[i]
             var width = 0
             if b == 0x0A {
@@ -452,5 +467,12 @@ extension YAMLReader {
                 if done { return count }
             }
         }
+    }
+}
+
+extension String {
+    /// The text with `0` before it up to `width` characters.
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
