@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The end-to-end figures of the document layer (issue "one zero-copy document layer"), each against its
-# anchor in the same call of farm-bench (A B A B, medians):
+# anchor in the same call of Benchmarks/abtime.py (A B A B, medians of wall time and of the ratios):
 #   rulekit run, 100,000 events (events-10k.jsonl x10, --state from state.json), rules-1000 and rules-10,
 #     against an orjson identity pass (loads + dumps per line) of the same file;
 #   rulekit match, rules-1000, same events (events per second);
@@ -38,27 +38,31 @@ for line in sys.stdin.buffer:
 """)
 PY
 states=$(cat "$work/state-args")
-orjson="sh -c 'exec python3 $work/orjson_pass.py < $work/events100k.jsonl > /dev/null'"
+# The benchmark's rules are linted first: a rule set with errors would measure something else.
+for r in rules-1000.json rules-10.json; do
+    "$bin" lint "$shared/bench/$r" > "$work/lint.txt" || { tail -1 "$work/lint.txt"; echo "$r has lint errors" >&2; exit 1; }
+    echo "lint $r: $(tail -1 "$work/lint.txt")"
+done
+# rules-10k.yaml is only read, checked and planned here (never run), so its lint errors (rules the generator
+# wrote that cannot fire) do not change what is measured; they are shown, not fatal.
+"$bin" lint "$shared/bench/rules-10k.yaml" > "$work/lint.txt" || true
+echo "lint rules-10k.yaml (parsed and planned only): $(tail -1 "$work/lint.txt")"
+ab="python3 Benchmarks/abtime.py -n 5"
 for n in 1000 10; do
     echo "== rulekit run, rules-$n, 100k events (A) vs orjson identity pass (B)"
-    farm-bench -n 5 --timeout 600 --vs "$orjson" -- \
-        sh -c "exec $bin run --rules $shared/bench/rules-$n.json $states $work/events100k.jsonl > /dev/null 2>&1" \
-        | grep -E 'wall|peak MiB'
+    $ab --b "python3 $work/orjson_pass.py < $work/events100k.jsonl" \
+        --a "$bin run --rules $shared/bench/rules-$n.json $states $work/events100k.jsonl"
 done
 echo "== rulekit match, rules-1000, 100k events"
-farm-bench -n 5 --timeout 600 -- \
-    sh -c "exec $bin match --rules $shared/bench/rules-1000.json $states $work/events100k.jsonl > /dev/null 2>&1" | grep -E 'wall'
+$ab --a "$bin match --rules $shared/bench/rules-1000.json $states $work/events100k.jsonl"
 echo "== rulekit xdm validate, 10k payloads (whole process: start, schema, parse, validate)"
-farm-bench -n 5 --timeout 600 -- \
-    sh -c "exec $bin xdm validate --format json --schema $shared/bench/xdm-experienceevent.bundled.json $work/xdm10k.jsonl > /dev/null 2>&1" \
-    | grep -E 'wall'
+$ab --a "$bin xdm validate --format json --schema $shared/bench/xdm-experienceevent.bundled.json $work/xdm10k.jsonl"
 if python3 -c 'import fastjsonschema' 2>/dev/null; then
     echo "== fastjsonschema (validation only, parse and build not timed)"
     python3 "$shared/bench/bench_xdm_validate.py" --engines fastjsonschema --runs 3 | tail -1
 fi
 echo "== rulekit match, rules-10, 100k events"
-farm-bench -n 5 --timeout 600 -- \
-    sh -c "exec $bin match --rules $shared/bench/rules-10.json $states $work/events100k.jsonl > /dev/null 2>&1" | grep -E 'wall'
+$ab --a "$bin match --rules $shared/bench/rules-10.json $states $work/events100k.jsonl"
 # The YAML anchor: libyaml's bare event pull (the floor for any YAML loader, ../shared/bench/README.md),
 # built here when a C compiler and libyaml's headers are at hand.
 if command -v cc > /dev/null && cat > "$work/pull.c" <<'C' && cc -O2 -o "$work/pull" "$work/pull.c" -lyaml 2> /dev/null; then
@@ -74,11 +78,9 @@ int main(int argc, char **argv) {
 C
     : > "$work/empty.jsonl"
     echo "== rulekit parse --quiet rules-10k.yaml (A) vs the bare libyaml pull (B)"
-    farm-bench -n 5 --timeout 600 --vs "$work/pull $shared/bench/rules-10k.yaml" -- \
-        "$bin" parse --quiet "$shared/bench/rules-10k.yaml" | grep -E 'wall'
+    $ab --b "$work/pull $shared/bench/rules-10k.yaml" --a "$bin parse --quiet $shared/bench/rules-10k.yaml"
     echo "== parse+load+plan rules-10k.yaml (rulekit match on no events) (A) vs the bare libyaml pull (B)"
-    farm-bench -n 5 --timeout 600 --vs "$work/pull $shared/bench/rules-10k.yaml" -- \
-        sh -c "exec $bin match --rules $shared/bench/rules-10k.yaml $work/empty.jsonl > /dev/null 2>&1" | grep -E 'wall'
+    $ab --b "$work/pull $shared/bench/rules-10k.yaml" --a "$bin match --rules $shared/bench/rules-10k.yaml $work/empty.jsonl"
 fi
 echo "== peak RSS, rulekit run over 1,000,000 events through a pipe"
 /usr/bin/time -f "peak RSS %M KiB, %e s" sh -c \

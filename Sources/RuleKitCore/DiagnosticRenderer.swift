@@ -13,7 +13,10 @@ public struct DiagnosticRenderer: Sendable {
 
     /// Registers the text of `file` so its lines can be quoted.
     public mutating func addSource(_ text: String, for file: String) {
-        sources[file] = text.split(separator: "\n", omittingEmptySubsequences: false)
+        // Split on the bytes: splitting a String by Character walks grapheme clusters, about ten times
+        // slower on a large rules file (a newline is one byte in UTF-8, and never inside a cluster but CRLF,
+        // whose CR the excerpt drops).
+        sources[file] = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { Substring($0) }
     }
 
     /// The full rendering of one diagnostic (no trailing newline). What came from the input (the file name,

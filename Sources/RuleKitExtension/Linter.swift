@@ -58,6 +58,14 @@ public struct Linter: Sendable {
     /// A linter with no schemas and no known keys beyond the rules' own.
     public init() {}
 
+    /// The XDM leaf an event-data key reads: under `xdm.` (or, for a key without it, the key itself), array
+    /// indexes read as `[*]` (nil: no catalog, or no such leaf). The one mapping from a rule's key to the
+    /// schemas, for lint and the report.
+    public func xdmLeaf(_ key: String) -> XDMPath? {
+        guard let catalog else { return nil }
+        return catalog.leaf(XDMPathCatalog.normalize(key.hasPrefix("xdm.") ? String(key.dropFirst(4)) : key))
+    }
+
     /// Every finding of the loaded files, with lint's severities (`LintSeverity`).
     public func lint(_ sources: RuleSnapshot) -> [Diagnostic] {
         findings(sources).map(LintSeverity.apply)
@@ -150,8 +158,7 @@ public struct Linter: Sendable {
                     at: c.location))
         }
         guard !isToken else { return }
-        let xdmPath = path.hasPrefix("xdm.") ? String(path.dropFirst(4)) : path
-        let leaf = catalog?.leaf(xdmPath)
+        let leaf = xdmLeaf(path)
         if leaf == nil, declaredType == nil, !exampleKeys.contains(path), !exampleKeys.contains(XDMPathCatalog.normalize(path)) {
             if catalog != nil || !exampleKeys.isEmpty {
                 out.append(

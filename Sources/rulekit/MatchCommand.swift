@@ -45,11 +45,6 @@ struct MatchCommand: ParsableCommand {
         if let threads, threads < 0 || threads > 64 { throw ValidationError("--threads must be between 0 and 64") }
     }
 
-    /// Lines per block handed to a worker.
-    static let blockSize = 4096
-    /// Events matched per call of the batch API: read, then matched at once, while still in cache.
-    static let groupSize = 16
-
     func run() throws {
         let (states, xdm) = try stateOptions.load()
         let reader = try openEvents(events)
@@ -70,38 +65,11 @@ struct MatchCommand: ParsableCommand {
         let name = InputFiles.displayName(events)
         // Blocks are read, parsed and matched on worker threads (each with its own resolver); counts and
         // output are gathered here in input order.
-        try JSONLinesPipeline.run(reader, blockSize: Self.blockSize, workers: threads ?? JSONLinesPipeline.defaultWorkers + 1) {
-            var resolver: Resolver?
-            return { block in
-                var result = MatchedBlock()
-                var batch: [Event] = []
-                batch.reserveCapacity(Self.groupSize)
-                // Event data read into tapes: the engine reads the keys it needs there, and no tree is made. A
-                // few events at a time, matched as soon as they are read, while their tapes are in cache.
-                block.records(tapeOf: "data", sharing: EventJSON.knownStrings, groupsOf: Self.groupSize) { records in
-                    batch.removeAll(keepingCapacity: true)
-                    for record in records {
-                        switch record.value {
-                        case .success(.object(let o)):
-                            batch.append(EventJSON.event(o, document: record.tape))
-                            result.lines.append(record.line)
-                        case .success:
-                            result.problems.append((record.line, "\(name):\(record.line): error: an event must be an object"))
-                        case .failure(let e):
-                            result.problems.append((record.line, DiagnosticRenderer().render(e.diagnostics)))
-                        }
-                    }
-                    guard !batch.isEmpty else { return }
-                    let first = result.matched.count
-                    result.matched.append(contentsOf: repeatElement([], count: batch.count))
-                    if resolver == nil { resolver = Resolver(event: batch[0], runtime: runtime, slotCount: compiled.slotCount) }
-                    Evaluator.forEachMatch(compiled, events: batch, &resolver!) { e, rule in result.matched[first + e].append(rule) }
-                }
-                return result
-            }
-        } consume: { block in
+        try MatchStream.run(
+            reader, sets: [compiled], runtime: runtime, name: name, workers: threads ?? JSONLinesPipeline.defaultWorkers + 1
+        ) { block in
             var problems = block.problems[...]
-            for (e, ruleIndexes) in block.matched.enumerated() {
+            for (e, ruleIndexes) in block.matched[0].enumerated() {
                 // Problems are reported in line order among the events' output.
                 while let p = problems.first, p.line < block.lines[e] {
                     Stderr.write(p.message + "\n")
@@ -127,7 +95,6 @@ struct MatchCommand: ParsableCommand {
             }
             // On a terminal, a running count (a long stream is otherwise silent for seconds).
             if progress { Stderr.write("\r\(eventCount) events, \(eventsMatched) with a match") }
-            return nil
         }
         if progress { Stderr.write("\r\u{1B}[K") }
         Stdout.print(out, terminator: "")
@@ -148,14 +115,4 @@ struct MatchCommand: ParsableCommand {
         KeptUntilExit.keep(files)
         if bad > 0 { throw ExitCode(1) }
     }
-}
-
-/// What a worker makes of one block of `rulekit match`'s input.
-struct MatchedBlock: Sendable {
-    /// The line of each event of the block.
-    var lines: [Int] = []
-    /// The indexes of the rules each event matched.
-    var matched: [[Int]] = []
-    /// Lines that were no event, with their messages.
-    var problems: [(line: Int, message: String)] = []
 }

@@ -59,7 +59,9 @@ public struct RuleReport: Sendable {
     /// The text of every file read, by path, for excerpts.
     public var sources: [String: String] = [:]
     /// Each rule test file's case results, or the error that kept it from running.
-    public var tests: [(file: String, results: [RuleTestRunner.Result], error: String?)] = []
+    public var tests: [TestFileResult] = []
+    /// One rule test file's case results, or the error that kept it from running.
+    public typealias TestFileResult = (file: String, results: [RuleTestRunner.Result], error: String?)
     /// The recorded stream (JSON lines), if one was given.
     public var eventsFile: String?
     /// Events read from the stream.
@@ -90,7 +92,7 @@ public struct RuleReport: Sendable {
 }
 
 /// Builds a report: the inputs as the CLI options give them.
-public struct RuleReportBuilder {
+public struct RuleReportBuilder: Sendable {
     /// The rules to report on.
     public var rules: RuleSnapshot
     /// The linter whose findings the report shows.
@@ -116,28 +118,68 @@ public struct RuleReportBuilder {
     public func build() throws(DiagnosticError) -> RuleReport {
         var report = RuleReport()
         report.ruleFiles = rules.files.sets.map(\.path)
-        report.findings = linter.lint(rules)
         report.sources = rules.files.sources
-        for f in testFiles {
-            let (file, found) = RuleTestFile.load(path: f)
-            guard let file else {
-                report.tests.append((f, [], found.filter { $0.severity == .error }.map(\.description).joined(separator: "\n")))
-                continue
-            }
-            let r = RuleSnapshot.load(file.rulesPaths())
-            if r.hasErrors {
-                report.tests.append((f, [], "the rules do not load"))
-                continue
-            }
-            report.tests.append((f, RuleTestRunner.run(file, r), nil))
-        }
         let compiled = rules.compiled
-        report.rules = entries(compiled)
+        // What does not depend on the stream (lint, the rule tests, each rule's entry) is made on another
+        // thread while the stream is read: on two cores the report then costs little more than `match`.
+        let aside = Locked<(findings: [Diagnostic], tests: [RuleReport.TestFileResult], entries: [RuleReport.RuleEntry])?>(nil)
+        let group = DispatchGroup()
+        let builder = self
+        DispatchQueue.global().async(group: group) {
+            let made = (builder.linter.lint(builder.rules), builder.runTests(), builder.entries(compiled))
+            aside.withLock { $0 = made }
+        }
+        var tally: StreamTally?
+        var failure: DiagnosticError?
+        if let events {
+            do { tally = try stream(events, compiled, into: &report) } catch { failure = error }
+        }
+        group.wait()
+        if let failure { throw failure }
+        guard let (findings, tests, entries) = aside.withLock({ $0 }) else { return report }
+        report.findings = findings
+        report.tests = tests
+        report.rules = entries
         var byRule: [String: [Diagnostic]] = [:]
         for d in report.findings { if let l = RuleReportBuilder.ruleLabel(of: d) { byRule[l, default: []].append(d) } }
         for (i, e) in report.rules.enumerated() { report.rules[i].findings = byRule[e.label] ?? [] }
-        if let events { try stream(events, compiled, into: &report) }
+        if let tally {
+            for i in report.rules.indices {
+                report.rules[i].matches = tally.matches[i]
+                report.rules[i].firstMatch = tally.firstMatch[i]
+                report.rules[i].closestMiss = tally.closestMiss[i]
+                for t in report.rules[i].consequenceTypes where tally.matches[i] > 0 {
+                    report.consequencesByType[t, default: 0] += tally.matches[i]
+                }
+            }
+        }
         return report
+    }
+
+    /// Each rule test file's case results, or the error that kept it from running.
+    func runTests() -> [RuleReport.TestFileResult] {
+        testFiles.map { f in
+            let (file, found) = RuleTestFile.load(path: f)
+            guard let file else {
+                return (f, [], found.filter { $0.severity == .error }.map(\.description).joined(separator: "\n"))
+            }
+            let r = RuleSnapshot.load(file.rulesPaths())
+            if r.hasErrors { return (f, [], "the rules do not load") }
+            return (f, RuleTestRunner.run(file, r), nil)
+        }
+    }
+
+    /// What the stream says of each rule, by rule index.
+    struct StreamTally {
+        var matches: [Int]
+        var firstMatch: [(line: Int, trace: String)?]
+        var closestMiss: [(line: Int, failed: Int, trace: String)?]
+
+        init(count: Int) {
+            matches = Array(repeating: 0, count: count)
+            firstMatch = Array(repeating: nil, count: count)
+            closestMiss = Array(repeating: nil, count: count)
+        }
     }
 
     /// The rule a finding names ("rule X: ..."), if any.
@@ -158,7 +200,8 @@ public struct RuleReportBuilder {
         var texts: [String: (lines: [Substring], starts: Set<Int>)] = [:]
         for (path, set) in rules.files.sets {
             guard let text = rules.files.source(path) else { continue }
-            texts[path] = (text.split(separator: "\n", omittingEmptySubsequences: false), Set(set.rules.compactMap { $0.location?.line }))
+            let lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { Substring($0) }
+            texts[path] = (lines, Set(set.rules.compactMap { $0.location?.line }))
         }
         return compiled.rules.map { rule in
             let file = rule.rule.location?.file ?? ""
@@ -168,7 +211,7 @@ public struct RuleReportBuilder {
             let typed: [(key: String, xdmType: String?)] = keys.map { k in
                 var path = k
                 if k.hasPrefix("%"), k.hasSuffix("%"), k.count > 2, let e = elements[String(k.dropFirst().dropLast())] { path = e.path }
-                return (k, linter.catalog?.leaf(XDMPathCatalog.normalize(path))?.type)
+                return (k, linter.xdmLeaf(path)?.type)
             }
             return RuleReport.RuleEntry(
                 label: rule.label, file: file, location: rule.rule.location,
@@ -204,7 +247,9 @@ public struct RuleReportBuilder {
         return engine.process(event).data.map { JSONWriter.string(.object($0)) } ?? "null"
     }
 
-    func stream(_ path: String, _ compiled: CompiledRuleSet, into report: inout RuleReport) throws(DiagnosticError) {
+    /// Reads the stream into `report`'s stream figures; what it says of each rule is handed back.
+    func stream(_ path: String, _ compiled: CompiledRuleSet, into report: inout RuleReport) throws(DiagnosticError) -> StreamTally {
+        var tally = StreamTally(count: compiled.rules.count)
         report.eventsFile = path
         let runtime = StaticRulesRuntime(states: states, xdmStates: xdmStates)
         let before = baseline?.compiled
@@ -217,94 +262,103 @@ public struct RuleReportBuilder {
         }
         var sample: [(line: Int, event: Event)] = []
         var firstMatchEvent: [Int: (Int, Event)] = [:]
-        var block: [Event] = []
-        var lines: [Int] = []
-        var resolver: Resolver?
         let xdmValidator = linter.xdmValidator
-        func flush() {
-            guard !block.isEmpty else { return }
-            if resolver == nil { resolver = Resolver(event: block[0], runtime: runtime, slotCount: compiled.slotCount) }
-            var matched = [[Int]](repeating: [], count: block.count)
-            Evaluator.forEachMatch(compiled, events: block, &resolver!) { e, rule in matched[e].append(rule) }
-            for (e, indexes) in matched.enumerated() where !indexes.isEmpty {
-                report.matchedEvents += 1
-                for i in indexes {
-                    report.rules[i].matches += 1
-                    for t in report.rules[i].consequenceTypes { report.consequencesByType[t, default: 0] += 1 }
-                    if firstMatchEvent[i] == nil { firstMatchEvent[i] = (lines[e], block[e]) }
+        let reader = try JSONLinesReader(path: path)
+        // The same driver as `rulekit match`: blocks parsed into tapes and matched (against the baseline as
+        // well, in the same pass) on worker threads; what needs an event's tree is done here, on the few
+        // events it is done for.
+        do {
+            try MatchStream.run(
+                reader, sets: before.map { [compiled, $0] } ?? [compiled], runtime: runtime, name: path == "-" ? "<stdin>" : path,
+                keepEvents: true
+            ) { block in
+                for p in block.problems {
+                    report.badEvents += 1
+                    if report.badEventLines.count < RuleReport.listed {
+                        report.badEventLines.append((p.line, String(p.message.prefix { $0 != "\n" })))
+                    }
                 }
-            }
-            if let before, diff != nil {
-                var old = [[Int]](repeating: [], count: block.count)
-                var r = Resolver(event: block[0], runtime: runtime, slotCount: before.slotCount)
-                Evaluator.forEachMatch(before, events: block, &r) { e, rule in old[e].append(rule) }
-                for e in block.indices {
-                    let a = old[e].map { before.rules[$0].label }
-                    let b = matched[e].map { compiled.rules[$0].label }
+                report.eventCount += block.events.count
+                for (e, event) in block.events.enumerated() {
+                    let line = block.lines[e]
+                    if sample.count < RuleReport.missSample { sample.append((line, event)) }
+                    if let xdmValidator, report.xdmChecked < RuleReport.xdmSample, let xdm = event.data?["xdm"] {
+                        report.xdmChecked += 1
+                        let errors = xdmValidator.validate(xdm, maxErrors: 5)
+                        if !errors.isEmpty, report.xdmFindings.count < RuleReport.listed {
+                            report.xdmFindings.append((line, errors.map { "xdm\($0.instancePath): \($0.message)" }))
+                        }
+                    }
+                    let indexes = block.matched[0][e]
+                    if !indexes.isEmpty {
+                        report.matchedEvents += 1
+                        for i in indexes {
+                            tally.matches[i] += 1
+                            if firstMatchEvent[i] == nil { firstMatchEvent[i] = (line, event) }
+                        }
+                    }
+                    guard let before, diff != nil else { continue }
+                    let a = block.matched[1][e].map { before.rules[$0].label }
+                    let b = indexes.map { compiled.rules[$0].label }
                     if a != b {
                         diff!.changedMatchCount += 1
-                        if diff!.changedMatches.count < RuleReport.listed { diff!.changedMatches.append((lines[e], a, b)) }
+                        if diff!.changedMatches.count < RuleReport.listed { diff!.changedMatches.append((line, a, b)) }
                     }
                     // Resulting data: checked on the events either set matched, up to the sample size.
                     if (!a.isEmpty || !b.isEmpty) && diff!.dataChecked < RuleReport.xdmSample {
                         diff!.dataChecked += 1
-                        let dx = resultingData(before, block[e])
-                        let dy = resultingData(compiled, block[e])
-                        if dx != dy && diff!.changedData.count < RuleReport.listed { diff!.changedData.append((lines[e], dx, dy)) }
+                        let dx = resultingData(before, event)
+                        let dy = resultingData(compiled, event)
+                        if dx != dy && diff!.changedData.count < RuleReport.listed { diff!.changedData.append((line, dx, dy)) }
                     }
                 }
             }
-            block.removeAll(keepingCapacity: true)
-            lines.removeAll(keepingCapacity: true)
+        } catch let e as DiagnosticError {
+            throw e
+        } catch {
+            throw DiagnosticError(.error(.unreadable, "cannot read '\(path)': \(error)"))
         }
-        var records = try JSONLinesReader(path: path).makeIterator()
-        while let record = records.next() {
-            switch record {
-            case .success(.object(let o)):
-                let e = Event(
-                    name: o["name"]?.stringValue ?? "event", type: o["type"]?.stringValue ?? "",
-                    source: o["source"]?.stringValue ?? "", data: o["data"]?.objectValue)
-                report.eventCount += 1
-                if sample.count < RuleReport.missSample { sample.append((records.lineNumber, e)) }
-                if let xdmValidator, report.xdmChecked < RuleReport.xdmSample, let xdm = e.data?["xdm"] {
-                    report.xdmChecked += 1
-                    let errors = xdmValidator.validate(xdm, maxErrors: 5)
-                    if !errors.isEmpty, report.xdmFindings.count < RuleReport.listed {
-                        report.xdmFindings.append((records.lineNumber, errors.map { "xdm\($0.instancePath): \($0.message)" }))
-                    }
-                }
-                block.append(e)
-                lines.append(records.lineNumber)
-                if block.count == 4096 { flush() }
-            case .success:
-                report.badEvents += 1
-                if report.badEventLines.count < RuleReport.listed {
-                    report.badEventLines.append((records.lineNumber, "an event is a JSON object"))
-                }
-            case .failure(let error):
-                report.badEvents += 1
-                if report.badEventLines.count < RuleReport.listed {
-                    report.badEventLines.append((records.lineNumber, error.diagnostics.first?.message ?? "not JSON"))
-                }
-            }
-        }
-        flush()
         report.baseline = diff
-        // Traces: each rule's first match, and its closest miss among the sampled events.
+        // Traces: each rule's first match, and its closest miss among the sampled events: the earliest of the
+        // events that failed the fewest matchers (a rule stops looking at one failed matcher). Event by event,
+        // one resolver for every rule (what it resolved for one rule is there for the next).
         for i in compiled.rules.indices {
             if let (line, e) = firstMatchEvent[i] {
                 var r = Resolver(event: e, runtime: runtime, slotCount: compiled.slotCount)
-                report.rules[i].firstMatch = (line, ExplainText.render(Evaluator.trace(compiled, rule: i, &r)))
+                tally.firstMatch[i] = (line, ExplainText.render(Evaluator.trace(compiled, rule: i, &r)))
             }
-            var best: (line: Int, failed: Int, trace: ConditionTrace)?
-            for (line, e) in sample {
-                var r = Resolver(event: e, runtime: runtime, slotCount: compiled.slotCount)
-                let t = Evaluator.trace(compiled, rule: i, &r)
-                let failed = t.failedMatchers
-                if !t.result, failed > 0, best == nil || failed < best!.failed { best = (line, failed, t) }
-                if best?.failed == 1 { break }
-            }
-            if let best { report.rules[i].closestMiss = (best.line, best.failed, ExplainText.render(best.trace)) }
         }
+        // The rules are split in two halves traced at once (each with its resolvers): the report's largest
+        // cost after the stream, on a machine of two cores.
+        let halves = compiled.rules.count < 64 ? 1 : 2
+        let found = Locked([Int: (line: Int, failed: Int, trace: String)]())
+        let events = sample
+        DispatchQueue.concurrentPerform(iterations: halves) { h in
+            let range = compiled.rules.indices.split(into: halves, part: h)
+            var best = [Int: (line: Int, failed: Int, trace: ConditionTrace)]()
+            var looking = Array(range)
+            for (line, e) in events where !looking.isEmpty {
+                var r = Resolver(event: e, runtime: runtime, slotCount: compiled.slotCount)
+                looking.removeAll { i in
+                    let t = Evaluator.trace(compiled, rule: i, &r)
+                    let failed = t.failedMatchers
+                    if !t.result, failed > 0, best[i] == nil || failed < best[i]!.failed { best[i] = (line, failed, t) }
+                    return best[i]?.failed == 1
+                }
+            }
+            let rendered = best.mapValues { ($0.line, $0.failed, ExplainText.render($0.trace)) }
+            found.withLock { $0.merge(rendered) { a, _ in a } }
+        }
+        for (i, b) in found.withLock({ $0 }) { tally.closestMiss[i] = b }
+        return tally
+    }
+}
+
+extension Range where Bound == Int {
+    /// Part `part` of `parts` near-equal consecutive parts of the range.
+    fileprivate func split(into parts: Int, part: Int) -> Range<Int> {
+        let size = (count + parts - 1) / Swift.max(1, parts)
+        let start = Swift.min(upperBound, lowerBound + part * size)
+        return start..<Swift.min(upperBound, start + size)
     }
 }

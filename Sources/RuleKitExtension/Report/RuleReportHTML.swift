@@ -202,18 +202,21 @@ public enum RuleReportHTML {
     }
 
     static func esc(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.utf8.count)
-        for c in s.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.unicodeScalars.append(c)
+        // Most text has nothing to escape: handed back as it is. The rest is escaped byte by byte (the four
+        // characters are ASCII, and no UTF-8 sequence holds an ASCII byte).
+        guard s.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 }) else { return s }
+        var out: [UInt8] = []
+        out.reserveCapacity(s.utf8.count + 32)
+        for b in s.utf8 {
+            switch b {
+            case 0x26: out += Array("&amp;".utf8)
+            case 0x3C: out += Array("&lt;".utf8)
+            case 0x3E: out += Array("&gt;".utf8)
+            case 0x22: out += Array("&quot;".utf8)
+            default: out.append(b)
             }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     static let style = """
