@@ -72,7 +72,7 @@ struct MatchCommand: ParsableCommand {
             for (e, ruleIndexes) in block.matched[0].enumerated() {
                 // Problems are reported in line order among the events' output.
                 while let p = problems.first, p.line < block.lines[e] {
-                    Stderr.write(p.message + "\n")
+                    Stderr.write(DiagnosticRenderer().render(p.diagnostic) + "\n")
                     bad += 1
                     problems = problems.dropFirst()
                 }
@@ -86,7 +86,7 @@ struct MatchCommand: ParsableCommand {
                 }
             }
             for p in problems {
-                Stderr.write(p.message + "\n")
+                Stderr.write(DiagnosticRenderer().render(p.diagnostic) + "\n")
                 bad += 1
             }
             if out.utf8.count > 1 << 16 {

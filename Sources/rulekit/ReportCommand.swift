@@ -88,7 +88,7 @@ struct ReportCommand: ParsableCommand {
             }
         }
         let eventsName = report.eventsFile.map(InputFiles.displayName) ?? ""
-        for (line, message) in report.badEventLines { Stderr.write("error: \(eventsName):\(line): \(message)\n") }
+        for (line, message) in report.badEventLines { Stderr.write("\(eventsName):\(line): error: \(message)\n") }
         if report.badEvents > report.badEventLines.count {
             Stderr.write("error: \(eventsName): \(report.badEvents - report.badEventLines.count) more unreadable lines\n")
         }

@@ -210,7 +210,10 @@ struct RunCommand: ParsableCommand {
                     switch record.value {
                     case .success(.object(let o)):
                         out.events.append(EventJSON.event(o, dataText: record.memberText, document: record.tape))
-                    case .success: out.problems.append("\(name):\(record.line): error: an event must be an object")
+                    case .success:
+                        out.problems.append(
+                            DiagnosticRenderer().render(
+                                .error(.notAnEvent, "an event must be an object", at: SourceLocation(file: name, line: record.line, column: 1))))
                     case .failure(let e): out.problems.append(DiagnosticRenderer().render(e.diagnostics))
                     }
                 }

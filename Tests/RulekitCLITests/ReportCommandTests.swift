@@ -112,8 +112,8 @@ import Testing
         ])
         #expect(lines.status == 1)
         #expect(lines.stderr.contains("events.jsonl:2: "), "\(lines.stderr)")
-        #expect(lines.stderr.contains("events.jsonl:3: an event is a JSON object"), "\(lines.stderr)")
-        #expect(try String(contentsOfFile: page, encoding: .utf8).contains("line 3: an event is a JSON object"))
+        #expect(lines.stderr.contains("events.jsonl:3: error: an event must be an object"), "\(lines.stderr)")
+        #expect(try String(contentsOfFile: page, encoding: .utf8).contains("line 3: an event must be an object"))
 
         let lint = try CLIRunner.run(["report", "--rules", dir.appendingPathComponent("bad.yaml").path, "--out", page])
         #expect(lint.status == 1)
@@ -179,5 +179,78 @@ import Testing
         let bad = try CLIRunner.run(["shared", "set", dir.path, "c", "-"], stdin: #"{"x":"#)
         #expect(bad.status == 2)
         #expect(bad.stderr.hasPrefix("<stdin>:1:6: error:"), "\(bad.stderr)")
+    }
+}
+
+/// What a reviewer reads first: findings grouped by code, the keys' XDM types, what a change modified, and
+/// shipped examples that fit the shipped schema.
+@Suite struct ReportReadingTests {
+    @Test func findingsAreGroupedByCodeWithTheRulesLinked() throws {
+        let dir = Scratch.url("rk-report-groups-\(UUID())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Five rules with the same trap (a `ne` on a key that may be missing), one with another.
+        var yaml = "rules:\n"
+        for i in 1...5 { yaml += "  - {id: r\(i), when: {key: xdm.eventType, ne: x\(i)}, then: [{add: {data: {n: \(i)}}}]}\n" }
+        yaml += "  - {id: s, when: {key: xdm.commerce.order.priceTotal, gt: '5'}, then: [{add: {data: {s: 1}}}]}\n"
+        let rules = dir.appendingPathComponent("r.yaml")
+        try yaml.write(to: rules, atomically: true, encoding: .utf8)
+        let page = dir.appendingPathComponent("r.html").path
+        let run = try CLIRunner.run(["report", "--rules", rules.path, "--out", page])
+        #expect(run.status == 1, "\(run.stderr)")  // the numeric matcher with a string is an error
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        let trap = try #require(html.range(of: #"data-code="lint.missing-key-trap""#))
+        let rest = html[trap.lowerBound...]
+        let group = rest[..<(rest.range(of: "</details>")?.lowerBound ?? rest.endIndex)]
+        #expect(group.contains(#"<span class="count">5</span> findings in 5 rules"#))
+        #expect(!group.hasPrefix(#"data-code="lint.missing-key-trap" open"#))
+        for i in 1...5 { #expect(group.contains("<a href=\"#rule-r\(i)\">r\(i)</a>")) }
+        // One finding shown with its member, numbered; the other four one line each.
+        #expect(group.contains(" | "))
+        #expect(group.components(separatedBy: "<li>").count - 1 == 4)
+        // Errors come first.
+        let numeric = try #require(html.range(of: #"data-code="lint.numeric-matcher-string-value""#))
+        #expect(numeric.lowerBound < trap.lowerBound)
+        // The keys a rule reads, with their XDM types from the schemas.
+        #expect(html.contains("<tr><td><code>xdm.eventType</code></td><td>string</td></tr>"))
+        #expect(html.contains("<tr><td><code>xdm.commerce.order.priceTotal</code></td><td>number</td></tr>"))
+    }
+
+    @Test func theBaselineNamesTheRulesAChangeModified() throws {
+        let dir = Scratch.url("rk-report-changed-\(UUID())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let text = try String(contentsOfFile: "Rules/commerce.yaml", encoding: .utf8)
+        let before = dir.appendingPathComponent("before.yaml")
+        try text.replacingOccurrences(of: "customerTier: gold", with: "customerTier: platinum").write(
+            to: before, atomically: true, encoding: .utf8)
+        let page = dir.appendingPathComponent("b.html").path
+        let run = try CLIRunner.run(["report", "--events", "Examples/events.jsonl", "--baseline", before.path, "--out", page])
+        #expect(run.status == 0, "\(run.stderr)")
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        #expect(html.contains(##"<span id="rules-changed">1</span> — <a href="#rule-big-order">big-order</a>"##))
+        // Rules that only moved are not changed: the same rules, reordered lines above them.
+        let moved = dir.appendingPathComponent("moved.yaml")
+        try ("# a comment that moves every rule down a line\n" + text).write(to: moved, atomically: true, encoding: .utf8)
+        _ = try CLIRunner.run(["report", "--events", "Examples/events.jsonl", "--baseline", moved.path, "--out", page])
+        #expect(try String(contentsOfFile: page, encoding: .utf8).contains(#"<span id="rules-changed">0</span>"#))
+    }
+
+    @Test func theShippedExamplesFitTheShippedSchema() throws {
+        let file = Scratch.url("rk-examples-\(UUID()).jsonl")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Self.xdmPayloads().write(to: file, atomically: true, encoding: .utf8)
+        let run = try CLIRunner.run(["xdm", "validate", "--class", "https://rulekit.dev/xdm/sdk/experienceevent", file.path])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    }
+
+    /// The `data.xdm` of each shipped example event, one per line.
+    static func xdmPayloads() throws -> String {
+        try String(contentsOfFile: "Examples/events.jsonl", encoding: .utf8).split(separator: "\n").compactMap { line in
+            guard let o = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let data = o["data"] as? [String: Any], let xdm = data["xdm"]
+            else { return nil }
+            return String(decoding: try JSONSerialization.data(withJSONObject: xdm), as: UTF8.self)
+        }.joined(separator: "\n") + "\n"
     }
 }

@@ -40,6 +40,9 @@ public struct RuleReport: Sendable {
         public var added: [String]
         /// Rules (by label) in the baseline and not in the new set.
         public var removed: [String]
+        /// Rules (by id) in both whose definition differs (as Launch JSON, data elements inlined: a rule that
+        /// only moved in its file is not changed).
+        public var changed: [String] = []
         /// Events whose matched rules differ: line, before, after.
         public var changedMatches: [(line: Int, before: [String], after: [String])]
         /// How many events' matched rules differ (`changedMatches` lists the first few).
@@ -156,6 +159,19 @@ public struct RuleReportBuilder: Sendable {
         return report
     }
 
+    /// Each rule's definition by id, as Launch JSON text with its file's data elements inlined.
+    static func definitions(_ snapshot: RuleSnapshot) -> [String: String] {
+        var out: [String: String] = [:]
+        for (_, set) in snapshot.files.sets {
+            for rule in set.rules {
+                guard let id = rule.id else { continue }
+                let one = RuleSet(version: set.version, rules: [rule], dataElements: set.dataElements)
+                out[id] = JSONWriter.string(LaunchRulesWriter.value(one))
+            }
+        }
+        return out
+    }
+
     /// Each rule test file's case results, or the error that kept it from running.
     func runTests() -> [RuleReport.TestFileResult] {
         testFiles.map { f in
@@ -256,9 +272,14 @@ public struct RuleReportBuilder: Sendable {
         var diff = before.map { before in
             let now = Set(compiled.rules.map(\.label))
             let was = Set(before.rules.map(\.label))
-            return RuleReport.BaselineDiff(
+            var diff = RuleReport.BaselineDiff(
                 added: now.subtracting(was).sorted(), removed: was.subtracting(now).sorted(),
                 changedMatches: [], changedMatchCount: 0, changedData: [], dataChecked: 0)
+            if let baseline {
+                let old = Self.definitions(baseline)
+                diff.changed = Self.definitions(rules).filter { id, text in old[id].map { $0 != text } ?? false }.keys.sorted()
+            }
+            return diff
         }
         var sample: [(line: Int, event: Event)] = []
         var firstMatchEvent: [Int: (Int, Event)] = [:]
@@ -275,7 +296,7 @@ public struct RuleReportBuilder: Sendable {
                 for p in block.problems {
                     report.badEvents += 1
                     if report.badEventLines.count < RuleReport.listed {
-                        report.badEventLines.append((p.line, String(p.message.prefix { $0 != "\n" })))
+                        report.badEventLines.append((p.line, p.diagnostic.message))
                     }
                 }
                 report.eventCount += block.events.count

@@ -48,27 +48,89 @@ public enum RuleReportHTML {
         "<div class=\"card\(bad ? " bad" : "")\"><span id=\"\(id)\">\(n)</span><small>\(esc(label))</small></div>"
     }
 
+    /// Findings grouped by code, errors first: each group says how many, links the rules, shows one finding
+    /// with the member it is about, and lists the rest one line each; groups of more than three start closed.
     static func lint(_ r: RuleReport, _ h: inout String) {
         h += "<section id=\"lint\"><h2>Lint</h2>"
         if r.findings.isEmpty {
             h += "<p class=\"ok\">No findings.</p></section>\n"
             return
         }
-        var renderer = DiagnosticRenderer()
-        for (f, text) in r.sources { renderer.addSource(text, for: f) }
-        // Grouped by the rule they name; findings about no rule last.
-        var groups: [(String, [Diagnostic])] = []
+        var order: [DiagnosticCode] = []
+        var byCode: [DiagnosticCode: [Diagnostic]] = [:]
         for d in r.findings {
-            let label = RuleReportBuilder.ruleLabel(of: d) ?? "(file)"
-            if let i = groups.firstIndex(where: { $0.0 == label }) { groups[i].1.append(d) } else { groups.append((label, [d])) }
+            if byCode[d.code] == nil { order.append(d.code) }
+            byCode[d.code, default: []].append(d)
         }
-        for (label, ds) in groups {
-            h += "<h3>\(label == "(file)" ? "Files" : "Rule " + esc(label))</h3>"
-            for d in ds {
-                h += "<pre class=\"finding \(d.severity.rawValue)\" data-code=\"\(esc(d.code.rawValue))\">\(esc(renderer.render(d)))</pre>"
+        func rank(_ c: DiagnosticCode) -> Int { byCode[c]!.contains { $0.severity == .error } ? 0 : 1 }
+        order.sort { (rank($0), $0.rawValue) < (rank($1), $1.rawValue) }
+        let lines = Dictionary(uniqueKeysWithValues: r.sources.map { ($0.key, lineSplit($0.value)) })
+        for code in order {
+            let ds = byCode[code]!
+            let severity = rank(code) == 0 ? "error" : ds[0].severity.rawValue
+            let rules = uniqued(ds.compactMap(RuleReportBuilder.ruleLabel(of:)))
+            h += "<details class=\"group \(severity)\" data-code=\"\(esc(code.rawValue))\"\(ds.count <= 3 ? " open" : "")>"
+            h += "<summary><b>\(severity)</b> <code>\(esc(code.rawValue))</code> — <span class=\"count\">\(ds.count)</span> finding"
+            h += "\(ds.count == 1 ? "" : "s")\(rules.isEmpty ? "" : " in \(rules.count) rule\(rules.count == 1 ? "" : "s")")</summary>"
+            if !rules.isEmpty {
+                h += "<p class=\"rules\">"
+                h += rules.prefix(200).map { "<a href=\"#rule-\(anchor($0))\">\(esc($0))</a>" }.joined(separator: " ")
+                if rules.count > 200 { h += " and \(rules.count - 200) more" }
+                h += "</p>"
             }
+            h += "<pre class=\"finding \(ds[0].severity.rawValue)\">\(esc(first(ds[0], lines)))</pre>"
+            if ds.count > 1 {
+                h += "<ul class=\"more\">"
+                for d in ds.dropFirst().prefix(500) {
+                    h += "<li>\(esc(d.location.map { "\($0.line):\($0.column)" } ?? "")) \(esc(DiagnosticRenderer.escaped(d.message)))</li>"
+                }
+                if ds.count > 501 { h += "<li>and \(ds.count - 501) more</li>" }
+                h += "</ul>"
+            }
+            h += "</details>"
         }
         h += "</section>\n"
+    }
+
+    /// A finding with the member it is about: its line and those that follow while they are indented deeper
+    /// (the rest of the object or list that opens there, up to eight lines), numbered, the column marked.
+    static func first(_ d: Diagnostic, _ sources: [String: [Substring]]) -> String {
+        var out = "\(d.location.map { "\(DiagnosticRenderer.escaped($0.file)):\($0.line):\($0.column): " } ?? "")"
+        out += "\(d.severity.rawValue): \(DiagnosticRenderer.escaped(d.message))"
+        guard let l = d.location, let lines = sources[l.file], l.line >= 1, l.line <= lines.count else { return out }
+        func indent(_ s: Substring) -> Int { s.prefix { $0 == " " || $0 == "\t" }.count }
+        let start = l.line - 1
+        let base = indent(lines[start])
+        var end = start + 1
+        while end < lines.count, end - start < 8 {
+            let line = lines[end]
+            let blank = line.allSatisfy { $0 == " " || $0 == "\t" || $0 == "\r" }
+            if !blank, indent(line) <= base {
+                // The line that closes what the first opened belongs to it.
+                if let c = line.dropFirst(indent(line)).first, "}])".contains(c) { end += 1 }
+                break
+            }
+            end += 1
+        }
+        let width = String(end).count
+        for n in start..<end {
+            let number = String(n + 1)
+            out += "\n" + String(repeating: " ", count: width - number.count) + number + " | "
+            out += DiagnosticRenderer.escaped(String(lines[n].prefix(DiagnosticRenderer.excerptWidth)))
+            if n == start {
+                out += "\n" + String(repeating: " ", count: width) + " | " + String(repeating: " ", count: max(0, l.column - 1)) + "^"
+            }
+        }
+        return out
+    }
+
+    static func lineSplit(_ text: String) -> [Substring] {
+        text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { Substring($0) }
+    }
+
+    static func uniqued(_ xs: [String]) -> [String] {
+        var seen = Set<String>()
+        return xs.filter { seen.insert($0).inserted }
     }
 
     static func tests(_ r: RuleReport, _ h: inout String) {
@@ -143,7 +205,9 @@ public enum RuleReportHTML {
         h +=
             "<p>Rules added: <span id=\"rules-added\">\(b.added.count)</span>\(b.added.isEmpty ? "" : " — " + esc(b.added.joined(separator: ", "))). "
         h +=
-            "Rules removed: <span id=\"rules-removed\">\(b.removed.count)</span>\(b.removed.isEmpty ? "" : " — " + esc(b.removed.joined(separator: ", "))).</p>"
+            "Rules removed: <span id=\"rules-removed\">\(b.removed.count)</span>\(b.removed.isEmpty ? "" : " — " + esc(b.removed.joined(separator: ", "))). "
+        h +=
+            "Rules changed: <span id=\"rules-changed\">\(b.changed.count)</span>\(b.changed.isEmpty ? "" : " — " + b.changed.map { "<a href=\"#rule-\(anchor($0))\">\(esc($0))</a>" }.joined(separator: ", ")).</p>"
         h +=
             "<p><span id=\"changed-matches\">\(b.changedMatchCount)</span> events match other rules than before\(b.changedMatchCount > RuleReport.listed ? " (first \(RuleReport.listed) listed)" : "").</p>"
         if !b.changedMatches.isEmpty {
@@ -231,7 +295,10 @@ public enum RuleReportHTML {
         section{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:12px 18px;margin:16px 0}
         h2{font-size:18px;margin:4px 0 10px}h3{font-size:15px;margin:14px 0 6px}h4{font-size:13px;margin:10px 0 4px}
         table{border-collapse:collapse;margin:6px 0}td,th{border-bottom:1px solid #eceef2;padding:3px 10px;text-align:left}
-        pre{background:#f3f4f7;padding:8px;border-radius:4px;overflow-x:auto;font-size:12px;margin:4px 0}
+        pre{background:#f3f4f7;padding:8px;border-radius:4px;font-size:12px;margin:4px 0;white-space:pre-wrap;overflow-wrap:anywhere}
+        td{overflow-wrap:anywhere}main{max-width:1200px}details.group{border-top:1px solid #eceef2;padding:4px 0}
+        details.group.error summary b{color:#c0392b}details.group.warning summary b{color:#b7791f}
+        p.rules a{margin-right:8px}ul.more{font:12px ui-monospace,monospace;margin:4px 0;padding-left:18px}
         .finding.error{border-left:4px solid #c0392b}.finding.warning{border-left:4px solid #e6a23c}
         tr.fail td{color:#c0392b}tr.pass td:last-child{color:#2e7d32}.ok{color:#2e7d32}
         .chart rect{fill:#457b9d}.chart text{font-size:11px;fill:#1d232a}

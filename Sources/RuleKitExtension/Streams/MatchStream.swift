@@ -5,6 +5,11 @@
 public import RuleKitCore
 public import RuleKitRules
 
+extension DiagnosticCode {
+    /// A line of an event stream that is JSON but not an object.
+    public static let notAnEvent: DiagnosticCode = "input.not-an-event"
+}
+
 /// Matches a stream of events against planned rule sets, on worker threads, in input order.
 ///
 /// ```swift
@@ -21,8 +26,8 @@ public enum MatchStream {
         public var matched: [[[Int]]] = []
         /// The events, when asked for (`keepEvents`), in the block's order.
         public var events: [Event] = []
-        /// Lines that were no event: line number and the rendered diagnostic.
-        public var problems: [(line: Int, message: String)] = []
+        /// Lines that were no event: line number and what was wrong, located.
+        public var problems: [(line: Int, diagnostic: Diagnostic)] = []
     }
 
     /// Lines per block handed to a worker.
@@ -53,9 +58,15 @@ public enum MatchStream {
                             batch.append(EventJSON.event(o, document: record.tape))
                             block.lines.append(record.line)
                         case .success:
-                            block.problems.append((record.line, "\(name):\(record.line): error: an event must be an object"))
+                            block.problems.append(
+                                (
+                                    record.line,
+                                    .error(
+                                        .notAnEvent, "an event must be an object",
+                                        at: SourceLocation(file: name, line: record.line, column: 1))
+                                ))
                         case .failure(let e):
-                            block.problems.append((record.line, DiagnosticRenderer().render(e.diagnostics)))
+                            for d in e.diagnostics { block.problems.append((record.line, d)) }
                         }
                     }
                     guard !batch.isEmpty else { return }
