@@ -211,9 +211,8 @@ struct RunCommand: ParsableCommand {
                     case .success(.object(let o)):
                         out.events.append(EventJSON.event(o, dataText: record.memberText, document: record.tape))
                     case .success:
-                        out.problems.append(
-                            DiagnosticRenderer().render(
-                                .error(.notAnEvent, "an event must be an object", at: SourceLocation(file: name, line: record.line, column: 1))))
+                        let at = SourceLocation(file: name, line: record.line, column: 1)
+                        out.problems.append(DiagnosticRenderer().render(.error(.notAnEvent, "an event must be an object", at: at)))
                     case .failure(let e): out.problems.append(DiagnosticRenderer().render(e.diagnostics))
                     }
                 }

@@ -82,7 +82,10 @@ import Testing
         // A repeated key is read as its last value, and so written.
         #expect(lines[1].hasSuffix(#","data":{"a":2}}"#))
         // The rules changed the purchase's data: it is encoded again, compact.
-        #expect(lines[2].contains(#""data":{"xdm":{"_id":"5f0c1a2e-0000-4000-8000-000000000001","timestamp":"2026-03-01T10:15:00Z","eventType":"commerce.purchases","#))
+        #expect(
+            lines[2].contains(
+                #""data":{"xdm":{"_id":"5f0c1a2e-0000-4000-8000-000000000001","timestamp":"2026-03-01T10:15:00Z","eventType":"commerce.purchases","#
+            ))
         #expect(lines[2].contains(#""customerTier":"gold""#))
     }
 

@@ -145,7 +145,10 @@ enum HTTP {
         let run = try CLIRunner.run(["run"] + Self.state + ["-"], stdin: spaced)
         #expect(reply.status == 200 && run.status == 0)
         #expect(Self.normalized(reply.body) == Self.normalized(run.stdout))
-        #expect(run.stdout.contains(#""data":{"xdm" : {"_id" : "5f0c1a2e-0000-4000-8000-000000000002","timestamp" : "2026-03-02T10:15:00Z","eventType" : "commerce.productListAdds""#))
+        #expect(
+            run.stdout.contains(
+                #""data":{"xdm" : {"_id" : "5f0c1a2e-0000-4000-8000-000000000002","timestamp" : "2026-03-02T10:15:00Z","eventType" : "commerce.productListAdds""#
+            ))
     }
 
     @Test func badInputGetsALocatedClientError() throws {
