@@ -8,6 +8,8 @@ function init(args)
   for line in io.lines(os.getenv("BODIES_FILE")) do bodies[#bodies + 1] = line:gsub("\30", "\n") end
   wrk.method = "POST"
   wrk.headers["Content-Type"] = os.getenv("CONTENT_TYPE") or "application/json"
+  local auth = os.getenv("AUTH")
+  if auth then wrk.headers["Authorization"] = "Bearer " .. auth end
   counter = 0
 end
 

@@ -2,8 +2,11 @@
 // that runs the server, the rules watcher and the history together and shuts them down in order.
 internal import Foundation
 internal import Hummingbird
+internal import HummingbirdCore
+internal import HummingbirdTLS
 internal import Logging
 internal import NIOCore
+internal import NIOSSL
 internal import RuleKitCore
 internal import RuleKitExtension
 internal import ServiceLifecycle
@@ -15,6 +18,9 @@ public enum ServeApp {
     /// SIGINT): the server stops accepting, batches in flight finish, history is flushed. `listening` is
     /// told the address once the server accepts connections.
     public static func run(_ options: ServeOptions, listening: @escaping @Sendable (String) -> Void) async throws {
+        let tokens = try options.authTokenFile.map { file throws(DiagnosticError) in try AuthTokens(file: file) }
+        // A certificate or key that cannot be used is an error before anything starts.
+        let tls = try options.tls.map { pair throws(DiagnosticError) in try tlsConfiguration(pair.certificate, pair.key) }
         let service = try EnrichmentService(options)
         let logger = Logger(label: "rulekit.serve")
         // The database client runs from here until the history is flushed at shutdown; the migration and
@@ -23,18 +29,23 @@ public enum ServeApp {
         let client = service.postgres.map { pg in Task { await pg.run() } }
         await service.history.start()
         let router = Router()
+        router.add(middleware: ServeGate(tokens: tokens))
         routes(router, service)
+        let idle = options.idleTimeout.components
+        let http1 = HTTPServerBuilder.http1(
+            configuration: .init(idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000)))
         let app = Application(
             router: router,
+            server: try tls.map { try HTTPServerBuilder.tls(http1, tlsConfiguration: $0) } ?? http1,
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "rulekit"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? options.port
-                listening("http://\(options.host):\(port)")
+                listening("\(tls == nil ? "http" : "https")://\(options.host):\(port)")
             },
             logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         services.append(.init(service: HistoryService(service: service, client: client)))
-        services.append(.init(service: RulesWatcher(service: service)))
+        services.append(.init(service: RulesWatcher(service: service, tokens: tokens)))
         services.append(.init(service: app))
         // Shut down in reverse order: first new batches are turned away and those in flight finish, then
         // the server stops, then the watcher, then history is flushed.
@@ -42,6 +53,22 @@ public enum ServeApp {
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+    }
+
+    /// The server's TLS configuration from a PEM certificate chain and private key; any problem with either
+    /// is an error naming the file.
+    static func tlsConfiguration(_ certificate: String, _ key: String) throws(DiagnosticError) -> TLSConfiguration {
+        let chain: [NIOSSLCertificate]
+        do { chain = try NIOSSLCertificate.fromPEMFile(certificate) } catch {
+            throw DiagnosticError(.error(.unreadable, "cannot use '\(certificate)' as a PEM certificate chain: \(error)"))
+        }
+        guard !chain.isEmpty else { throw DiagnosticError(.error(.unreadable, "no certificate in '\(certificate)'")) }
+        let privateKey: NIOSSLPrivateKey
+        do { privateKey = try NIOSSLPrivateKey(file: key, format: .pem) } catch {
+            throw DiagnosticError(.error(.unreadable, "cannot use '\(key)' as a PEM private key: \(error)"))
+        }
+        return TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(privateKey))
     }
 
     /// The routes of the service.
@@ -59,9 +86,14 @@ public enum ServeApp {
             case .body(let b): body = b
             case .rejected(let r): return r
             }
+            guard !body.documents.isEmpty else { return problem(.badRequest, "the body holds no event") }
             var events: [Event] = []
             events.reserveCapacity(body.documents.count)
             for (i, (line, v)) in body.documents.enumerated() {
+                let tape = i < body.dataTapes.count ? body.dataTapes[i] : nil
+                if let p = EventShape.problem(v, dataInTape: tape != nil) {
+                    return eventProblem(p, index: i, line: line)
+                }
                 guard case .object(let o) = v else { return problem(.badRequest, "an event must be a JSON object", line: line) }
                 events.append(
                     EventJSON.event(
@@ -93,6 +125,7 @@ public enum ServeApp {
             case .body(let b): body = b
             case .rejected(let r): return r
             }
+            guard !body.documents.isEmpty else { return problem(.badRequest, "the body holds no payload") }
             guard let verdicts = service.validate(body.documents) else {
                 return problem(.notFound, "no XDM ExperienceEvent schema is loaded (start with --schemas)")
             }
@@ -117,6 +150,11 @@ public enum ServeApp {
                 ],
             ]
             return json(.ok, o)
+        }
+        router.get("/openapi.yaml") { _, _ -> Response in
+            Response(
+                status: .ok, headers: [.contentType: "application/yaml"],
+                body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.yaml + "\n")))
         }
         router.get("/healthz") { _, _ in "ok\n" }
         router.get("/readyz") { _, _ -> Response in
@@ -161,6 +199,18 @@ public enum ServeApp {
         }
     }
 
+    /// The 400 for an event that is not one: which event (its place in the batch and its line) and which
+    /// member.
+    static func eventProblem(_ p: EventShape.Problem, index: Int, line: Int) -> Response {
+        let at = p.pointer.isEmpty ? "" : " at \(p.pointer)"
+        return json(
+            .badRequest,
+            [
+                "error": .string("event \(index) (line \(line))\(at): \(p.message)"), "index": .int(Int64(index)),
+                "line": .int(Int64(line)), "pointer": .string(p.pointer),
+            ])
+    }
+
     static func problem(_ status: HTTPResponse.Status, _ message: String, line: Int? = nil) -> Response {
         var o: ValueObject = ["error": .string(message)]
         if let line { o["line"] = .int(Int64(line)) }
@@ -177,6 +227,8 @@ public enum ServeApp {
 /// Reloads the rules on SIGHUP and when a rules file changes; stops at the graceful shutdown.
 struct RulesWatcher: Service {
     let service: EnrichmentService
+    /// The bearer tokens, read again on SIGHUP with the rules.
+    let tokens: AuthTokens?
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
@@ -184,6 +236,15 @@ struct RulesWatcher: Service {
                 group.addTask {
                     for await _ in await UnixSignalsSequence(trapping: .sighup) {
                         service.reload(reason: "SIGHUP")
+                        if let tokens {
+                            let logger = Logger(label: "rulekit.serve")
+                            if let e = tokens.reload() {
+                                logger.error(
+                                    "auth tokens not reloaded; the previous tokens stay: \(e.diagnostics.first?.message ?? "")")
+                            } else {
+                                logger.info("auth tokens reloaded", metadata: ["tokens": "\(tokens.count)"])
+                            }
+                        }
                     }
                 }
                 group.addTask {
@@ -228,5 +289,47 @@ struct StopFirst: Service {
         try? await gracefulShutdown()
         service.beginStopping()
         await service.drain(timeout: .seconds(30))
+    }
+}
+
+/// The service's routes and their methods.
+enum ServeRoutes {
+    static let methods: [String: [String]] = [
+        "/v1/events": ["POST"], "/v1/xdm/validate": ["POST"], "/v1/rules": ["GET"], "/metrics": ["GET"], "/openapi.yaml": ["GET"],
+        "/healthz": ["GET"], "/readyz": ["GET"],
+    ]
+    /// The routes anyone may ask, token or not: a load balancer's checks.
+    static let open: Set<String> = ["/healthz", "/readyz"]
+}
+
+/// In front of every route: an unknown path is a 404 and a known path asked with another method a 405 with
+/// `Allow`, both with the JSON error (the router's own answers have an empty body); with tokens, every
+/// route but `/healthz` and `/readyz` needs `Authorization: Bearer TOKEN` (401 with `WWW-Authenticate`).
+struct ServeGate<Context: RequestContext>: RouterMiddleware {
+    let tokens: AuthTokens?
+
+    /// Every route and the methods it takes: the one table `docs/openapi.yaml` describes (a test holds the
+    /// two equal).
+    static var routes: [String: [HTTPRequest.Method]] {
+        ServeRoutes.methods.mapValues { $0.compactMap(HTTPRequest.Method.init(rawValue:)) }
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
+        guard let methods = Self.routes[path] else {
+            return ServeApp.problem(.notFound, "no route \(path) (see /openapi.yaml)")
+        }
+        guard methods.contains(request.method) else {
+            var r = ServeApp.problem(
+                .methodNotAllowed, "\(path) takes \(methods.map(\.rawValue).joined(separator: ", ")), not \(request.method)")
+            r.headers[.allow] = methods.map(\.rawValue).joined(separator: ", ")
+            return r
+        }
+        if let tokens, !ServeRoutes.open.contains(path), !tokens.accepts(request.headers[.authorization]) {
+            var r = ServeApp.problem(.unauthorized, "a bearer token is needed (Authorization: Bearer TOKEN)")
+            r.headers[.wwwAuthenticate] = #"Bearer realm="rulekit""#
+            return r
+        }
+        return try await next(request, context)
     }
 }

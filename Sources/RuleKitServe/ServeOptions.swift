@@ -79,6 +79,13 @@ public struct ServeOptions: Sendable {
     public var historyTimeout: Duration = .seconds(1)
     /// Most history records read for one identity before a block (the newest).
     public var prefetchLimit = 10_000
+    /// The file of bearer tokens (`--auth-token-file`): nil, no token is asked for.
+    public var authTokenFile: String?
+    /// How long a connection may send nothing (no request, or a request's bytes stopping) before it is
+    /// closed, so connections that hold on idle cannot pile up.
+    public var idleTimeout: Duration = .seconds(30)
+    /// The PEM certificate chain and private key to serve HTTPS with (`--tls-cert`, `--tls-key`): nil, HTTP.
+    public var tls: (certificate: String, key: String)?
 
     /// The spool file in force for `history`.
     public var resolvedSpoolFile: String? {

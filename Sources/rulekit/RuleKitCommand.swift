@@ -7,14 +7,20 @@ import RuleKitCore
 
 @main
 struct RuleKitMain {
-    static func main() {
+    static func main() async {
         // A reader that goes away (`rulekit run ... | head`) is an end of output, not a reason to die by a
         // signal: writes then fail with EPIPE, and `Stdout` ends the run quietly.
         signal(SIGPIPE, SIG_IGN)
         LoggingSystem.bootstrap { StderrLogHandler(label: $0) }
         do {
             var command = try RuleKitCommand.parseAsRoot()
-            try command.run()
+            // `serve` runs in Swift concurrency (no thread blocked waiting for it); the others are plain
+            // functions that return when their work is done.
+            if var service = command as? any AsyncParsableCommand {
+                try await service.run()
+            } else {
+                try command.run()
+            }
             Stdout.close()
         } catch let exit as ExitCode {
             if exit == .success { Stdout.close() }

@@ -5,7 +5,7 @@ import RuleKitExtension
 import RuleKitServe
 
 /// `rulekit serve`: the same rules as `rulekit run`, as an enrichment service for a fleet.
-struct ServeCommand: ParsableCommand {
+struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve the rules as an HTTP enrichment service.",
@@ -77,8 +77,35 @@ struct ServeCommand: ParsableCommand {
         help: "Milliseconds a history read or write may wait for the store before the breaker opens.")
     var historyTimeout = 1000
 
-    func run() throws {
+    @Option(
+        name: .customLong("auth-token-file"),
+        help:
+            "Bearer tokens, one per line: every route but /healthz and /readyz then needs Authorization: Bearer TOKEN (reloaded on SIGHUP)."
+    )
+    var authTokenFile: String?
+
+    @Option(name: .customLong("tls-cert"), help: "A PEM certificate chain: serve HTTPS (with --tls-key).")
+    var tlsCert: String?
+
+    @Option(name: .customLong("tls-key"), help: "The PEM private key of --tls-cert.")
+    var tlsKey: String?
+
+    @Option(name: .customLong("idle-timeout"), parsing: .unconditional, help: "Seconds a connection may send nothing before it is closed.")
+    var idleTimeout = 30
+
+    func run() async throws {
         var options = ServeOptions()
+        guard (tlsCert == nil) == (tlsKey == nil) else {
+            Stderr.write("error: --tls-cert and --tls-key go together\n")
+            throw ExitCode(2)
+        }
+        if let tlsCert, let tlsKey { options.tls = (tlsCert, tlsKey) }
+        options.authTokenFile = authTokenFile
+        guard (1...3600).contains(idleTimeout) else {
+            Stderr.write("error: --idle-timeout must be from 1 to 3600 (seconds)\n")
+            throw ExitCode(2)
+        }
+        options.idleTimeout = .seconds(idleTimeout)
         options.rules = rules.isEmpty ? ["Rules"] : rules
         (options.states, options.xdmStates) = try stateOptions.load()
         options.schemas = try SchemaFolder.resolve(schemas, skipping: "XDM alignment and /v1/xdm/validate are")
@@ -118,28 +145,17 @@ struct ServeCommand: ParsableCommand {
         options.limits.maxBodyBytes = maxBody
         options.limits.queueCapacity = queue
         StderrLogHandler.serviceFormat.withLock { $0 = true }
-        let done = DispatchSemaphore(value: 0)
-        let failure = Locked<String?>(nil)
-        let code = Locked<Int32>(0)
-        Task {
-            defer { done.signal() }
-            do {
-                try await ServeApp.run(options) { address in
-                    // The address on standard output: a supervisor (or a test) reads the port from it.
-                    _ = systemWrite(STDOUT_FILENO, Array("rulekit serve: listening on \(address)\n".utf8))
-                }
-            } catch let e as DiagnosticError {
-                failure.withLock { $0 = DiagnosticRenderer().render(e.diagnostics) }
-                code.withLock { $0 = 2 }
-            } catch {
-                failure.withLock { $0 = "error: \(error)" }
-                code.withLock { $0 = 1 }
+        do {
+            try await ServeApp.run(options) { address in
+                // The address on standard output: a supervisor (or a test) reads the port from it.
+                _ = systemWrite(STDOUT_FILENO, Array("rulekit serve: listening on \(address)\n".utf8))
             }
-        }
-        done.wait()
-        if let f = failure.withLock({ $0 }) {
-            Stderr.write(f + "\n")
-            throw ExitCode(code.withLock { $0 })
+        } catch let e as DiagnosticError {
+            Stderr.write(DiagnosticRenderer().render(e.diagnostics) + "\n")
+            throw ExitCode(2)
+        } catch {
+            Stderr.write("error: \(error)\n")
+            throw ExitCode(1)
         }
     }
 }

@@ -21,16 +21,28 @@ final class ServeProcess: @unchecked Sendable {
         process.standardOutput = out
         process.standardError = stderr
         try process.run()
+        // Standard error read as it comes (a full pipe would stop the server), kept for `stderrText`.
+        let handle = stderr.fileHandleForReading
+        let log = self.log
+        Thread.detachNewThread {
+            // `availableData` hands back what is there (a read of a count waits for all of it).
+            while case let chunk = handle.availableData, !chunk.isEmpty { log.withLock { $0.append(chunk) } }
+        }
         // The first line says where it listens.
         var line = Data()
         while let byte = try out.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data([0x0A]) { line.append(byte) }
         let text = String(decoding: line, as: UTF8.self)
-        guard let range = text.range(of: "http://") else {
+        guard let range = text.range(of: "http://") ?? text.range(of: "https://") else {
             process.terminate()
             throw NSError(domain: "serve", code: 1, userInfo: [NSLocalizedDescriptionKey: "no address in '\(text)'"])
         }
         base = URL(string: String(text[range.lowerBound...]))!
     }
+
+    private let log = Locked(Data())
+
+    /// What the server wrote on standard error so far.
+    func stderrText() -> String { String(decoding: log.withLock { $0 }, as: UTF8.self) }
 
     /// SIGKILL: the process ends at once, with nothing flushed.
     func kill() {
@@ -57,9 +69,10 @@ enum HTTP {
         var body: String
     }
 
-    static func call(_ url: URL, method: String = "GET", body: String? = nil) throws -> Reply {
+    static func call(_ url: URL, method: String = "GET", body: String? = nil, headers: [String: String] = [:]) throws -> Reply {
         var request = URLRequest(url: url)
         request.httpMethod = method
+        for (k, v) in headers { request.setValue(v, forHTTPHeaderField: k) }
         if let body { request.httpBody = Data(body.utf8) }
         let done = DispatchSemaphore(value: 0)
         let result = Locked<Result<Reply, any Error>?>(nil)

@@ -1,0 +1,69 @@
+// What an event sent to `POST /v1/events` must be, checked before anything of the batch is accepted: a
+// member of the wrong type or a name nobody reads is refused with where it is, never replaced by a default
+// (before, `{"name": 1, "data": "str"}` became an event named "event" with no data).
+internal import Foundation
+public import RuleKitCore
+
+/// The shape of an input event: `{"id"?, "name"?, "type", "source", "data"?, "mask"?}`.
+public enum EventShape {
+    /// The members an event may have.
+    public static let members = ["id", "name", "type", "source", "data", "mask"]
+
+    /// What is wrong with one event: the message and the JSON pointer of the member, within the event.
+    public struct Problem: Sendable, Equatable {
+        /// What is wrong.
+        public var message: String
+        /// The member's JSON pointer within the event ("" for the event itself).
+        public var pointer: String
+    }
+
+    /// The first problem of `value`, or nil when it is an event. `dataInTape`: the reader took the event's
+    /// `data` into a tape (it is then an object, and is not in `value`).
+    public static func problem(_ value: Value, dataInTape: Bool = false) -> Problem? {
+        guard case .object(let o) = value else {
+            return Problem(message: "an event must be a JSON object, not \(kind(value))", pointer: "")
+        }
+        for key in o.keys.sorted() where !members.contains(key) {
+            return Problem(
+                message: "unknown member '\(key)' (an event has \(members.joined(separator: ", ")))", pointer: "/" + escape(key))
+        }
+        for key in ["type", "source"] {
+            guard let v = o[key] else { return Problem(message: "an event needs a string '\(key)'", pointer: "/" + key) }
+            guard case .string = v else { return Problem(message: "'\(key)' must be a string, not \(kind(v))", pointer: "/" + key) }
+        }
+        for key in ["id", "name"] {
+            if let v = o[key], v.stringValue == nil {
+                return Problem(message: "'\(key)' must be a string, not \(kind(v))", pointer: "/" + key)
+            }
+        }
+        if !dataInTape, let v = o["data"], v.objectValue == nil {
+            return Problem(message: "'data' must be an object, not \(kind(v))", pointer: "/data")
+        }
+        if let v = o["mask"] {
+            guard case .array(let items) = v else {
+                return Problem(message: "'mask' must be an array of strings, not \(kind(v))", pointer: "/mask")
+            }
+            for (i, item) in items.enumerated() where item.stringValue == nil {
+                return Problem(message: "'mask' must hold strings, not \(kind(item))", pointer: "/mask/\(i)")
+            }
+        }
+        return nil
+    }
+
+    /// "a number", "an array", ...: a value's kind, for messages.
+    static func kind(_ v: Value) -> String {
+        switch v {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .int, .double: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+
+    /// A key as a JSON pointer token (RFC 6901: `~` as `~0`, `/` as `~1`).
+    static func escape(_ key: String) -> String {
+        key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+    }
+}

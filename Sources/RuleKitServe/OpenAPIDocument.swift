@@ -1,0 +1,349 @@
+// The service's contract: the OpenAPI 3.1 document `GET /openapi.yaml` answers with. `docs/openapi.yaml` is
+// this text (a test holds the two equal; `RULEKIT_UPDATE_GOLDEN=1 swift test --filter OpenAPIDocumentTests`
+// writes the file from here); `openapi-spec-validator` checks it and schemathesis fuzzes the service
+// against it in `.ci/run`.
+
+/// The OpenAPI document of `rulekit serve`.
+public enum OpenAPIDocument {
+    /// The document, as YAML.
+    public static let yaml = #"""
+        openapi: 3.1.0
+        info:
+          title: rulekit serve
+          version: 0.2.0
+          summary: RuleKit's rules engine as an enrichment service for a fleet.
+          description: |
+            Batches of events in, the events their rules produced out, exactly as `rulekit run` writes them for the
+            same input. Every error is one JSON shape (`Error`). When the service runs with `--auth-token-file`,
+            every route but `/healthz` and `/readyz` needs `Authorization: Bearer TOKEN`. See docs/serving.md.
+          license:
+            name: Apache-2.0
+            identifier: Apache-2.0
+        servers:
+          - url: http://127.0.0.1:8080
+        security:
+          - bearer: []
+        paths:
+          /v1/events:
+            post:
+              operationId: enrich
+              summary: Run a batch of events through the rules.
+              description: |
+                The body is JSON lines (one event per line), a JSON array of events, one event, or an envelope
+                `{"events": [...], "states": {...}, "xdmStates": {...}}` carrying the device's shared states for the
+                batch. Nothing of a batch is accepted unless all of it is: a 4xx means no event was processed, a
+                200 that every event was. An event's `id` keys the history it causes (exactly once on retries).
+                A body holds at most `--max-events` events (10,000 by default) and `--max-body` bytes (16 MiB): more
+                is a 413.
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      oneOf:
+                        - $ref: '#/components/schemas/Event'
+                        - type: array
+                          minItems: 1
+                          items:
+                            $ref: '#/components/schemas/Event'
+                        - $ref: '#/components/schemas/Envelope'
+                  application/x-ndjson:
+                    schema:
+                      type: string
+                      description: One event (the `Event` schema) per line; blank lines are skipped.
+              responses:
+                '200':
+                  description: Each event of the batch as delivered after the rules ran, and every event they dispatched, in hub order.
+                  content:
+                    application/x-ndjson:
+                      schema:
+                        type: string
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/Unauthorized'
+                '413':
+                  $ref: '#/components/responses/TooLarge'
+                '429':
+                  $ref: '#/components/responses/Busy'
+                '503':
+                  $ref: '#/components/responses/Unavailable'
+          /v1/xdm/validate:
+            post:
+              operationId: validateXDM
+              summary: Validate XDM payloads against the ExperienceEvent class of the schema folder.
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      description: One payload, or a non-empty array of payloads.
+                      not:
+                        type: array
+                        maxItems: 0
+                  application/x-ndjson:
+                    schema:
+                      type: string
+                      description: One payload per line.
+              responses:
+                '200':
+                  description: One verdict per payload, in order, one per line (`Verdict`).
+                  content:
+                    application/x-ndjson:
+                      schema:
+                        type: string
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/Unauthorized'
+                '404':
+                  description: The service runs without an XDM schema folder (`--schemas`).
+                  content:
+                    application/json:
+                      schema:
+                        $ref: '#/components/schemas/Error'
+                '413':
+                  $ref: '#/components/responses/TooLarge'
+          /v1/rules:
+            get:
+              operationId: rules
+              summary: The rules in force and how the last load went.
+              responses:
+                '200':
+                  description: The rules in force.
+                  content:
+                    application/json:
+                      schema:
+                        $ref: '#/components/schemas/RulesStatus'
+                '401':
+                  $ref: '#/components/responses/Unauthorized'
+          /metrics:
+            get:
+              operationId: metrics
+              summary: Prometheus metrics.
+              responses:
+                '200':
+                  description: Prometheus text exposition format.
+                  content:
+                    text/plain:
+                      schema:
+                        type: string
+                '401':
+                  $ref: '#/components/responses/Unauthorized'
+          /openapi.yaml:
+            get:
+              operationId: contract
+              summary: This document.
+              responses:
+                '200':
+                  description: The OpenAPI document.
+                  content:
+                    application/yaml: {}
+                '401':
+                  $ref: '#/components/responses/Unauthorized'
+          /healthz:
+            get:
+              operationId: health
+              summary: Whether the process runs (never needs a token).
+              security: []
+              responses:
+                '200':
+                  description: The process runs.
+                  content:
+                    text/plain:
+                      schema:
+                        type: string
+                        const: "ok\n"
+          /readyz:
+            get:
+              operationId: ready
+              summary: Whether batches are taken (never needs a token).
+              security: []
+              responses:
+                '200':
+                  description: Batches are taken.
+                  content:
+                    application/json:
+                      schema:
+                        $ref: '#/components/schemas/Readiness'
+                '503':
+                  description: Shutting down.
+                  content:
+                    application/json:
+                      schema:
+                        $ref: '#/components/schemas/Readiness'
+        components:
+          securitySchemes:
+            bearer:
+              type: http
+              scheme: bearer
+              description: A token of the `--auth-token-file` file (one per line, reloaded on SIGHUP).
+          responses:
+            BadRequest:
+              description: The body is not JSON, is empty, or an event is not an `Event` (the error names it and the member).
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/Error'
+            Unauthorized:
+              description: No bearer token, or one the service does not know.
+              headers:
+                WWW-Authenticate:
+                  required: true
+                  schema:
+                    type: string
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/Error'
+            TooLarge:
+              description: A body over `--max-body` bytes or with more than `--max-events` events.
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/Error'
+            Busy:
+              description: The queue is full; nothing of the batch was accepted.
+              headers:
+                Retry-After:
+                  required: true
+                  schema:
+                    type: string
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/Error'
+            Unavailable:
+              description: The batch's history could be kept nowhere, or the service is shutting down; nothing of the batch was accepted.
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/Error'
+          schemas:
+            Event:
+              type: object
+              required: [type, source]
+              additionalProperties: false
+              properties:
+                id:
+                  type: string
+                  description: Keys the history the event causes; a UUID is used as is, other text maps to a fixed UUID.
+                name:
+                  type: string
+                type:
+                  type: string
+                source:
+                  type: string
+                data:
+                  type: object
+                mask:
+                  type: array
+                  items:
+                    type: string
+            Envelope:
+              type: object
+              required: [events]
+              additionalProperties: false
+              properties:
+                events:
+                  type: array
+                  minItems: 1
+                  items:
+                    $ref: '#/components/schemas/Event'
+                states:
+                  $ref: '#/components/schemas/States'
+                xdmStates:
+                  $ref: '#/components/schemas/States'
+            States:
+              type: object
+              description: Shared states by extension name, standing in for the published ones while the batch is evaluated.
+              additionalProperties:
+                type: object
+            Error:
+              type: object
+              required: [error]
+              properties:
+                error:
+                  type: string
+                line:
+                  type: integer
+                  description: The line of the body the problem is on (one-based).
+                column:
+                  type: integer
+                index:
+                  type: integer
+                  description: The position of the event in the batch (zero-based).
+                pointer:
+                  type: string
+                  description: The JSON pointer of the member within the event.
+            RulesStatus:
+              type: object
+              required: [count, contentHash, loadedAt, lastAttempt]
+              properties:
+                count:
+                  type: integer
+                contentHash:
+                  type: string
+                loadedAt:
+                  type: string
+                  format: date-time
+                lastAttempt:
+                  type: object
+                  required: [at, loaded, diagnostics]
+                  properties:
+                    at:
+                      type: string
+                      format: date-time
+                    loaded:
+                      type: boolean
+                    diagnostics:
+                      type: array
+                      items:
+                        type: object
+                        required: [severity, code, message]
+                        properties:
+                          severity:
+                            type: string
+                          code:
+                            type: string
+                          message:
+                            type: string
+                          location:
+                            type: string
+            Readiness:
+              type: object
+              required: [ready, history]
+              properties:
+                ready:
+                  type: boolean
+                error:
+                  type: string
+                history:
+                  type: object
+                  required: [breaker, spooled]
+                  properties:
+                    breaker:
+                      type: string
+                      enum: [open, closed]
+                    spooled:
+                      type: integer
+            Verdict:
+              type: object
+              required: [line, valid, errors]
+              properties:
+                line:
+                  type: integer
+                valid:
+                  type: boolean
+                errors:
+                  type: array
+                  items:
+                    type: object
+                    required: [path, message]
+                    properties:
+                      path:
+                        type: string
+                      message:
+                        type: string
+        """#
+}
