@@ -2,7 +2,7 @@
 # What authentication and event validation cost `rulekit serve` (issue 38's target: at most 5% of stateless
 # throughput): rules-1000.json, history in memory, wrk posting batches of 100 events (JSON lines) from
 # ../shared/bench/events-10k.jsonl with 8 connections. Served without tokens (B) and with
-# --auth-token-file (A), in turn, three rounds, medians; with BASELINE_BIN=path/to/an/older/rulekit (one
+# --auth-token-file (A), in turn, ROUNDS rounds (5), medians; with BASELINE_BIN=path/to/an/older/rulekit (one
 # without validation), that binary is measured in the same rounds too.
 # usage: Benchmarks/Serve/auth.sh   (from the repository root, after swift build -c release --product rulekit)
 set -euo pipefail
@@ -38,13 +38,14 @@ rate() {  # rate BINARY [AUTH] -- serve ARGS... ; prints events/s
 }
 
 with=(); without=(); base=()
-for round in 1 2 3; do
+rounds=${ROUNDS:-5}
+for round in $(seq "$rounds"); do
     without+=("$(rate "$bin" "" --)")
     with+=("$(rate "$bin" "$token" -- --auth-token-file "$work/tokens")")
     if [[ -n ${BASELINE_BIN:-} ]]; then base+=("$(rate "$BASELINE_BIN" "" --)"); fi
     echo "round $round: without tokens ${without[-1]}, with tokens ${with[-1]}${BASELINE_BIN:+, baseline ${base[-1]:-}} events/s"
 done
-median() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
+median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
 w=$(median "${with[@]}"); wo=$(median "${without[@]}")
 echo "median: with tokens $w, without $wo events/s: $(python3 -c "print(f'{$w / $wo:.3f}')")x"
 if [[ -n ${BASELINE_BIN:-} ]]; then

@@ -32,11 +32,11 @@ public final class AuthTokens: Sendable {
     /// How many tokens are in force.
     public var count: Int { tokens.withLock { $0.count } }
 
-    /// Whether an `Authorization` header's value names a token in force: `Bearer TOKEN` (the scheme in any
-    /// case). Every token is compared, each in time that depends only on its own length.
-    public func accepts(_ authorization: String?) -> Bool {
-        guard let authorization, authorization.count > 7, authorization.prefix(7).lowercased() == "bearer " else { return false }
-        let given = Array(authorization.utf8.dropFirst(7))
+    /// Whether `token` (the bearer token a request presented, nil for none) is one in force. Every token is
+    /// compared, each in time that depends only on its own length.
+    public func accepts(token: String?) -> Bool {
+        guard let token, !token.isEmpty else { return false }
+        let given = Array(token.utf8)
         var found = false
         for t in tokens.withLock({ $0 }) where Self.same(given, t) { found = true }
         return found

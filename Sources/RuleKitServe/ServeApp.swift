@@ -2,6 +2,7 @@
 // that runs the server, the rules watcher and the history together and shuts them down in order.
 internal import Foundation
 internal import Hummingbird
+internal import HummingbirdAuth
 internal import HummingbirdCore
 internal import HummingbirdTLS
 internal import Logging
@@ -300,6 +301,8 @@ enum ServeRoutes {
     ]
     /// The routes anyone may ask, token or not: a load balancer's checks.
     static let open: Set<String> = ["/healthz", "/readyz"]
+    /// `methods` as the router's method values, made once (not per request).
+    static let table: [String: [HTTPRequest.Method]] = methods.mapValues { $0.compactMap(HTTPRequest.Method.init(rawValue:)) }
 }
 
 /// In front of every route: an unknown path is a 404 and a known path asked with another method a 405 with
@@ -308,15 +311,9 @@ enum ServeRoutes {
 struct ServeGate<Context: RequestContext>: RouterMiddleware {
     let tokens: AuthTokens?
 
-    /// Every route and the methods it takes: the one table `docs/openapi.yaml` describes (a test holds the
-    /// two equal).
-    static var routes: [String: [HTTPRequest.Method]] {
-        ServeRoutes.methods.mapValues { $0.compactMap(HTTPRequest.Method.init(rawValue:)) }
-    }
-
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
-        guard let methods = Self.routes[path] else {
+        guard let methods = ServeRoutes.table[path] else {
             return ServeApp.problem(.notFound, "no route \(path) (see /openapi.yaml)")
         }
         guard methods.contains(request.method) else {
@@ -325,7 +322,7 @@ struct ServeGate<Context: RequestContext>: RouterMiddleware {
             r.headers[.allow] = methods.map(\.rawValue).joined(separator: ", ")
             return r
         }
-        if let tokens, !ServeRoutes.open.contains(path), !tokens.accepts(request.headers[.authorization]) {
+        if let tokens, !ServeRoutes.open.contains(path), !tokens.accepts(token: request.headers.bearer?.token) {
             var r = ServeApp.problem(.unauthorized, "a bearer token is needed (Authorization: Bearer TOKEN)")
             r.headers[.wwwAuthenticate] = #"Bearer realm="rulekit""#
             return r
