@@ -16,7 +16,9 @@ public enum SharedCorpus {
     /// The `../shared` folder (or `$RULEKIT_SHARED`), nil when absent.
     public static let root: URL? = {
         if let env = ProcessInfo.processInfo.environment["RULEKIT_SHARED"], !env.isEmpty {
-            return URL(fileURLWithPath: env)
+            // A path that is not there is an absent corpus (`RULEKIT_SHARED=/nonexistent` runs the suite as a
+            // clone without ../shared would).
+            return FileManager.default.fileExists(atPath: env) ? URL(fileURLWithPath: env) : nil
         }
         let candidate = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared")
         return FileManager.default.fileExists(atPath: candidate.path) ? candidate : nil
