@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "RuleKitXDM", targets: ["RuleKitXDM"]),
         .library(name: "RuleKitSources", targets: ["RuleKitSources"]),
         .library(name: "RuleKitExtension", targets: ["RuleKitExtension"]),
+        .library(name: "RuleKitTooling", targets: ["RuleKitTooling"]),
         .library(name: "RuleKitHTTP", targets: ["RuleKitHTTP"]),
         .library(name: "RuleKitShared", targets: ["RuleKitShared"]),
         .library(name: "RuleKitServe", targets: ["RuleKitServe"]),
@@ -58,6 +59,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
+        // The rule author's tools: linter, rule tests, report, the match stream. Apart from the hub glue.
+        .target(
+            name: "RuleKitTooling",
+            dependencies: [
+                "RuleKitCore", "RuleKitYAML", "RuleKitRules", "RuleKitHub", "RuleKitXDM", "RuleKitSources", "RuleKitExtension",
+            ],
+            swiftSettings: strict),
         // Outbound messages over HTTP (URLSession): apart, so that the tool does not load FoundationNetworking.
         .target(name: "RuleKitHTTP", dependencies: ["RuleKitCore", "RuleKitExtension"], swiftSettings: strict),
         // The enrichment service: the rules host behind HTTP, with metrics, reload and PostgreSQL history.
@@ -81,7 +89,7 @@ let package = Package(
             name: "rulekit",
             dependencies: [
                 "RuleKitCore", "RuleKitYAML", "RuleKitRules", "RuleKitXDM", "RuleKitHub", "RuleKitExtension", "RuleKitShared",
-                "RuleKitServe", "RuleKitSources",
+                "RuleKitServe", "RuleKitSources", "RuleKitTooling",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -139,6 +147,10 @@ let package = Package(
                 "RuleKitHTTP", "RuleKitYAML", "RuleKitSources",
             ],
             exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(
+            name: "RuleKitToolingTests",
+            dependencies: ["RuleKitTooling", "RuleKitSources", "RuleKitXDM", "RuleKitYAML", "RuleKitCore", "RuleKitTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "RuleKitSourcesTests",
             dependencies: ["RuleKitSources", "RuleKitRules", "RuleKitCore", "RuleKitYAML", "RuleKitTestSupport"],

@@ -4,6 +4,7 @@ import RuleKitCore
 import RuleKitExtension
 import RuleKitRules
 import RuleKitSources
+import RuleKitTooling
 
 /// `rulekit convert`: Launch JSON ⇄ RuleKit YAML, without loss.
 struct ConvertCommand: ParsableCommand {

@@ -4,6 +4,7 @@ import RuleKitCore
 import RuleKitExtension
 import RuleKitRules
 import RuleKitSources
+import RuleKitTooling
 import RuleKitXDM
 
 /// `rulekit lint`: every problem that can be known without running, with locations and stable codes.

@@ -4,6 +4,7 @@ import RuleKitCore
 import RuleKitExtension
 import RuleKitRules
 import RuleKitSources
+import RuleKitTooling
 
 /// `rulekit match`: which rules a recorded stream of events matches, without running consequences.
 struct MatchCommand: ParsableCommand {

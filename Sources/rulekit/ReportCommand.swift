@@ -3,6 +3,7 @@ import Foundation
 import RuleKitCore
 import RuleKitExtension
 import RuleKitSources
+import RuleKitTooling
 
 /// `rulekit report`: one self-contained HTML page for rule authors and reviewers.
 struct ReportCommand: ParsableCommand {

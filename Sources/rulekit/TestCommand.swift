@@ -4,6 +4,7 @@ import RuleKitCore
 import RuleKitExtension
 import RuleKitRules
 import RuleKitSources
+import RuleKitTooling
 import RuleKitYAML
 
 /// `rulekit test`: runs rule test files (`*.test.yaml`) and reports like a test runner.

@@ -6,7 +6,7 @@ import RuleKitXDM
 import RuleKitYAML
 import Testing
 
-@testable import RuleKitExtension
+@testable import RuleKitTooling
 
 /// Rule tests read like rules (issue 19): a typed loader whose unknown keys are located errors, so a
 /// misspelled `expect:` can no longer make a case pass by testing nothing; expectations per event.

@@ -3,6 +3,7 @@
 // in input order. `rulekit match` counts what it hands back; `rulekit report` also keeps the events, and
 // matches a baseline set in the same pass.
 public import RuleKitCore
+internal import RuleKitExtension
 public import RuleKitRules
 
 extension DiagnosticCode {
