@@ -120,6 +120,17 @@ import Testing
         }
     }
 
+    /// Found by fuzz-yaml: a merge key whose value is the empty node at the end of a text without a final
+    /// line break was located on a line after the last.
+    @Test func anErrorOnTheEmptyNodeAtTheEndPointsAtTheEnd() {
+        #expect {
+            try YAMLReader.read("{  <<")
+        } throws: { error in
+            guard let l = (error as? DiagnosticError)?.diagnostics.first?.location else { return false }
+            return l.line == 1 && l.column == 6
+        }
+    }
+
     @Test func anEmptyNodeAtTheEndPointsAtTheEnd() throws {
         let docs = try YAMLReader.readAll(Array("---'\n---\n\n---".utf8))
         let last = try #require(docs.last)

@@ -156,7 +156,13 @@ struct LibYAMLParser: ~Copyable {
     }
 
     func fail(_ code: DiagnosticCode, _ message: String, _ m: yaml_mark_t) -> DiagnosticError {
-        DiagnosticError(.error(code, message, at: location(m)))
+        // A mark on the empty node at the end of a text without a final line break stands on a line after
+        // the last (found by fuzz-yaml: `{  <<`): an error there points at the end of the text. The end is
+        // counted only here, on the error path.
+        var at = location(m)
+        let end = marks.input.withUnsafeBufferPointer { Self.endLocation(of: $0, file: at.file) }
+        if (at.line, at.column) > (end.line, end.column) { at = end }
+        return DiagnosticError(.error(code, message, at: at))
     }
 
     /// The text of `range` of a batch's bytes (a tag's or an anchor's).
