@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "RuleKitSources", targets: ["RuleKitSources"]),
         .library(name: "RuleKitExtension", targets: ["RuleKitExtension"]),
         .library(name: "RuleKitTooling", targets: ["RuleKitTooling"]),
+        .library(name: "RuleKitLSP", targets: ["RuleKitLSP"]),
         .library(name: "RuleKitHTTP", targets: ["RuleKitHTTP"]),
         .library(name: "RuleKitShared", targets: ["RuleKitShared"]),
         .library(name: "RuleKitServe", targets: ["RuleKitServe"]),
@@ -66,6 +67,11 @@ let package = Package(
                 "RuleKitCore", "RuleKitYAML", "RuleKitRules", "RuleKitHub", "RuleKitXDM", "RuleKitSources", "RuleKitExtension",
             ],
             swiftSettings: strict),
+        // `rulekit lsp`: the Language Server Protocol, framing included, on RuleKit's own JSON.
+        .target(
+            name: "RuleKitLSP",
+            dependencies: ["RuleKitCore", "RuleKitRules", "RuleKitXDM", "RuleKitSources", "RuleKitTooling"],
+            swiftSettings: strict),
         // Outbound messages over HTTP (URLSession): apart, so that the tool does not load FoundationNetworking.
         .target(name: "RuleKitHTTP", dependencies: ["RuleKitCore", "RuleKitExtension"], swiftSettings: strict),
         // The enrichment service: the rules host behind HTTP, with metrics, reload and PostgreSQL history.
@@ -89,7 +95,7 @@ let package = Package(
             name: "rulekit",
             dependencies: [
                 "RuleKitCore", "RuleKitYAML", "RuleKitRules", "RuleKitXDM", "RuleKitHub", "RuleKitExtension", "RuleKitShared",
-                "RuleKitServe", "RuleKitSources", "RuleKitTooling",
+                "RuleKitServe", "RuleKitSources", "RuleKitTooling", "RuleKitLSP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -150,6 +156,10 @@ let package = Package(
         .testTarget(
             name: "RuleKitToolingTests",
             dependencies: ["RuleKitTooling", "RuleKitSources", "RuleKitXDM", "RuleKitYAML", "RuleKitCore", "RuleKitTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "RuleKitLSPTests",
+            dependencies: ["RuleKitLSP", "RuleKitTooling", "RuleKitCore", "RuleKitTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "RuleKitSourcesTests",

@@ -84,6 +84,8 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     public var location: SourceLocation?
     /// The JSON pointer of the value concerned, when known (`/rules/3/condition`).
     public var pointer: String?
+    /// What a "did you mean" proposes in place of the key or code at `location`: the fix an editor offers.
+    public var suggestion: String?
 
     /// A finding; `message` is cut to its cap.
     public init(
@@ -107,6 +109,13 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         let kept = text.prefix(maxMessageLength)
         let rest = text.count - kept.count
         return rest > 0 ? kept + "... (\(rest) more characters)" : text
+    }
+
+    /// This finding, proposing `replacement` for the text at its location.
+    public func suggesting(_ replacement: String?) -> Diagnostic {
+        var d = self
+        d.suggestion = replacement
+        return d
     }
 
     /// An error-severity finding.

@@ -28,6 +28,9 @@ public struct RuleFiles: Sendable {
     /// host, or a command that goes on over a long stream, leaves it off. Rules read into a tape (JSON, and
     /// the YAML a tape holds: a few allocations, however large the file) leave no document to keep.
     public var keepsDocuments = false
+    /// What was read of the files whose errors kept their rules from loading: never run, but an editor
+    /// still outlines and completes a file that is being fixed.
+    public private(set) var unloaded: [(path: String, set: RuleSet)] = []
     /// The documents read, when `keepsDocuments` is set.
     public private(set) var documents: [Document] = []
 
@@ -59,57 +62,64 @@ public struct RuleFiles: Sendable {
             diagnostics += error.diagnostics
             return
         }
+        add(bytes, file: f)
+    }
+
+    /// Reads rules from `bytes` as the file `f` (an editor's unsaved text, a test's): as `load` reads a file.
+    /// JSON when `f` ends in `.json`; `-` is standard input, JSON when its text opens with `{`.
+    public mutating func add(_ bytes: [UInt8], file f: String) {
         fileCount += 1
         // Standard input has no extension to tell JSON from YAML: a text that opens with '{' is JSON.
         let name = f == "-" ? "<stdin>" : f
         let json = f == "-" ? bytes.first { $0 > 0x20 } == UInt8(ascii: "{") : f.hasSuffix(".json")
         sourceBytes[name] = bytes
         readOrder.append(name)
-        let (set, found, document) = Self.read(bytes, file: name, json: json, limits: .default)
+        let (set, found, document, partial) = Self.read(bytes, file: name, json: json, limits: .default)
         if keepsDocuments, let document { documents.append(document) }
         diagnostics += found
-        if let set { sets.append((f, set)) }
+        if let set { sets.append((f, set)) } else if let partial { unloaded.append((f, partial)) }
     }
 
     /// One rules file's text → its rule set (either syntax, either format) and every finding on the way.
     public static func parse(_ bytes: [UInt8], file f: String, json: Bool? = nil, limits: RuleLimits = .default)
         -> (RuleSet?, [Diagnostic])
     {
-        let (set, found, _) = read(bytes, file: f, json: json ?? f.hasSuffix(".json"), limits: limits)
+        let (set, found, _, _) = read(bytes, file: f, json: json ?? f.hasSuffix(".json"), limits: limits)
         return (set, found)
     }
 
     /// `parse`, with the document read, when the text was read as one (YAML a tape does not hold; the rest
     /// is read into a tape).
     static func read(_ bytes: [UInt8], file f: String, json: Bool, limits: RuleLimits)
-        -> (RuleSet?, [Diagnostic], Document?)
+        -> (RuleSet?, [Diagnostic], Document?, partial: RuleSet?)
     {
         var (set, found): (RuleSet?, [Diagnostic])
         var doc: Document?
+        var partial: RuleSet?
         do {
             if json {
                 // JSON is read into a tape, with no document to keep (`RuleSetLoader.load(json:)`).
                 let result = try RuleSetLoader.load(json: bytes, file: f)
-                (set, found) = (result.ruleSet, result.diagnostics)
+                (set, found, partial) = (result.ruleSet, result.diagnostics, result.partial)
             } else if let (tape, warnings) = YAMLReader.tape(bytes, file: f),
                 let result = RuleSetLoader.load(tape: tape, file: f)
             {
                 // YAML the tape holds (one mapping; no tags, merge keys or odd keys) is loaded from a tape
                 // too; anything else, and every YAML error, from the document `read` makes.
-                (set, found) = (result.ruleSet, warnings + result.diagnostics)
+                (set, found, partial) = (result.ruleSet, warnings + result.diagnostics, result.partial)
             } else {
                 let d = try YAMLReader.read(bytes, file: f)
                 let result = RuleSetLoader.load(d)
-                (set, found, doc) = (result.ruleSet, d.warnings + result.diagnostics, d)
+                (set, found, doc, partial) = (result.ruleSet, d.warnings + result.diagnostics, d, result.partial)
             }
         } catch {
-            return (nil, error.diagnostics, nil)
+            return (nil, error.diagnostics, nil, nil)
         }
         if let s = set {
             let over = limits.check(s)
             if !over.isEmpty { (set, found) = (nil, found + over) }
         }
-        return (set, found, doc)
+        return (set, found, doc, partial)
     }
 
     /// FNV-1a 64 over every file's path and bytes as read, in load order, as hexadecimal.

@@ -98,8 +98,15 @@ public struct RuleTestFile: Sendable {
 
     /// Reads `path`; every problem is a located error (a file with any is not run).
     public static func load(path: String) -> (RuleTestFile?, [Diagnostic]) {
+        let bytes: [UInt8]
+        do { bytes = try ByteInput.readAll(path) } catch { return (nil, error.diagnostics) }
+        return load(bytes, path: path)
+    }
+
+    /// Reads test-file text (an editor's unsaved text) as the file at `path`.
+    public static func load(_ bytes: [UInt8], path: String) -> (RuleTestFile?, [Diagnostic]) {
         let doc: Document
-        do { doc = try YAMLReader.read(try ByteInput.readAll(path), file: path) } catch {
+        do { doc = try YAMLReader.read(bytes, file: path) } catch {
             return (nil, error.diagnostics)
         }
         var r = Reader()
@@ -141,7 +148,8 @@ public struct RuleTestFile: Sendable {
                     .error(
                         .rulesUnknownKey,
                         "unknown key '\(k)' in \(what)\(hint.map { " (did you mean '\($0)'?)" } ?? ""); known: \(known.sorted().joined(separator: ", "))",
-                        at: v.keyLocation, pointer: v.pointer))
+                        at: v.keyLocation, pointer: v.pointer
+                    ).suggesting(hint))
             }
             return true
         }

@@ -130,10 +130,7 @@ extension Linter {
         var linter = Linter()
         if let folder = try SchemaFolder.resolve(schemas, skipping: "XDM key and type checks are") {
             do {
-                if let composed = try XDMRegistry(folder: URL(fileURLWithPath: folder)).experienceEvent() {
-                    linter.catalog = composed.catalog
-                    linter.xdmValidator = composed.validator
-                } else {
+                if try !linter.useSchemas(folder: folder) {
                     Stderr.write("note: no ExperienceEvent class in '\(folder)': XDM key and type checks are skipped\n")
                 }
             } catch {
@@ -146,23 +143,9 @@ extension Linter {
             Stderr.write("note: no \(defaultExamples) here: keys are checked without example events (give --examples)\n")
             return linter
         }
-        let reader = try openEvents(path)
-        var iterator = reader.makeIterator()
-        while let r = iterator.next() {
-            switch r {
-            case .success(.object(let event)):
-                guard case .object(let data)? = event["data"] else { continue }
-                for k in Flatten.object(data, arrays: true).keys {
-                    linter.exampleKeys.insert(k)
-                    linter.exampleKeys.insert(XDMPathCatalog.normalize(k))
-                }
-            case .success:
-                Stderr.write("error: \(InputFiles.displayName(path)):\(iterator.lineNumber): an example event is a JSON object\n")
-                throw ExitCode(2)
-            case .failure(let e):
-                Stderr.write(DiagnosticRenderer().render(e.diagnostics) + "\n")
-                throw ExitCode(2)
-            }
+        do { try linter.addExampleKeys(from: path) } catch {
+            Stderr.write(DiagnosticRenderer().render(error.diagnostics) + "\n")
+            throw ExitCode(2)
         }
         return linter
     }

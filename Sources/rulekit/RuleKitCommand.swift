@@ -53,6 +53,7 @@ struct RuleKitCommand: ParsableCommand {
         subcommands: [
             RunCommand.self, MatchCommand.self, TestCommand.self, ParseCommand.self, LintCommand.self, ConvertCommand.self,
             ExplainCommand.self, ReportCommand.self, XDMCommand.self, SchemaCommand.self, SharedCommand.self, ServeCommand.self,
+            LSPCommand.self,
         ]
     )
 

@@ -49,7 +49,7 @@ import Testing
         ["lint", "--format", "xml"], ["convert", "Rules/commerce.yaml", "--to", "toml"], ["report"],
         ["serve", "--workers", "0"], ["serve", "--listen", "nowhere"], ["serve", "--history", "mysql://x"],
         ["serve", "--queue", "-1"], ["shared", "increment", "D", "c", "--times", "-1"], ["shared", "set", "D", "bad/name", "1"],
-        ["shared", "set", "D", "c", "{"], ["run", "--identity", ""], ["nosuchcommand"],
+        ["shared", "set", "D", "c", "{"], ["run", "--identity", ""], ["lsp", "--debounce-ms", "20000"], ["nosuchcommand"],
     ]
 
     /// Commands whose standard output is `/dev/full`.

@@ -37,7 +37,7 @@ private func platformWrite(_ fd: Int32, _ p: UnsafeRawPointer?, _ n: Int) -> Int
 /// Reads up to `count` bytes from `fd` straight onto the end of `buffer` (into its spare capacity, grown
 /// if need be: no chunk read and then copied): the number read, 0 at the end, -1 on an error (`errno`
 /// says which).
-func systemRead(_ fd: Int32, appendingTo buffer: inout [UInt8], count: Int) -> Int {
+package func systemRead(_ fd: Int32, appendingTo buffer: inout [UInt8], count: Int) -> Int {
     guard count > 0 else { return 0 }
     var result = 0
     buffer.append(addingCapacity: count) { span in

@@ -48,7 +48,7 @@ public enum LaunchRulesLoader {
         var ctx = LoaderContext()
         let set = load(root: root, ctx: &ctx)
         let diags = ctx.diagnostics.sorted
-        return RulesLoadResult(ruleSet: ctx.diagnostics.hasErrors ? nil : set, diagnostics: diags)
+        return RulesLoadResult(ruleSet: ctx.diagnostics.hasErrors ? nil : set, diagnostics: diags, partial: set)
     }
 
     static func load<N: RulesNode>(root: N, ctx: inout LoaderContext) -> RuleSet? {

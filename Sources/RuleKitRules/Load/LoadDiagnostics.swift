@@ -34,11 +34,15 @@ public struct RulesLoadResult: Sendable {
     public var ruleSet: RuleSet?
     /// Everything the loader noticed, sorted by location.
     public var diagnostics: [Diagnostic]
+    /// What was read, errors or not: never run, but an editor's outline and completion still show the
+    /// rules and data elements of a file that is being fixed.
+    public var partial: RuleSet?
 
-    /// A result with `ruleSet` and its findings.
-    public init(ruleSet: RuleSet?, diagnostics: [Diagnostic]) {
+    /// A result with `ruleSet` and its findings; `partial` is what was read (by default, `ruleSet`).
+    public init(ruleSet: RuleSet?, diagnostics: [Diagnostic], partial: RuleSet? = nil) {
         self.ruleSet = ruleSet
         self.diagnostics = diagnostics
+        self.partial = partial ?? ruleSet
     }
 
     /// The error findings only.
@@ -86,8 +90,11 @@ struct LoaderContext {
     /// Reports one key outside `known` (for loaders that walk an object's members once).
     mutating func unknownKey(_ key: String, _ at: some RulesNode, known: Set<String>, what: String) {
         guard diagnostics.acceptsWarnings else { return diagnostics.countDropped() }
-        let hint = closest(key, in: known).map { " (did you mean '\($0)'?)" } ?? ""
-        warnKey(.rulesUnknownKey, "unknown key '\(key)' in \(what) is ignored\(hint)", at)
+        let suggestion = closest(key, in: known)
+        let hint = suggestion.map { " (did you mean '\($0)'?)" } ?? ""
+        diagnostics.append(
+            .warning(.rulesUnknownKey, "unknown key '\(key)' in \(what) is ignored\(hint)", at: at.keyLocation, pointer: at.pointer)
+                .suggesting(suggestion))
     }
 
     /// An integer, accepting integral doubles as the reference's decoder does.

@@ -19,7 +19,7 @@ public enum RuleKitFormatLoader {
     static func load(root: some RulesNode) -> RulesLoadResult {
         var ctx = LoaderContext()
         let set = load(root: root, ctx: &ctx)
-        return RulesLoadResult(ruleSet: ctx.diagnostics.hasErrors ? nil : set, diagnostics: ctx.diagnostics.sorted)
+        return RulesLoadResult(ruleSet: ctx.diagnostics.hasErrors ? nil : set, diagnostics: ctx.diagnostics.sorted, partial: set)
     }
 
     static func load<N: RulesNode>(root: N, ctx: inout LoaderContext) -> RuleSet? {
@@ -71,11 +71,13 @@ public enum RuleKitFormatLoader {
 
     static func unknownKeysAreErrors(_ c: some RulesNode, known: Set<String>, what: String, ctx: inout LoaderContext) {
         for (k, v) in c.memberNodes where !known.contains(k) {
-            let hint = closest(k, in: known).map { " (did you mean '\($0)'?)" } ?? ""
+            let suggestion = closest(k, in: known)
+            let hint = suggestion.map { " (did you mean '\($0)'?)" } ?? ""
             ctx.diagnostics.append(
                 .error(
                     .rulesUnknownKey, "unknown key '\(k)' in \(what)\(hint)",
-                    at: v.keyLocation, pointer: v.pointer))
+                    at: v.keyLocation, pointer: v.pointer
+                ).suggesting(suggestion))
         }
     }
 
@@ -261,11 +263,13 @@ public enum RuleKitFormatLoader {
     }
 
     static func unknownMatcher(_ code: String, _ at: some RulesNode, ctx: inout LoaderContext) {
-        let hint = Operation.suggestion(for: code).map { " (did you mean '\($0)'?)" } ?? ""
+        let suggestion = Operation.suggestion(for: code)
+        let hint = suggestion.map { " (did you mean '\($0)'?)" } ?? ""
         ctx.diagnostics.append(
             .error(
                 .rulesUnknownMatcher, "unknown matcher '\(code)'\(hint)",
-                at: at.keyLocation, pointer: at.pointer))
+                at: at.keyLocation, pointer: at.pointer
+            ).suggesting(suggestion))
     }
 
     static func history<N: RulesNode>(_ h: N, at c: N, ctx: inout LoaderContext) -> Condition? {

@@ -39,7 +39,10 @@ public struct XDMRegistry: Sendable {
         self.init()
         var diags = Diagnostics()
         let fm = FileManager.default
-        let paths = (fm.enumerator(atPath: folder.path)?.allObjects as? [String] ?? []).sorted()
+        // A folder reached through a symbolic link is listed through its target (the enumerator does not
+        // descend into a link); files are still named under the folder as given.
+        let listed = folder.resolvingSymlinksInPath().path
+        let paths = (fm.enumerator(atPath: listed)?.allObjects as? [String] ?? []).sorted()
         for rel in paths where rel.hasSuffix(".schema.json") || rel.hasSuffix(".schema.yaml") || rel.hasSuffix(".schema.yml") {
             let path = folder.appendingPathComponent(rel).path
             do {

@@ -1,0 +1,184 @@
+/// What the editor says about the rules format's words: matchers with their Launch traps, keys with their
+/// meaning, the reference's tokens, event types and sources. The facts are those of
+/// `docs/launch-rules-reference.md` (§2.2–2.3, §3) and `docs/rules-format.md`.
+enum Vocabulary {
+    /// One matcher code: what it is, and how the reference converts and compares.
+    struct Matcher {
+        let code: String
+        let name: String
+        let meaning: String
+        let trap: String
+    }
+
+    static let conversion =
+        "The value's JSON type picks the conversion of the event's value: a string compares as text "
+        + "(case-insensitive), an integer as Int (a double in the event is truncated: `eq 3` matches 3.9), a double as "
+        + "Double, a boolean as Bool (`\"true\"` in any case is true). A value that does not convert makes the "
+        + "comparison false."
+
+    static let matchers: [Matcher] = [
+        Matcher(
+            code: "eq", name: "equals", meaning: "true when the key's value equals one of the values (OR).",
+            trap: "A missing key reads as \"\": `eq: \"\"` and `eq: false` match a missing key."),
+        Matcher(
+            code: "ne", name: "not equals", meaning: "true when the key's value differs from every value (AND).",
+            trap: "A missing key reads as \"\", so `ne` is true when the key is missing: add `{key: …, ex: true}` if it must exist."),
+        Matcher(
+            code: "gt", name: "greater than", meaning: "true when the key's value is greater than one of the values.",
+            trap: "Ordering exists for numbers only: a string value (`gt: \"2\"`) never matches."),
+        Matcher(
+            code: "ge", name: "greater or equal", meaning: "true when the key's value is at least one of the values.",
+            trap: "Ordering exists for numbers only: a string value never matches."),
+        Matcher(
+            code: "lt", name: "less than", meaning: "true when the key's value is less than one of the values.",
+            trap: "Ordering exists for numbers only; a missing key converts to no number and is false."),
+        Matcher(
+            code: "le", name: "less or equal", meaning: "true when the key's value is at most one of the values.",
+            trap: "Ordering exists for numbers only: a string value never matches."),
+        Matcher(
+            code: "co", name: "contains", meaning: "true when the key's text contains one of the values (case-insensitive).",
+            trap: "Strings only: `co: 5` never matches. The event's value is converted to text first (`3.0` reads \"3.0\")."),
+        Matcher(
+            code: "nc", name: "does not contain", meaning: "true when the key's text contains none of the values (AND).",
+            trap: "A missing key reads as \"\", which contains nothing: `nc` is true when the key is missing."),
+        Matcher(
+            code: "sw", name: "starts with", meaning: "true when the key's text starts with one of the values (case-insensitive).",
+            trap: "Strings only; numbers in the event are compared as their text."),
+        Matcher(
+            code: "ew", name: "ends with", meaning: "true when the key's text ends with one of the values (case-insensitive).",
+            trap: "Strings only; numbers in the event are compared as their text."),
+        Matcher(
+            code: "ex", name: "exists", meaning: "true when the key resolves to a value.",
+            trap: "No conversion; the values are ignored. Guards the missing-key trap of `ne`, `nc` and `eq \"\"`."),
+        Matcher(
+            code: "nx", name: "does not exist", meaning: "true when the key is absent.",
+            trap: "No conversion; the values are ignored. `values: [null]` drops the matcher in the reference."),
+    ]
+
+    static func matcher(_ code: String) -> Matcher? { matchers.first { $0.code == code } }
+
+    /// The reference's `~` tokens, with what each reads.
+    static let tokens: [(String, String)] = [
+        ("~type", "the event's type"),
+        ("~source", "the event's source"),
+        ("~state.", "a leaf of an extension's standard shared state: ~state.<extension>/<path>"),
+        ("~xdm.", "a leaf of an extension's XDM shared state (RuleKit): ~xdm.<extension>/<path>"),
+        ("~timestampu", "the evaluation time, integer seconds since 1970"),
+        ("~timestampz", "the evaluation time in the device's zone, yyyy-MM-dd'T'HH:mm:ssXX"),
+        ("~timestampp", "the evaluation time in UTC with milliseconds, yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"),
+        ("~sdkver", "the core's version"),
+        ("~cachebust", "a random integer as text (there is no ~rand)"),
+        ("~all_url", "the event data as a URL query string"),
+        ("~all_json", "the event data as JSON text"),
+    ]
+
+    /// Event types the reference and its extensions dispatch.
+    static let eventTypes = [
+        "com.adobe.eventType.acquisition", "com.adobe.eventType.analytics", "com.adobe.eventType.audienceManager",
+        "com.adobe.eventType.campaign", "com.adobe.eventType.configuration", "com.adobe.eventType.custom",
+        "com.adobe.eventType.edge", "com.adobe.eventType.edgeConsent", "com.adobe.eventType.edgeIdentity",
+        "com.adobe.eventType.generic.data", "com.adobe.eventType.generic.identity", "com.adobe.eventType.generic.lifecycle",
+        "com.adobe.eventType.generic.pii", "com.adobe.eventType.generic.track", "com.adobe.eventType.hub",
+        "com.adobe.eventType.identity", "com.adobe.eventType.lifecycle", "com.adobe.eventType.location",
+        "com.adobe.eventType.messaging", "com.adobe.eventType.offerDecisioning", "com.adobe.eventType.places",
+        "com.adobe.eventType.rulesEngine", "com.adobe.eventType.signal", "com.adobe.eventType.system",
+        "com.adobe.eventType.target", "com.adobe.eventType.userProfile", "com.adobe.eventType._wildcard_",
+    ]
+
+    /// Event sources the reference and its extensions dispatch.
+    static let eventSources = [
+        "com.adobe.eventSource.applicationClose", "com.adobe.eventSource.applicationLaunch",
+        "com.adobe.eventSource.booted", "com.adobe.eventSource.os", "com.adobe.eventSource.requestContent",
+        "com.adobe.eventSource.requestIdentity", "com.adobe.eventSource.requestProfile",
+        "com.adobe.eventSource.requestReset", "com.adobe.eventSource.responseContent",
+        "com.adobe.eventSource.responseIdentity", "com.adobe.eventSource.responseProfile",
+        "com.adobe.eventSource.sharedState", "com.adobe.eventSource.updateConsent",
+        "com.adobe.eventSource.updateIdentity", "com.adobe.eventSource._wildcard_",
+    ]
+
+    /// The keys of each place of the rules format, with their meaning.
+    static let topKeys: [(String, String)] = [
+        ("version", "the rule set's version (Launch `version`)"),
+        ("dataElements", "named key paths: `%name%` in matcher keys, `{%%name%%}` in tokens"),
+        ("rules", "the rules, evaluated in order for every event"),
+    ]
+    static let ruleKeys: [(String, String)] = [
+        ("id", "the rule's id, unique in the workspace; tests name rules by it"),
+        ("name", "a name for people"),
+        ("description", "what the rule is for"),
+        ("enabled", "false: the rule is kept but never runs"),
+        ("meta", "Launch metadata (`reEvaluate: true` re-runs the rule after rules reload)"),
+        ("when", "the condition: `all`, `any`, a matcher `{key: …, eq: …}`, `history` or `group`"),
+        ("then", "the consequences, applied in order when the condition holds"),
+    ]
+    static let conditionKeys: [(String, String)] = [
+        ("key", "a matcher: the key path read (xdm.…, ~type, ~state.<ext>/<path>, %element%)"),
+        ("all", "every condition of the list holds (Launch group, logic and)"),
+        ("any", "one condition of the list holds (Launch group, logic or)"),
+        ("history", "a count of matching events in history compared with a value"),
+        ("group", "the Launch form of a group: logic and conditions"),
+    ]
+    static let matcherExtraKeys: [(String, String)] = [
+        ("values", "the values, with `matcher:` (the Launch form)"),
+        ("matcher", "the matcher code, with `values:` (the Launch form)"),
+    ]
+    static let historyConditionKeys: [(String, String)] = [
+        ("events", "the events counted: each a mapping of flattened keys to values"),
+        ("matcher", "how the count compares with `value`"),
+        ("value", "the count compared with"),
+        ("from", "start of the window, epoch milliseconds"),
+        ("to", "end of the window, epoch milliseconds"),
+        ("searchType", "any, ordered or mostRecent"),
+    ]
+    static let consequenceKeys: [(String, String)] = [
+        ("id", "the consequence's id"),
+        ("add", "data merged into the event, keeping values already there"),
+        ("mod", "data merged into the event, overwriting; null deletes"),
+        ("dispatch", "a new event: type, source, action (copy or new) and data"),
+        ("history", "records the event in history: operation and content"),
+        ("type", "a Launch consequence type for the host (url, pb, iam, schema, …)"),
+        ("detail", "the detail of a Launch consequence type"),
+    ]
+    static let dispatchKeys: [(String, String)] = [
+        ("type", "the dispatched event's type"), ("source", "the dispatched event's source"),
+        ("action", "copy: the triggering event's data; new: `data`"), ("data", "the new event's data (action new)"),
+    ]
+    static let historyConsequenceKeys: [(String, String)] = [
+        ("operation", "insert or insertIfNotExists"), ("content", "the flattened keys recorded"),
+    ]
+    static let dataElementKeys: [(String, String)] = [
+        ("path", "the key path the element names"), ("type", "string, int, double, bool or any"),
+        ("description", "what the element holds"),
+    ]
+    static let testFileKeys: [(String, String)] = [
+        ("rules", "the rules files tested (default: the file of the same name)"),
+        ("states", "shared states of every case, by extension"), ("xdmStates", "XDM shared states of every case"),
+        ("history", "events in history before every case"), ("cases", "the test cases"),
+    ]
+    static let testCaseKeys: [(String, String)] = [
+        ("name", "the case's name"), ("states", "shared states of this case"), ("xdmStates", "XDM shared states of this case"),
+        ("history", "events in history before this case"), ("events", "the events sent, in order"),
+        ("expect", "what the last event must lead to"),
+    ]
+    static let testEventKeys: [(String, String)] = [
+        ("name", "the event's name"), ("type", "the event's type"), ("source", "the event's source"),
+        ("data", "the event's data"), ("mask", "the event's history mask"), ("expect", "what this event must lead to"),
+    ]
+    static let expectKeys: [(String, String)] = [
+        ("fired", "the ids of exactly the rules that fire"), ("notFired", "ids of rules that must not fire"),
+        ("data", "the event's data after the rules, whole"), ("dataContains", "members the data must contain"),
+        ("dispatched", "the events dispatched: type, source, data"),
+    ]
+    static let testHistoryKeys: [(String, String)] = [
+        ("name", "the event's name"), ("type", "the event's type"), ("source", "the event's source"),
+        ("data", "the event's data"), ("ageSeconds", "how long ago it happened"),
+    ]
+
+    /// The meaning of a key of the format, wherever it stands (for hover).
+    static func keyMeaning(_ key: String) -> String? {
+        for table in [topKeys, ruleKeys, conditionKeys, consequenceKeys, dispatchKeys, historyConsequenceKeys, historyConditionKeys] {
+            if let m = table.first(where: { $0.0 == key }) { return m.1 }
+        }
+        return nil
+    }
+}

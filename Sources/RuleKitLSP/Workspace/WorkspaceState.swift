@@ -1,0 +1,101 @@
+internal import Foundation
+internal import RuleKitCore
+internal import RuleKitRules
+internal import RuleKitSources
+public import RuleKitTooling
+public import RuleKitXDM
+
+/// What the server knows of the workspace, shared by the message thread (completion, hover, navigation)
+/// and the check worker (which fills it): the linter made from `Schemas/`, the XDM paths it offers, each
+/// rules file's text on disk, and what each file defines.
+public struct WorkspaceSnapshot: Sendable {
+    /// The workspace folder (nil: none was sent; files are checked alone).
+    public var root: String?
+    /// The schema folder in use (`<root>/Schemas`), when there is one.
+    public var schemas: String?
+    /// The linter every check uses.
+    public var linter = Linter()
+    /// XDM leaves as a rule names them (`xdm.productListItems.0.SKU`), sorted, with what the schema says.
+    public var xdmPaths: [(key: String, path: XDMPath)] = []
+    /// The text on disk of every rules file of the workspace (open files are checked with their editor text).
+    public var diskRules: [(path: String, bytes: [UInt8])] = []
+    /// What each file defines, by path: open files as last checked, the others as on disk.
+    public var facts: [String: FileFacts] = [:]
+    /// What went wrong loading the workspace (a broken schema), for the client's log.
+    public var problems: [String] = []
+
+    /// An empty workspace: no root, no schemas, nothing read.
+    public init() {}
+
+    /// The rules folder of the workspace: `<root>/Rules` when it exists, else the root.
+    var rulesFolder: String? {
+        guard let root else { return nil }
+        let rules = (root as NSString).appendingPathComponent("Rules")
+        var isDir: ObjCBool = false
+        return FileManager.default.fileExists(atPath: rules, isDirectory: &isDir) && isDir.boolValue ? rules : root
+    }
+
+    /// Loads the linter from `<root>/Schemas` and `<root>/Examples/events.jsonl` (as `rulekit lint` run in
+    /// the root does), then reads every rules and test file of the rules folder.
+    public static func load(root: String?) -> WorkspaceSnapshot {
+        var w = WorkspaceSnapshot()
+        w.root = root
+        guard root != nil else { return w }
+        w.loadLinter()
+        if let folder = w.rulesFolder {
+            for f in RuleSources.rulesFiles(folder) ?? [] {
+                guard let bytes = try? ByteInput.readAll(f) else { continue }
+                w.diskRules.append((f, bytes))
+            }
+            for (path, bytes) in w.diskRules {
+                if let r = DocumentCheck.run(path: path, kind: .rules, bytes: bytes, linter: w.linter) { w.facts[path] = r.facts }
+            }
+            for f in RuleSources.testFiles(folder) ?? [] {
+                guard let bytes = try? ByteInput.readAll(f) else { continue }
+                if let r = DocumentCheck.run(path: f, kind: .ruleTests, bytes: bytes, linter: w.linter) { w.facts[f] = r.facts }
+            }
+        }
+        return w
+    }
+
+    /// Re-reads the schemas and the example events.
+    public mutating func loadLinter() {
+        guard let root else { return }
+        var linter = Linter()
+        problems = []
+        let schemas = (root as NSString).appendingPathComponent("Schemas")
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: schemas, isDirectory: &isDir), isDir.boolValue {
+            self.schemas = schemas
+            do {
+                if try !linter.useSchemas(folder: schemas) {
+                    problems.append("no ExperienceEvent class in \(schemas): XDM key and type checks are skipped")
+                }
+            } catch {
+                problems.append("the schemas in \(schemas) do not load: \(error.diagnostics.first?.description ?? "")")
+            }
+        }
+        let examples = (root as NSString).appendingPathComponent("Examples/events.jsonl")
+        if FileManager.default.fileExists(atPath: examples) {
+            do { try linter.addExampleKeys(from: examples) } catch {
+                problems.append("the example events do not load: \(error.diagnostics.first?.description ?? "")")
+            }
+        }
+        self.linter = linter
+        xdmPaths = (linter.catalog?.paths ?? []).map { ("xdm." + $0.path.replacingOccurrences(of: "[*]", with: ".0"), $0) }
+    }
+
+    /// The data elements defined in the workspace, by name (the first definition of a name wins).
+    var dataElements: [String: (element: DataElement, file: String)] {
+        var out: [String: (DataElement, String)] = [:]
+        for (path, f) in facts.sorted(by: { $0.key < $1.key }) {
+            for e in f.ruleSet?.dataElements ?? [] where out[e.name] == nil { out[e.name] = (e, path) }
+        }
+        return out
+    }
+
+    /// Every rule of the workspace with an id, with its file.
+    var rules: [(rule: Rule, file: String)] {
+        facts.sorted(by: { $0.key < $1.key }).flatMap { path, f in (f.ruleSet?.rules ?? []).map { ($0, path) } }
+    }
+}

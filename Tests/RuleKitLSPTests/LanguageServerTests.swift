@@ -1,0 +1,234 @@
+import Foundation
+import RuleKitCore
+import RuleKitTestSupport
+import Testing
+
+@testable import RuleKitLSP
+
+/// The server end to end in one process: lifecycle, diagnostics as the text changes, completion, hover,
+/// navigation, quick fixes, and bad messages.
+@Suite struct LanguageServerTests {
+    static let rules = """
+        version: 1
+        dataElements:
+          orderTotal:
+            path: xdm.commerce.order.priceTotal
+            type: double
+            description: Order total
+        rules:
+          - id: big-order
+            name: Tag big orders
+            when:
+              all:
+                - {key: xdm.eventType, eq: commerce.purchases}
+                - {key: '%orderTotal%', eqals: 500}
+            then:
+              - id: tag
+                add: {data: {tier: gold, band: "{%%orderTotal%%}"}}
+
+        """
+    /// The same rules without the mistake.
+    static let valid = rules.replacingOccurrences(of: "eqals", with: "ge")
+
+    @Test func aMistakeIsDiagnosedAtItsRangeFixedByItsQuickFixAndCleared() throws {
+        let root = try LSPSession.workspace([:])
+        let s = LSPSession()
+        let answer = s.initialize(root: root)
+        #expect(answer["result"]?["capabilities"]?["textDocumentSync"]?["change"] == .int(2))
+        #expect(answer["result"]?["capabilities"]?["positionEncoding"] == "utf-16")
+        s.waitForWorkspace()
+        let url = root.appendingPathComponent("Rules/shop.yaml")
+        s.open(url, Self.rules)
+        let found = try #require(s.diagnostics(url, version: 1))
+        let unknown = try #require(found.first { $0["code"] == "rules.unknown-matcher" })
+        #expect(unknown["severity"] == .int(1))
+        // `eqals: 500` on line 13 (zero-based 12), from the key to the end of the entry.
+        #expect(unknown["range"]?["start"] == LSPSession.position(12, 32))
+        #expect(unknown["range"]?["end"] == LSPSession.position(12, 42))
+        #expect(unknown["relatedInformation"]?[0]?["message"] == "did you mean 'eq'?")
+
+        let actions = s.request(
+            "textDocument/codeAction",
+            [
+                "textDocument": ["uri": .string(url.absoluteString)], "range": unknown["range"] ?? .null,
+                "context": ["diagnostics": [unknown]],
+            ])
+        let edit = try #require(actions["result"]?[0]?["edit"]?["changes"]?[url.absoluteString]?[0])
+        #expect(edit["newText"] == "eq")
+        #expect(edit["range"]?["start"] == LSPSession.position(12, 32))
+        #expect(edit["range"]?["end"] == LSPSession.position(12, 37))
+
+        // The fix, sent as an incremental change: the diagnostic is gone at version 2.
+        s.notify(
+            "textDocument/didChange",
+            [
+                "textDocument": ["uri": .string(url.absoluteString), "version": 2],
+                "contentChanges": [["range": edit["range"] ?? .null, "text": "eq"]],
+            ])
+        let after = try #require(s.diagnostics(url, version: 2))
+        #expect(!after.contains { $0["code"] == "rules.unknown-matcher" }, "\(after)")
+
+        #expect(s.request("shutdown", .null)["result"] == .null)
+        s.notify("exit", .null)
+        #expect(s.server.exitCode == 0)
+    }
+
+    @Test func completionOffersXDMPathsWithTypesMatchersAndElements() throws {
+        let root = try LSPSession.workspace(["shop.yaml": Self.rules])
+        let s = LSPSession()
+        _ = s.initialize(root: root)
+        s.waitForWorkspace()
+        let url = root.appendingPathComponent("Rules/new.yaml")
+        let text = """
+            rules:
+              - id: r
+                when:
+                  all:
+                    - {key: xdm.commerce.order.pri
+                    - key: ~type
+                      e
+            """
+        s.open(url, text)
+        let paths = s.request(
+            "textDocument/completion", ["textDocument": ["uri": .string(url.absoluteString)], "position": LSPSession.position(4, 40)])
+        let items = paths["result"]?["items"]?.arrayValue ?? []
+        let price = try #require(items.first { $0["label"] == "xdm.commerce.order.priceTotal" }, "\(items.prefix(5))")
+        #expect(price["detail"] == "number")
+        #expect(price["textEdit"]?["range"]?["start"] == LSPSession.position(4, 16))
+
+        let matchers = s.request(
+            "textDocument/completion", ["textDocument": ["uri": .string(url.absoluteString)], "position": LSPSession.position(6, 11)])
+        let labels = (matchers["result"]?["items"]?.arrayValue ?? []).compactMap { $0["label"]?.stringValue }
+        #expect(labels.contains("eq") && labels.contains("ew") && !labels.contains("gt"), "\(labels)")
+
+        let keys = s.request(
+            "textDocument/completion", ["textDocument": ["uri": .string(url.absoluteString)], "position": LSPSession.position(2, 4)])
+        let ruleKeys = (keys["result"]?["items"]?.arrayValue ?? []).compactMap { $0["label"]?.stringValue }
+        #expect(Set(ruleKeys).isSuperset(of: ["when", "then", "name"]), "\(ruleKeys)")
+        #expect(!ruleKeys.contains("id"), "id is already there")
+
+        // `%` offers the workspace's data elements.
+        s.notify(
+            "textDocument/didChange",
+            [
+                "textDocument": ["uri": .string(url.absoluteString), "version": 2],
+                "contentChanges": [["range": ["start": LSPSession.position(4, 16), "end": LSPSession.position(4, 38)], "text": "'%"]],
+            ])
+        let elements = s.request(
+            "textDocument/completion", ["textDocument": ["uri": .string(url.absoluteString)], "position": LSPSession.position(4, 20)])
+        let element = try #require(elements["result"]?["items"]?.arrayValue?.first { $0["label"] == "%orderTotal%" })
+        #expect(element["detail"] == "xdm.commerce.order.priceTotal (double)")
+    }
+
+    @Test func hoverDefinitionReferencesAndOutline() throws {
+        let root = try LSPSession.workspace([:])
+        let s = LSPSession()
+        _ = s.initialize(root: root)
+        s.waitForWorkspace()
+        let url = root.appendingPathComponent("Rules/shop.yaml")
+        s.open(url, Self.valid)
+        _ = try #require(s.diagnostics(url, version: 1))
+        let doc: Value = ["uri": .string(url.absoluteString)]
+
+        let matcher = s.request("textDocument/hover", ["textDocument": doc, "position": LSPSession.position(11, 32)])
+        let matcherText = matcher["result"]?["contents"]?["value"]?.stringValue ?? ""
+        #expect(matcherText.contains("**eq**") && matcherText.contains("missing key"), "\(matcherText)")
+
+        let path = s.request("textDocument/hover", ["textDocument": doc, "position": LSPSession.position(3, 20)])
+        #expect(path["result"]?["contents"]?["value"]?.stringValue?.contains("`number`") == true, "\(path)")
+
+        let element = s.request("textDocument/hover", ["textDocument": doc, "position": LSPSession.position(12, 22)])
+        #expect(
+            element["result"]?["contents"]?["value"]?.stringValue?.hasPrefix("**%orderTotal%** → `xdm.commerce.order.priceTotal`") == true)
+
+        let definition = s.request("textDocument/definition", ["textDocument": doc, "position": LSPSession.position(12, 22)])
+        #expect(definition["result"]?["uri"]?.stringValue == url.absoluteString)
+        #expect(definition["result"]?["range"]?["start"]?["line"] == .int(2), "\(definition)")
+
+        let references = s.request(
+            "textDocument/references",
+            ["textDocument": doc, "position": LSPSession.position(12, 22), "context": ["includeDeclaration": false]])
+        let lines = (references["result"]?.arrayValue ?? []).compactMap { $0["range"]?["start"]?["line"]?.intValue }
+        #expect(lines == [12, 15], "\(references)")
+
+        let outline = s.request("textDocument/documentSymbol", ["textDocument": doc])
+        let names = (outline["result"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
+        #expect(names == ["orderTotal", "big-order"], "\(outline)")
+        #expect(outline["result"]?[1]?["children"]?[0]?["name"] == "tag")
+    }
+
+    @Test func aRuleIdInATestGoesToTheRule() throws {
+        let root = try LSPSession.workspace(["shop.yaml": Self.valid])
+        let s = LSPSession()
+        _ = s.initialize(root: root)
+        s.waitForWorkspace()
+        let url = root.appendingPathComponent("Rules/shop.test.yaml")
+        s.open(url, "cases:\n  - name: big\n    events: [{type: t, source: s}]\n    expect: {fired: [big-order]}\n")
+        let found = try #require(s.diagnostics(url, version: 1))
+        #expect(found.isEmpty, "\(found)")
+        let definition = s.request(
+            "textDocument/definition", ["textDocument": ["uri": .string(url.absoluteString)], "position": LSPSession.position(3, 25)])
+        #expect(definition["result"]?["uri"]?.stringValue?.hasSuffix("Rules/shop.yaml") == true, "\(definition)")
+        #expect(definition["result"]?["range"]?["start"]?["line"] == .int(7))
+        let hover = s.request(
+            "textDocument/hover", ["textDocument": ["uri": .string(url.absoluteString)], "position": LSPSession.position(3, 25)])
+        #expect(hover["result"]?["contents"]?["value"]?.stringValue?.contains("`tag` add") == true, "\(hover)")
+    }
+
+    @Test func badMessagesAreAnsweredAndTheServerGoesOn() throws {
+        let s = LSPSession()
+        // Before initialize, a request is refused with the protocol's code.
+        #expect(s.request("textDocument/hover", [:])["error"]?["code"] == .int(-32002))
+        s.sendRaw(MessageFramer.frame(Array("{not json".utf8)))
+        #expect(s.received.withLock { $0.last?["error"]?["code"] } == .int(-32700))
+        s.sendRaw(Array("Content-Length: x\r\n\r\n".utf8))
+        #expect(s.received.withLock { $0.last?["method"] } == "window/logMessage")
+        _ = s.initialize(root: nil)
+        #expect(s.request("no/such", [:])["error"]?["code"] == .int(-32601))
+        #expect(s.request("textDocument/hover", ["textDocument": ["uri": "file:///nowhere.yaml"]])["error"]?["code"] == .int(-32602))
+        #expect(s.request("initialize", [:])["error"]?["code"] == .int(-32600))
+        // A client that exits without shutdown gets exit code 1.
+        s.notify("exit", .null)
+        #expect(s.server.phase == .exited)
+        #expect(s.server.exitCode == 1)
+    }
+
+    @Test func aCancelledRequestIsAnsweredWithTheCancelledError() throws {
+        let s = LSPSession()
+        _ = s.initialize(root: nil)
+        var bytes: [UInt8] = []
+        for m: Value in [
+            ["jsonrpc": "2.0", "id": 77, "method": "textDocument/documentSymbol", "params": ["textDocument": ["uri": "file:///a.yaml"]]],
+            ["jsonrpc": "2.0", "method": "$/cancelRequest", "params": ["id": 77]],
+        ] {
+            var body: [UInt8] = []
+            JSONWriter.write(m, to: &body)
+            bytes += MessageFramer.frame(body)
+        }
+        s.sendRaw(bytes)
+        #expect(s.received.withLock { $0.last { $0["id"] == .int(77) } }?["error"]?["code"] == .int(-32800))
+    }
+
+    @Test func noDiagnosticIsPublishedForAnOlderVersion() throws {
+        let root = try LSPSession.workspace([:])
+        let s = LSPSession(debounceMilliseconds: 0)
+        _ = s.initialize(root: root)
+        s.waitForWorkspace()
+        let url = root.appendingPathComponent("Rules/shop.yaml")
+        s.open(url, Self.rules)
+        for v in 2...40 {
+            s.notify(
+                "textDocument/didChange",
+                [
+                    "textDocument": ["uri": .string(url.absoluteString), "version": .int(Int64(v))],
+                    "contentChanges": [["text": .string(Self.rules + "# \(v)\n")]],
+                ])
+        }
+        _ = try #require(s.diagnostics(url, version: 40))
+        let versions = s.received.withLock { all in
+            all.compactMap { $0["method"] == "textDocument/publishDiagnostics" ? $0["params"]?["version"]?.intValue : nil }
+        }
+        #expect(versions == versions.sorted(), "published out of order: \(versions)")
+        #expect(versions.last == 40)
+    }
+}
