@@ -86,6 +86,9 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     public var pointer: String?
     /// What a "did you mean" proposes in place of the key or code at `location`: the fix an editor offers.
     public var suggestion: String?
+    /// The rule the finding is about (its id, or `#index` in its file when it has none), when it is about one:
+    /// lint's JSON and SARIF, and the report's findings by rule, read it here rather than from the message.
+    public var rule: String?
 
     /// A finding; `message` is cut to its cap.
     public init(
@@ -115,6 +118,13 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     public func suggesting(_ replacement: String?) -> Diagnostic {
         var d = self
         d.suggestion = replacement
+        return d
+    }
+
+    /// This finding, about the rule labelled `label`.
+    public func about(rule label: String?) -> Diagnostic {
+        var d = self
+        d.rule = label
         return d
     }
 

@@ -82,6 +82,9 @@ public struct Linter: Sendable {
             for (i, p) in plan.rules.enumerated() where plannedAt[PlanKey(p.rule)] == nil { plannedAt[PlanKey(p.rule)] = i }
             for (i, rule) in set.rules.enumerated() {
                 let label = rule.id ?? "#\(i)"
+                // Every finding made below is about this rule.
+                let first = out.count
+                defer { for k in first..<out.count where out[k].rule == nil { out[k].rule = label } }
                 if let id = rule.id {
                     if let first = ids[id], first?.file != path {
                         out.append(

@@ -61,13 +61,6 @@ struct LintCommand: ParsableCommand {
         if findings.contains(where: { $0.severity == .error || (strict && $0.severity == .warning) }) { throw ExitCode(1) }
     }
 
-    static func ruleID(_ d: Diagnostic) -> String? {
-        guard let r = d.message.range(of: "rule ") else { return nil }
-        let rest = d.message[r.upperBound...]
-        let id = rest.prefix { $0 != ":" && $0 != " " }
-        return id.isEmpty ? nil : String(id)
-    }
-
     static func json(_ d: Diagnostic) -> Value {
         var o: ValueObject = [
             "severity": .string(d.severity.rawValue), "code": .string(d.code.rawValue),
@@ -78,7 +71,7 @@ struct LintCommand: ParsableCommand {
             o["line"] = .int(Int64(l.line))
             o["column"] = .int(Int64(l.column))
         }
-        if let id = ruleID(d) { o["rule"] = .string(id) }
+        if let id = d.rule { o["rule"] = .string(id) }
         return .object(o)
     }
 
@@ -90,6 +83,7 @@ struct LintCommand: ParsableCommand {
                 "level": .string(d.severity == .error ? "error" : d.severity == .warning ? "warning" : "note"),
                 "message": ["text": .string(d.message)],
             ]
+            if let id = d.rule { r["properties"] = ["rule": .string(id)] }
             if let l = d.location {
                 r["locations"] = [
                     [

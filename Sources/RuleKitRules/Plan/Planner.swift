@@ -97,7 +97,7 @@ struct PlanState {
     }
 
     mutating func warn(_ code: DiagnosticCode, _ message: String, _ at: SourceLocation?) {
-        diagnostics.append(.warning(code, message, at: at))
+        diagnostics.append(.warning(code, message, at: at).about(rule: ruleLabel))
     }
 
     /// A key, with `%name%` data elements replaced by their path.

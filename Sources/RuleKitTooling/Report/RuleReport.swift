@@ -198,12 +198,8 @@ public struct RuleReportBuilder: Sendable {
         }
     }
 
-    /// The rule a finding names ("rule X: ..."), if any.
-    static func ruleLabel(of d: Diagnostic) -> String? {
-        guard let r = d.message.range(of: "rule ") else { return nil }
-        let id = d.message[r.upperBound...].prefix { $0 != ":" && $0 != " " }
-        return id.isEmpty ? nil : String(id)
-    }
+    /// The rule a finding is about, if any.
+    static func ruleLabel(of d: Diagnostic) -> String? { d.rule }
 
     func entries(_ compiled: CompiledRuleSet) -> [RuleReport.RuleEntry] {
         // Each rule's file is where its location points (the planner drops some rules, so plan
