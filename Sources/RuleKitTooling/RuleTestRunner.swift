@@ -17,6 +17,14 @@ public enum RuleTestRunner {
         public var problems: [String]
         /// Whether every expectation held.
         public var passed: Bool { problems.isEmpty }
+
+        /// The outcome as `rulekit test` and `rulekit report` print it: `PASS file: name`, or `FAIL file: name`
+        /// and each problem on a line of its own, indented.
+        public func transcript(file: String) -> String {
+            var s = "\(passed ? "PASS" : "FAIL") \(file): \(name)\n"
+            for p in problems { s += "    \(p)\n" }
+            return s
+        }
     }
 
     /// Runs every case of `file` against `rules`, each on a fresh hub with the rules extension (the same

@@ -84,8 +84,7 @@ struct ReportCommand: ParsableCommand {
             }
             for c in t.results where !c.passed {
                 failedTests += 1
-                Stderr.write("FAIL \(t.file): \(c.name)\n")
-                for p in c.problems { Stderr.write("    \(p)\n") }
+                Stderr.write(c.transcript(file: t.file))
             }
         }
         let eventsName = report.eventsFile.map(InputFiles.displayName) ?? ""

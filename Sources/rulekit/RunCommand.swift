@@ -211,8 +211,7 @@ struct RunCommand: ParsableCommand {
                     case .success(.object(let o)):
                         out.events.append(EventJSON.event(o, dataText: record.memberText, document: record.tape))
                     case .success:
-                        let at = SourceLocation(file: name, line: record.line, column: 1)
-                        out.problems.append(DiagnosticRenderer().render(.error(.notAnEvent, "an event must be an object", at: at)))
+                        out.problems.append(DiagnosticRenderer().render(EventJSON.notAnEvent(file: name, line: record.line)))
                     case .failure(let e): out.problems.append(DiagnosticRenderer().render(e.diagnostics))
                     }
                 }

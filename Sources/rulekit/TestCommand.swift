@@ -91,14 +91,8 @@ struct TestCommand: ParsableCommand {
                 continue
             }
             for result in RuleTestRunner.run(file, rules) {
-                if result.passed {
-                    passed += 1
-                    out.write("PASS \(f): \(result.name)\n")
-                } else {
-                    failed += 1
-                    out.write("FAIL \(f): \(result.name)\n")
-                    for p in result.problems { out.write("    \(p)\n") }
-                }
+                if result.passed { passed += 1 } else { failed += 1 }
+                out.write(result.transcript(file: f))
             }
         }
         out.write("\(passed) passed, \(failed) failed\n")

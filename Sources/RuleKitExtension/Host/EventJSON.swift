@@ -6,6 +6,12 @@ internal import RuleKitHub
 /// Converts between events and their JSON-lines shape: in, `{"id","name","type","source","data","mask"}`; out,
 /// `{"id","name","type","source","data","parentID","responseID"}`.
 public enum EventJSON {
+    /// The finding for line `line` of the event stream `file`: JSON, but not an object. One text for every
+    /// reader of event streams (`rulekit run`, `match`, `report`).
+    public static func notAnEvent(file: String, line: Int) -> Diagnostic {
+        .error(.notAnEvent, "an event must be an object", at: SourceLocation(file: file, line: line, column: 1))
+    }
+
     /// The hub's event types and sources: a reader of input lines passes them to
     /// `JSONLinesBlock.records(limits:tapeOf:sharing:)`, so the events it makes carry these literal strings.
     public static let knownStrings = EventType.known + EventSource.known
@@ -109,4 +115,9 @@ public enum EventJSON {
         }
         JSONWriter.append("}\n", to: &out)
     }
+}
+
+extension DiagnosticCode {
+    /// A line of an event stream that is JSON but not an object.
+    public static let notAnEvent: DiagnosticCode = "input.not-an-event"
 }

@@ -6,11 +6,6 @@ public import RuleKitCore
 internal import RuleKitExtension
 public import RuleKitRules
 
-extension DiagnosticCode {
-    /// A line of an event stream that is JSON but not an object.
-    public static let notAnEvent: DiagnosticCode = "input.not-an-event"
-}
-
 /// Matches a stream of events against planned rule sets, on worker threads, in input order.
 ///
 /// ```swift
@@ -59,13 +54,7 @@ public enum MatchStream {
                             batch.append(EventJSON.event(o, document: record.tape))
                             block.lines.append(record.line)
                         case .success:
-                            block.problems.append(
-                                (
-                                    record.line,
-                                    .error(
-                                        .notAnEvent, "an event must be an object",
-                                        at: SourceLocation(file: name, line: record.line, column: 1))
-                                ))
+                            block.problems.append((record.line, EventJSON.notAnEvent(file: name, line: record.line)))
                         case .failure(let e):
                             for d in e.diagnostics { block.problems.append((record.line, d)) }
                         }
