@@ -23,9 +23,7 @@ public struct DiagnosticRenderer: Sendable {
     /// the message's quotes of it, the excerpt) is shown with control characters escaped
     /// (`escaped(_:)`): a diagnostic is read on a terminal, and must not drive it.
     public func render(_ d: Diagnostic) -> String {
-        var out = ""
-        if let l = d.location { out += "\(Self.escaped(l.file)):\(l.line):\(l.column): " }
-        out += "\(d.severity.rawValue): \(Self.escaped(d.message))"
+        var out = Self.headline(d)
         if let p = d.pointer, d.location == nil { out += " (at \(p.isEmpty ? "/" : Self.escaped(p)))" }
         guard let l = d.location, let lines = sources[l.file], l.line >= 1, l.line <= lines.count else {
             return out
@@ -33,6 +31,13 @@ public struct DiagnosticRenderer: Sendable {
         let (text, caret) = Self.excerpt(lines[l.line - 1], column: l.column)
         out += "\n    \(text)\n    \(String(repeating: " ", count: caret))^"
         return out
+    }
+
+    /// A diagnostic's first line: `file:line:column: severity: message`, escaped.
+    public static func headline(_ d: Diagnostic) -> String {
+        var out = ""
+        if let l = d.location { out += "\(escaped(l.file)):\(l.line):\(l.column): " }
+        return out + "\(d.severity.rawValue): \(escaped(d.message))"
     }
 
     /// Widest source excerpt quoted, in characters: a diagnostic in a 50 MB line quotes a window
@@ -63,7 +68,7 @@ public struct DiagnosticRenderer: Sendable {
 
     /// The part of `line` to quote around `column` (1-based, in Unicode scalars as the readers count), and
     /// the caret's offset in it, escapes counted at the width they are shown.
-    static func excerpt(_ line: Substring, column: Int) -> (String, Int) {
+    public static func excerpt(_ line: Substring, column: Int) -> (String, Int) {
         var scalars = Array(line.unicodeScalars)
         if scalars.last == "\r" { scalars.removeLast() }
         let col = max(0, column - 1)

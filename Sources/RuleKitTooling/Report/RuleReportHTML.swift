@@ -95,8 +95,7 @@ public enum RuleReportHTML {
     /// A finding with the member it is about: its line and those that follow while they are indented deeper
     /// (the rest of the object or list that opens there, up to eight lines), numbered, the column marked.
     static func first(_ d: Diagnostic, _ sources: [String: [Substring]]) -> String {
-        var out = "\(d.location.map { "\(DiagnosticRenderer.escaped($0.file)):\($0.line):\($0.column): " } ?? "")"
-        out += "\(d.severity.rawValue): \(DiagnosticRenderer.escaped(d.message))"
+        var out = DiagnosticRenderer.headline(d)
         guard let l = d.location, let lines = sources[l.file], l.line >= 1, l.line <= lines.count else { return out }
         func indent(_ s: Substring) -> Int { s.prefix { $0 == " " || $0 == "\t" }.count }
         let start = l.line - 1
@@ -116,10 +115,10 @@ public enum RuleReportHTML {
         for n in start..<end {
             let number = String(n + 1)
             out += "\n" + String(repeating: " ", count: width - number.count) + number + " | "
-            out += DiagnosticRenderer.escaped(String(lines[n].prefix(DiagnosticRenderer.excerptWidth)))
-            if n == start {
-                out += "\n" + String(repeating: " ", count: width) + " | " + String(repeating: " ", count: max(0, l.column - 1)) + "^"
-            }
+            // The renderer's excerpt: the same window, escapes and caret as on a terminal.
+            let (text, caret) = DiagnosticRenderer.excerpt(lines[n], column: n == start ? l.column : 1)
+            out += text
+            if n == start { out += "\n" + String(repeating: " ", count: width) + " | " + String(repeating: " ", count: caret) + "^" }
         }
         return out
     }
