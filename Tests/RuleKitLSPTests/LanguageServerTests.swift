@@ -232,3 +232,61 @@ import Testing
         #expect(versions.last == 40)
     }
 }
+
+/// What the workspace holds changes what an open file is checked against.
+@Suite struct LanguageServerWorkspaceTests {
+    @Test func aChangeToTheExampleEventsRechecksOpenFiles() throws {
+        let root = Scratch.url("rk-lsp-\(UUID())")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("Examples"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("Rules"), withIntermediateDirectories: true)
+        let examples = root.appendingPathComponent("Examples/events.jsonl")
+        try #"{"type":"t","source":"s","data":{"known":1}}"#.write(to: examples, atomically: true, encoding: .utf8)
+        let s = LSPSession()
+        _ = s.initialize(root: root)
+        let url = root.appendingPathComponent("Rules/r.yaml")
+        s.open(url, "rules:\n  - id: r\n    when: {key: fresh, eq: 1}\n    then: [{id: c, add: {data: {x: 1}}}]\n")
+        let before = try #require(s.diagnostics(url, version: 1))
+        #expect(before.contains { $0["code"] == "lint.unknown-key" }, "\(before)")
+        let published = s.received.withLock { $0.count { $0["method"] == "textDocument/publishDiagnostics" } }
+
+        try #"{"type":"t","source":"s","data":{"known":1,"fresh":2}}"#.write(to: examples, atomically: true, encoding: .utf8)
+        s.notify("workspace/didChangeWatchedFiles", ["changes": [["uri": .string(examples.absoluteString), "type": 2]]])
+        let deadline = Date().addingTimeInterval(20)
+        var after: [Value]?
+        while Date() < deadline, after == nil {
+            after = s.received.withLock { all in
+                let publishes = all.filter { $0["method"] == "textDocument/publishDiagnostics" }
+                return publishes.count > published ? publishes.last?["params"]?["diagnostics"]?.arrayValue : nil
+            }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        let rechecked = try #require(after, "no new diagnostics after the example events changed")
+        #expect(!rechecked.contains { $0["code"] == "lint.unknown-key" }, "\(rechecked)")
+
+        // Closing the file clears its diagnostics.
+        s.notify("textDocument/didClose", ["textDocument": ["uri": .string(url.absoluteString)]])
+        let last = s.received.withLock { $0.last { $0["method"] == "textDocument/publishDiagnostics" } }
+        #expect(last?["params"]?["diagnostics"] == [])
+    }
+
+    @Test func launchJSONGetsItsDiagnosticsAndPathCompletion() throws {
+        let root = try LSPSession.workspace([:])
+        let s = LSPSession()
+        _ = s.initialize(root: root)
+        s.waitForWorkspace()
+        let url = root.appendingPathComponent("Rules/rules.json")
+        let text = """
+            {"version": 1, "rules": [{"condition": {"type": "matcher", "definition": {"key": "xdm.commerce.order.pr", "matcher": "eqz", "values": [1]}},
+              "consequences": [{"id": "c", "type": "add", "detail": {"eventdata": {"a": 1}}}]}]}
+            """
+        s.open(url, text)
+        let found = try #require(s.diagnostics(url, version: 1))
+        #expect(found.contains { $0["code"] == "rules.unknown-matcher" }, "\(found)")
+        let offset = text.range(of: "order.pr")!.upperBound.utf16Offset(in: text)
+        let items = s.request(
+            "textDocument/completion",
+            ["textDocument": ["uri": .string(url.absoluteString)], "position": LSPSession.position(0, offset)])
+        let labels = (items["result"]?["items"]?.arrayValue ?? []).compactMap { $0["label"]?.stringValue }
+        #expect(labels.contains("xdm.commerce.order.priceTotal"), "\(labels.prefix(5))")
+    }
+}
