@@ -90,9 +90,17 @@ struct Run<Instance: ValidationInstance> {
     let formats: Bool
     var errors: [ValidationError] = []
     var path: [PathComponent] = []
-    /// Running hash of the instance location (one per depth), for the memo of reference applications.
+    /// The id of the instance location at each depth, for the memo of reference applications: ids are
+    /// handed out per (parent location, step), so two locations have the same id only if they are the same
+    /// location (a hash of the path could collide, and a collision would give another location's verdict).
     var signature: [UInt64] = [0]
+    var locationIDs: [LocationStep: UInt64] = [:]
     var memo: [MemoKey: Bool] = [:]
+
+    struct LocationStep: Hashable {
+        var parent: UInt64
+        var step: PathComponent
+    }
 
     struct MemoKey: Hashable {
         var node: ObjectIdentifier
@@ -119,16 +127,14 @@ struct Run<Instance: ValidationInstance> {
         guard collect else { return }
         let c = component()
         path.append(c)
-        // FNV-1a over the parent's signature and the component: cheap, and collisions only cost a
-        // missed memo hit being taken for a hit if two locations at one depth collide (64-bit: negligible).
-        var h = signature[signature.count - 1] ^ 0xcbf2_9ce4_8422_2325
-        switch c {
-        case .key(let k):
-            for b in k.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
-        case .index(let i):
-            h = (h ^ UInt64(bitPattern: Int64(i)) ^ 0xff) &* 0x100_0000_01b3
+        let step = LocationStep(parent: signature[signature.count - 1], step: c)
+        if let id = locationIDs[step] {
+            signature.append(id)
+        } else {
+            let id = UInt64(locationIDs.count + 1)
+            locationIDs[step] = id
+            signature.append(id)
         }
-        signature.append(h)
     }
 
     mutating func pop() {
