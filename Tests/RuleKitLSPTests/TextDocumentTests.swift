@@ -25,8 +25,8 @@ import Testing
 
     @Test func incrementalEditsApplyInOrder() {
         var d = TextDocument(uri: "file:///x.yaml", version: 1, text: "rules:\n  - id: a\n")
-        d.replace(Range(start: Position(line: 1, character: 8), end: Position(line: 1, character: 9)), with: "big")
-        d.replace(Range(start: Position(line: 2, character: 0), end: Position(line: 2, character: 0)), with: "    name: B\n")
+        d.replace(TextRange(start: Position(line: 1, character: 8), end: Position(line: 1, character: 9)), with: "big")
+        d.replace(TextRange(start: Position(line: 2, character: 0), end: Position(line: 2, character: 0)), with: "    name: B\n")
         #expect(d.text == "rules:\n  - id: big\n    name: B\n")
         #expect(d.lineCount == 4)
         d.replace(nil, with: "x")

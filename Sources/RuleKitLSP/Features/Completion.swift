@@ -13,7 +13,7 @@ enum Completion {
     {
         let offset = document.offset(of: position)
         let context = CursorContext.at(document, line: min(position.line, document.lineCount - 1), offset: offset)
-        let range = Range(start: document.position(ofOffset: context.tokenStart), end: document.position(ofOffset: offset))
+        let range = TextRange(start: document.position(ofOffset: context.tokenStart), end: document.position(ofOffset: offset))
         var list = List(prefix: context.prefix, range: range)
         switch kind {
         case .ruleTests: testFile(context, workspace: workspace, into: &list)
@@ -27,11 +27,11 @@ enum Completion {
     struct List {
         let prefix: String
         let lowered: String
-        let range: Range
+        let range: TextRange
         var items: [Value] = []
         var cut = false
 
-        init(prefix: String, range: Range) {
+        init(prefix: String, range: TextRange) {
             self.prefix = prefix
             self.lowered = prefix.lowercased()
             self.range = range

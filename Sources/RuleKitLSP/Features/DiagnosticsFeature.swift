@@ -35,22 +35,22 @@ public enum DiagnosticsFeature {
 
     /// Where `d` is: from its location to the end of the node's first token (the first line when it has
     /// no location).
-    public static func range(of d: Diagnostic, in document: TextDocument) -> Range {
+    public static func range(of d: Diagnostic, in document: TextDocument) -> TextRange {
         guard let l = d.location else {
-            return Range(start: Position(line: 0, character: 0), end: document.position(ofOffset: document.line(0).endIndex))
+            return TextRange(start: Position(line: 0, character: 0), end: document.position(ofOffset: document.line(0).endIndex))
         }
         let line = max(0, min(l.line - 1, document.lineCount - 1))
         let start = document.offset(line: line, scalarColumn: max(0, l.column - 1))
         let end = NodeExtent.end(of: document.line(line), from: start, wholeEntry: true)
-        return Range(start: document.position(ofOffset: start), end: document.position(ofOffset: max(start, end)))
+        return TextRange(start: document.position(ofOffset: start), end: document.position(ofOffset: max(start, end)))
     }
 
     /// The key or scalar a suggestion replaces.
-    static func tokenRange(of d: Diagnostic, in document: TextDocument) -> Range? {
+    static func tokenRange(of d: Diagnostic, in document: TextDocument) -> TextRange? {
         guard let l = d.location, l.line >= 1, l.line <= document.lineCount else { return nil }
         let start = document.offset(line: l.line - 1, scalarColumn: max(0, l.column - 1))
         let end = NodeExtent.end(of: document.line(l.line - 1), from: start, wholeEntry: false)
-        return Range(start: document.position(ofOffset: start), end: document.position(ofOffset: max(start, end)))
+        return TextRange(start: document.position(ofOffset: start), end: document.position(ofOffset: max(start, end)))
     }
 }
 

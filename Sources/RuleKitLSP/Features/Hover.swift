@@ -64,7 +64,7 @@ struct Word {
 enum Hover {
     static func at(_ document: TextDocument, _ position: Position, workspace w: WorkspaceSnapshot) -> Value {
         guard let word = Word.at(document, position), let text = markdown(word, workspace: w) else { return .null }
-        let range = Range(start: document.position(ofOffset: word.start), end: document.position(ofOffset: word.end))
+        let range = TextRange(start: document.position(ofOffset: word.start), end: document.position(ofOffset: word.end))
         return ["contents": ["kind": "markdown", "value": .string(text)], "range": range.json]
     }
 

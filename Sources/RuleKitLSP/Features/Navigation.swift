@@ -30,7 +30,7 @@ enum Navigation {
             if FileManager.default.fileExists(atPath: candidate), RuleSources.isRulesFile((candidate as NSString).lastPathComponent) {
                 return [
                     "uri": .string(FileURI.uri(candidate)),
-                    "range": Range(start: .init(line: 0, character: 0), end: .init(line: 0, character: 0)).json,
+                    "range": TextRange(start: .init(line: 0, character: 0), end: .init(line: 0, character: 0)).json,
                 ]
             }
         }
@@ -63,7 +63,7 @@ enum Navigation {
                         ? i + needle.count + 1 : i + needle.count
                     out.append([
                         "uri": .string(f.uri),
-                        "range": Range(start: f.position(ofOffset: s), end: f.position(ofOffset: e)).json,
+                        "range": TextRange(start: f.position(ofOffset: s), end: f.position(ofOffset: e)).json,
                     ])
                     i += needle.count
                 } else {
@@ -96,7 +96,7 @@ enum Navigation {
                 let next = n + 1 < located.count ? located[n + 1].2 : nil
                 let stop = next.map { Position(line: max(l.line - 1, $0.line - 2), character: 0) } ?? end
                 let start = document.position(of: l)
-                let range = Range(start: start, end: max(start, stop))
+                let range = TextRange(start: start, end: max(start, stop))
                 let children: [Value] = rule.consequences.compactMap { c in
                     guard let cl = c.location else { return nil }
                     let r = tokenRange(cl, document)
@@ -119,11 +119,11 @@ enum Navigation {
         return .array(out)
     }
 
-    static func tokenRange(_ l: SourceLocation, _ document: TextDocument) -> Range {
+    static func tokenRange(_ l: SourceLocation, _ document: TextDocument) -> TextRange {
         DiagnosticsFeature.range(of: Diagnostic(.note, "lsp.location", "", at: l), in: document)
     }
 
-    static func symbol(_ name: String, detail: String, kind: Int, range: Range, selection: Range, children: [Value] = []) -> Value {
+    static func symbol(_ name: String, detail: String, kind: Int, range: TextRange, selection: TextRange, children: [Value] = []) -> Value {
         var o: ValueObject = [
             "name": .string(name.isEmpty ? "(unnamed)" : name), "detail": .string(detail), "kind": .int(Int64(kind)),
             "range": range.json, "selectionRange": selection.json,
@@ -138,7 +138,7 @@ enum CodeActions {
     static func fixes(_ uri: String, params: Value) -> Value {
         var out: [Value] = []
         for d in params["context"]?["diagnostics"]?.arrayValue ?? [] {
-            guard case .string(let s)? = d["data"]?["suggestion"], let range = Range(d["data"]?["range"]) else { continue }
+            guard case .string(let s)? = d["data"]?["suggestion"], let range = TextRange(d["data"]?["range"]) else { continue }
             out.append([
                 "title": .string("Replace with '\(s)'"),
                 "kind": "quickfix",

@@ -202,7 +202,7 @@ public final class LanguageServer {
             guard let uri = params["textDocument"]?["uri"]?.stringValue, var d = documents[uri] else { return }
             for change in params["contentChanges"]?.arrayValue ?? [] {
                 guard let text = change["text"]?.stringValue else { continue }
-                d.replace(change["range"].flatMap { Range($0) }, with: text)
+                d.replace(change["range"].flatMap { TextRange($0) }, with: text)
             }
             if let v = params["textDocument"]?["version"]?.intValue { d.version = Int(clamping: v) } else { d.version += 1 }
             documents[uri] = d

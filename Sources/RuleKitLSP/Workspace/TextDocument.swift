@@ -44,7 +44,7 @@ public struct Position: Sendable, Hashable, Comparable {
 }
 
 /// A half-open span between two positions.
-public struct Range: Sendable, Hashable {
+public struct TextRange: Sendable, Hashable {
     /// The first position in the range.
     public var start: Position
     /// The first position after it.
@@ -99,7 +99,7 @@ public struct TextDocument: Sendable {
     }
 
     /// Replaces `range` (the whole text when nil) with `text`.
-    public mutating func replace(_ range: Range?, with text: String) {
+    public mutating func replace(_ range: TextRange?, with text: String) {
         guard let range else {
             bytes = Array(text.utf8)
             indexLines()
