@@ -33,6 +33,15 @@ import Testing
         return condition()
     }
 
+    /// Waits (up to 30 s) until everything dispatched so far, and everything it caused, has been delivered:
+    /// a marker block dispatched now is delivered after them, and its completion runs once it and its own
+    /// descendants are. A condition, not a pause.
+    static func settle(_ hub: EventHub) -> Bool {
+        let done = Locked(false)
+        hub.dispatch(contentsOf: [Event(name: "settle", type: "test.settle", source: "test")]) { done.withLock { $0 = true } }
+        return eventually { done.withLock { $0 } }
+    }
+
     /// A hub with the rules extension (and states published by a helper extension), plus a sink.
     static func hub(
         rules: String, states: [String: ValueObject] = [:], xdm: [String: ValueObject] = [:],
@@ -89,7 +98,8 @@ import Testing
         let (hub, sink, _) = Self.hub(rules: dir, early: early)
         withExtendedLifetime(hub) {
             #expect(Self.eventually { sink.named(RulesEventNames.consequenceEventName).count == 3 })
-            Thread.sleep(forTimeInterval: 0.1)
+            // Nothing more comes: everything dispatched before the marker has been delivered with it.
+            #expect(Self.settle(hub))
         }
         let urls = sink.named(RulesEventNames.consequenceEventName).compactMap { $0.data?["triggeredconsequence"]?["detail"]?["u"] }
         #expect(urls == ["0", "1", "2"])
@@ -129,8 +139,10 @@ import Testing
         ])
         let (hub, sink, _) = Self.hub(rules: dir, limit: 5)
         let start = Event(name: "start", type: "t", source: "s", data: ["tier": "silver"])
-        hub.dispatch(start)
-        Thread.sleep(forTimeInterval: 0.3)
+        // Waited for as a block: its completion runs once "start" and every event it caused are delivered.
+        let delivered = Locked(false)
+        hub.dispatch(contentsOf: [start]) { delivered.withLock { $0 = true } }
+        #expect(Self.eventually { delivered.withLock { $0 } })
         // The chain that descends from "start" (the rule also matches the hub's own events, each its own chain).
         var ids: Set<UUID> = [start.id]
         var chain = 0

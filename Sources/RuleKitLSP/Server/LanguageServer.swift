@@ -199,7 +199,8 @@ public final class LanguageServer {
             documents[uri] = d
             submit(d)
         case "textDocument/didChange":
-            guard let uri = params["textDocument"]?["uri"]?.stringValue, var d = documents[uri] else { return }
+            // Taken out while it changes, so that the edit happens in place rather than on a copy of the text.
+            guard let uri = params["textDocument"]?["uri"]?.stringValue, var d = documents.removeValue(forKey: uri) else { return }
             for change in params["contentChanges"]?.arrayValue ?? [] {
                 guard let text = change["text"]?.stringValue else { continue }
                 d.replace(change["range"].flatMap { TextRange($0) }, with: text)
