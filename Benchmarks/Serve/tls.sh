@@ -6,22 +6,9 @@
 # usage: Benchmarks/Serve/tls.sh   (from the repository root, after swift build -c release --product rulekit)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-shared=${RULEKIT_SHARED:-../shared}
-bin=$PWD/.build/release/rulekit
-seconds=${SECONDS_PER_FIGURE:-6}
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-rules=$shared/bench/rules-1000.json
-"$bin" lint "$rules" > "$work/lint.txt" || { tail -1 "$work/lint.txt"; echo "bench: the rules do not lint" >&2; exit 1; }
+. Benchmarks/Serve/common.sh
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/key.pem" -out "$work/cert.pem" -days 1 -subj /CN=127.0.0.1 \
     -addext subjectAltName=IP:127.0.0.1 2> /dev/null
-python3 - "$shared/bench/events-10k.jsonl" "$work" <<'PY'
-import sys
-lines = [l.strip() for l in open(sys.argv[1]) if l.strip()]
-with open(f"{sys.argv[2]}/lines.txt", "w") as n:
-    for i in range(0, len(lines), 100):
-        n.write("\x1e".join(lines[i:i + 100]) + "\n")
-PY
 rate() {  # rate SCHEME -- serve ARGS... ; prints events/s
     local scheme=$1; shift 2
     "$bin" serve --listen 127.0.0.1:0 --rules "$rules" --history memory "$@" > "$work/out" 2> "$work/err" &

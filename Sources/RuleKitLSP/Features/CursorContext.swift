@@ -207,26 +207,20 @@ struct LineShape {
         keyColumn = i
         hasContent = (i < bytes.count && bytes[i] != UInt8(ascii: "#")) || !dashes.isEmpty
         guard i < bytes.count, bytes[i] != UInt8(ascii: "{"), bytes[i] != UInt8(ascii: "[") else { return }
-        var j = i
-        var quote: UInt8?
-        while j < bytes.count {
-            let c = bytes[j]
-            if let q = quote {
-                if c == q { quote = nil }
-            } else if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
-                quote = c
-            } else if c == UInt8(ascii: ":"), j + 1 == bytes.count || bytes[j + 1] == 0x20 {
-                key = CursorContext.unquote(Substring(String(decoding: bytes[i..<j], as: UTF8.self)))
-                keyEnd = j + 1
-                let rest = bytes[(j + 1)...]
-                let end = NodeExtent.lineEnd(rest, from: rest.startIndex)
-                value = CursorContext.unquote(Substring(String(decoding: rest[rest.startIndex..<end], as: UTF8.self)))
-                return
-            } else if c == UInt8(ascii: "#"), j > i, bytes[j - 1] == 0x20 {
-                return
-            }
-            j += 1
+        let line = bytes[...]
+        let start = i
+        // The key ends at the first `: ` (or a final `:`) outside quotes; a comment first means no key.
+        let j = NodeExtent.firstOutsideQuotes(line, from: i) { j in
+            let c = line[j]
+            return (c == UInt8(ascii: ":") && (j + 1 == line.endIndex || line[j + 1] == 0x20))
+                || (c == UInt8(ascii: "#") && j > start && line[j - 1] == 0x20)
         }
+        guard j < line.endIndex, line[j] == UInt8(ascii: ":") else { return }
+        key = CursorContext.unquote(Substring(String(decoding: bytes[i..<j], as: UTF8.self)))
+        keyEnd = j + 1
+        let rest = bytes[(j + 1)...]
+        let end = NodeExtent.lineEnd(rest, from: rest.startIndex)
+        value = CursorContext.unquote(Substring(String(decoding: rest[rest.startIndex..<end], as: UTF8.self)))
     }
 }
 

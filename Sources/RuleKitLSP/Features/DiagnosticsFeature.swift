@@ -90,22 +90,13 @@ enum NodeExtent {
             return line.endIndex
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             var depth = 0
-            var quote: UInt8?
-            while i < line.endIndex {
+            let close = firstOutsideQuotes(line, from: start) { i in
                 let c = line[i]
-                if let q = quote {
-                    if c == q { quote = nil }
-                } else if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
-                    quote = c
-                } else if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
-                    depth += 1
-                } else if c == UInt8(ascii: "}") || c == UInt8(ascii: "]") {
-                    depth -= 1
-                    if depth == 0 { return i + 1 }
-                }
-                i += 1
+                if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") { depth += 1 }
+                if c == UInt8(ascii: "}") || c == UInt8(ascii: "]") { depth -= 1 }
+                return depth == 0
             }
-            return line.endIndex
+            return min(line.endIndex, close + 1)
         case UInt8(ascii: "-") where start + 1 < line.endIndex && line[start + 1] == 0x20:
             return lineEnd(line, from: start)
         default:
@@ -124,6 +115,16 @@ enum NodeExtent {
 
     /// The end of `line` from `from`, before a comment and trailing spaces.
     static func lineEnd(_ line: ArraySlice<UInt8>, from: Int) -> Int {
+        var i = firstOutsideQuotes(line, from: from) { i in
+            line[i] == UInt8(ascii: "#") && i > from && line[i - 1] == 0x20
+        }
+        while i > from, line[i - 1] == 0x20 { i -= 1 }
+        return i
+    }
+
+    /// The first offset from `from` outside a quoted scalar where `stop` holds, or the end of the line: the
+    /// one walk over quotes that every reading of a line shares.
+    static func firstOutsideQuotes(_ line: ArraySlice<UInt8>, from: Int, where stop: (Int) -> Bool) -> Int {
         var i = from
         var quote: UInt8?
         while i < line.endIndex {
@@ -132,12 +133,11 @@ enum NodeExtent {
                 if c == q { quote = nil }
             } else if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
                 quote = c
-            } else if c == UInt8(ascii: "#"), i > from, line[i - 1] == 0x20 {
-                break
+            } else if stop(i) {
+                return i
             }
             i += 1
         }
-        while i > from, line[i - 1] == 0x20 { i -= 1 }
-        return i
+        return line.endIndex
     }
 }
