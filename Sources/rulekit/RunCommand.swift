@@ -83,6 +83,9 @@ struct RunCommand: ParsableCommand {
 
     /// Input events dispatched per block (see `run()`).
     static let blockSize = 1024
+    /// Blocks in flight when history is kept per block: enough for a block's read and the write of the
+    /// one before to run while the hub evaluates a third.
+    static let historyDepth = 3
 
     func run() throws {
         let (states, xdm) = try stateOptions.load()
@@ -152,53 +155,75 @@ struct RunCommand: ParsableCommand {
         let progress = isatty(STDERR_FILENO) == 1
         var count = 0
         var bad = 0
-        // Input events go to the hub in blocks, each dispatched at once and delivered, with everything it
-        // causes, before the next: the output is the same on every run however the threads are timed.
-        // Blocks are read and parsed on a worker thread meanwhile (see `JSONLinesPipeline`).
+        // Input events go to the hub in blocks, each dispatched once the one before has been delivered,
+        // with everything it caused: the output is the same on every run however the threads are timed.
+        // Blocks are read and parsed on a worker thread meanwhile (see `JSONLinesPipeline`). With history
+        // kept per block, several blocks are in flight: a block's history read and write run while its
+        // neighbours are evaluated (`RulesHost.process(_:completion:)` keeps their order).
         let produced = Locked(0)
-        let historyFailure = Locked<HistoryUnavailable?>(nil)
-        let finished = DispatchSemaphore(value: 0)
-        var pending = false
+        var historyFailure: HistoryUnavailable?
         let allEvents = self.allEvents
-        // What the hub delivered for the block in flight, handed to this thread to be written.
-        let delivered = Locked<[Event]>([])
-        func collect() {
-            guard pending else { return }
-            finished.wait()
-            pending = false
+        /// A block handed to the hub: what it delivered (or why its history could not be kept), once done.
+        final class Flight: Sendable {
+            private let done = DispatchSemaphore(value: 0)
+            private let result = Locked<(Result<[Event], HistoryUnavailable>?, waited: Bool)>((nil, false))
+            let block: EventBlock
+            init(_ block: EventBlock) { self.block = block }
+            /// Called by the hub's side when the block is done.
+            func end(_ r: Result<[Event], HistoryUnavailable>) {
+                result.withLock { $0.0 = r }
+                done.signal()
+            }
+            /// The block's outcome, waited for (once) when it is not done yet.
+            func outcome() -> Result<[Event], HistoryUnavailable>? {
+                if !result.withLock({ $0.waited }) {
+                    done.wait()
+                    result.withLock { $0.waited = true }
+                }
+                return result.withLock { $0.0 }
+            }
         }
+        var flights: [Flight] = []
         func write(_ events: [Event]) {
             // The data stream holds events; XDM alignment findings are diagnostics (on standard error).
             if !allEvents { output.write(events) { $0.type != XDMAlignment.diagnosticsEventType } }
         }
-        func send(_ events: [Event]) {
-            // `booted` is set before the first block comes (the pipeline's setup).
-            guard !events.isEmpty, let host = booted else { return }
-            collect()
-            let previous = delivered.withLock { d in
-                defer { d = [] }
-                return d
-            }
-            pending = true
-            host.process(events) { result in
-                switch result {
-                case .success(let events):
+        /// Writes what a block that is done delivered (nothing once a block's history could not be kept:
+        /// the output stops at the last block kept). Returns its input.
+        func land(_ f: Flight) -> EventBlock {
+            switch f.outcome() {
+            case .success(let events)?:
+                if historyFailure == nil {
                     produced.withLock { $0 += events.count }
-                    delivered.withLock { $0 = events }
-                case .failure(let e):
-                    historyFailure.withLock { $0 = e }
+                    write(events)
                 }
-                finished.signal()
+            case .failure(let e)?:
+                if historyFailure == nil { historyFailure = e }
+            case nil:
+                break
             }
-            // The previous block is written here while the hub delivers this one: blocks finish in order,
-            // and the hub's thread, the busiest, does no writing.
-            write(previous)
+            return f.block
         }
-        // The block the hub has and the one before. The one before that goes back to the worker that
-        // parsed it, to be released there: freed on another thread, every node of every event would go
-        // back to the worker's allocator under its lock, against the worker's own allocations.
-        var inFlight: EventBlock?
-        var previous: EventBlock?
+        /// Hands `block` to the hub; returns the input of a block landed meanwhile, to be freed.
+        func send(_ block: EventBlock) -> EventBlock? {
+            // `booted` is set before the first block comes (the pipeline's setup).
+            guard !block.events.isEmpty, let host = booted else { return nil }
+            // Without history one block is in flight: the one before is delivered before this one is
+            // dispatched, and written while the hub evaluates this one (the hub's thread, the busiest,
+            // does no writing). With history the host keeps the blocks' order itself.
+            let depth = host.keepsBlockHistory ? Self.historyDepth : 1
+            var before: Flight?
+            if depth == 1, !flights.isEmpty {
+                before = flights.removeFirst()
+                _ = before?.outcome()
+            }
+            let f = Flight(block)
+            flights.append(f)
+            host.process(block.events) { f.end($0) }
+            var landed = before.map(land)
+            while flights.count > depth { landed = land(flights.removeFirst()) }
+            return landed
+        }
         let name = InputFiles.displayName(events)
         try JSONLinesPipeline.run(reader, blockSize: Self.blockSize, workers: threads ?? JSONLinesPipeline.defaultWorkers) {
             { block in
@@ -220,29 +245,24 @@ struct RunCommand: ParsableCommand {
         } setup: {
             booted = try boot()
         } consume: { block in
-            if let failure = historyFailure.withLock({ $0 }) {
+            if let failure = historyFailure {
                 Stderr.write("error: event history could not be written (\(failure)); the output stops at the last block kept\n")
                 throw ExitCode(2)
             }
             for p in block.problems { Stderr.write(p + "\n") }
             bad += block.problems.count
             count += block.events.count
-            send(block.events)
             if progress { Stderr.write("\r\(count) events") }
-            defer {
-                previous = inFlight
-                inFlight = block
-            }
-            return previous
+            // A landed block goes back to the worker that parsed it, to be released there: freed on another
+            // thread, every node of every event would go back to the worker's allocator under its lock,
+            // against the worker's own allocations.
+            return send(block)
         }
-        collect()
-        if let failure = historyFailure.withLock({ $0 }) {
+        while !flights.isEmpty { _ = land(flights.removeFirst()) }
+        if let failure = historyFailure {
             Stderr.write("error: event history could not be written (\(failure)); the output stops at the last block kept\n")
             throw ExitCode(2)
         }
-        write(delivered.withLock { $0 })
-        inFlight = nil
-        previous = nil
         output.flush()
         if progress { Stderr.write("\r\(count) events in, \(produced.withLock { $0 }) delivered\n") }
         if bad > 0 { throw ExitCode(1) }

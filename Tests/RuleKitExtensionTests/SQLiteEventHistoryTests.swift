@@ -35,6 +35,34 @@ import Testing
         #expect(store.count >= 500)
     }
 
+    @Test func aFileOfTheEarlierLayoutMovesItsRecordsOverOnOpen() async throws {
+        let dir = Self.directory()
+        let made = try SQLiteEventHistory.open(directory: dir).get()
+        // The layout before records were clustered by identity: a rowid table, keys only on block writes.
+        try made.execute(
+            """
+            DROP TABLE history;
+            CREATE TABLE events (hash INTEGER NOT NULL, ts REAL NOT NULL, identity TEXT NOT NULL DEFAULT '', key TEXT);
+            INSERT INTO events (hash, ts, identity, key) VALUES (7, 1000, 'ada', 'e1/0'), (7, 2000, 'ada', 'e2/0'),
+                (7, 3000, 'ada', NULL), (7, 4000, 'ada', NULL), (9, 5000, 'bob', 'e3/0');
+            """)
+        let store = try SQLiteEventHistory.open(directory: dir).get()
+        #expect(store.count == 5)
+        let slices = try await store.prefetch(identities: ["ada", "bob"], hashes: nil, timed: [7], limit: 10)
+        let ada = slices.first { $0.identity == "ada" && $0.hash == 7 }
+        #expect(ada?.count == 4)
+        #expect(ada?.times == [1000, 2000, 3000, 4000])
+        #expect(slices.first { $0.identity == "bob" }?.count == 1)
+        // Keys moved over are kept once; a retried write of one of them adds nothing.
+        try await store.commit([HistoryRecord(identity: "ada", hash: 7, ms: 9000, key: "e1/0")])
+        #expect(store.count == 5)
+        // Retention goes on in the order the records were made.
+        let pruned = try SQLiteEventHistory.open(directory: dir, retention: 2).get()
+        pruned.prune(keeping: 2)
+        let left = try await pruned.prefetch(identities: ["ada", "bob"], hashes: nil, timed: [7, 9], limit: 10)
+        #expect(left.flatMap { $0.times ?? [] }.sorted() == [4000, 5000])
+    }
+
     @Test func aCorruptFileIsReportedAndHistoryAnswersTheErrorValue() throws {
         let dir = Self.directory()
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)

@@ -13,13 +13,15 @@ public import RuleKitHub
 /// `FailingEventHistory` then answers the reference's error value (count -1) so the engine goes on.
 ///
 /// It is also a `HistoryBackend` (`rulekit run --data-dir`, `rulekit serve --history sqlite:FILE`): a
-/// block's history read in one query and its records written in one transaction, each key once (a unique
-/// index on identity and key).
+/// block's history read in one query and its records written in one transaction, each key once (the
+/// table's primary key is identity and key).
 public final class SQLiteEventHistory: EventHistoryStore, HistoryBackend {
     let pool: DatabasePool
     /// Most records kept (oldest pruned first), or nil for no limit.
     public let retention: Int?
     private let inserts = Locked(0)
+    /// The number of the last record made.
+    private let seq: Locked<Int64>
 
     /// Opens (or creates) the history in `directory/file`.
     public static func open(
@@ -48,29 +50,10 @@ public final class SQLiteEventHistory: EventHistoryStore, HistoryBackend {
                         """)
             }
             let pool = try DatabasePool(path: path, configuration: config)
-            try pool.write { db in
-                try db.execute(
-                    sql: """
-                        CREATE TABLE IF NOT EXISTS events (hash INTEGER NOT NULL, ts REAL NOT NULL, identity TEXT NOT NULL DEFAULT '');
-                        """)
-                // A history made before identities were kept gets the column (its records: no identity).
-                if try !db.columns(in: "events").contains(where: { $0.name == "identity" }) {
-                    try db.execute(sql: "ALTER TABLE events ADD COLUMN identity TEXT NOT NULL DEFAULT ''")
-                }
-                // Records written a block at a time carry a key, kept once (exactly once across retries).
-                if try !db.columns(in: "events").contains(where: { $0.name == "key" }) {
-                    try db.execute(sql: "ALTER TABLE events ADD COLUMN key TEXT")
-                }
-                try db.execute(
-                    sql: """
-                        DROP INDEX IF EXISTS events_hash_ts;
-                        CREATE INDEX IF NOT EXISTS events_identity_hash_ts ON events (identity, hash, ts);
-                        CREATE UNIQUE INDEX IF NOT EXISTS events_identity_key ON events (identity, key) WHERE key IS NOT NULL;
-                        """)
-            }
+            try pool.write { db in try migrate(db) }
             // A corrupt file can open; reading it is what fails.
-            _ = try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM events") }
-            return .success(SQLiteEventHistory(pool: pool, retention: retention))
+            let last = try pool.read { db in try Int64.fetchOne(db, sql: "SELECT max(seq) FROM history") } ?? 0
+            return .success(SQLiteEventHistory(pool: pool, retention: retention, lastSeq: last))
         } catch {
             return .failure(
                 DiagnosticError(
@@ -80,9 +63,52 @@ public final class SQLiteEventHistory: EventHistoryStore, HistoryBackend {
         }
     }
 
-    init(pool: DatabasePool, retention: Int?) {
+    init(pool: DatabasePool, retention: Int?, lastSeq: Int64) {
         self.pool = pool
         self.retention = retention
+        seq = Locked(lastSeq)
+    }
+
+    /// The table, made or brought up to date. Records live in one B-tree clustered by identity and key
+    /// (`WITHOUT ROWID`): a block's read finds each identity's records together, with their hashes and
+    /// times, and a key is kept once. The earlier layout (a rowid table with an index by identity, hash
+    /// and time, and a second, unique one by identity and key) put every record on a random page of two
+    /// indexes, and every page a block touched was written again: a third of a run's history time.
+    /// `seq` numbers records in the order they were made, for retention (its index only ever grows at
+    /// its end).
+    static func migrate(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS history (
+                    identity TEXT NOT NULL, key TEXT NOT NULL, hash INTEGER NOT NULL, ts REAL NOT NULL, seq INTEGER NOT NULL,
+                    PRIMARY KEY (identity, key)) WITHOUT ROWID;
+                CREATE INDEX IF NOT EXISTS history_seq ON history (seq);
+                """)
+        // A history of an earlier version: its records move over (those made an event at a time, with no
+        // key, get one from their row), in the order they were made.
+        guard try db.tableExists("events") else { return }
+        let columns = Set(try db.columns(in: "events").map(\.name))
+        let identity = columns.contains("identity") ? "identity" : "''"
+        let key = columns.contains("key") ? "coalesce(key, 'row/' || rowid)" : "'row/' || rowid"
+        try db.execute(
+            sql: """
+                INSERT OR IGNORE INTO history (identity, key, hash, ts, seq)
+                    SELECT \(identity), \(key), hash, ts, rowid FROM events ORDER BY rowid;
+                DROP TABLE events;
+                """)
+    }
+
+    /// Runs raw SQL in a write transaction (tests make files of earlier layouts with it).
+    func execute(_ sql: String) throws {
+        try pool.write { db in try db.execute(sql: sql) }
+    }
+
+    /// The next record number.
+    private func nextSeq(_ n: Int = 1) -> Int64 {
+        seq.withLock { s in
+            defer { s &+= Int64(n) }
+            return s &+ 1
+        }
     }
 
     /// Records one event's hash at `timestamp`, under `HistoryIdentity.current`; false when the write
@@ -92,8 +118,8 @@ public final class SQLiteEventHistory: EventHistoryStore, HistoryBackend {
         do {
             try pool.write { db in
                 try db.execute(
-                    sql: "INSERT INTO events (hash, ts, identity) VALUES (?, ?, ?)",
-                    arguments: [Int64(hash), timestamp.timeIntervalSince1970 * 1000, identity])
+                    sql: "INSERT INTO history (identity, key, hash, ts, seq) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [identity, UUID().uuidString, Int64(hash), timestamp.timeIntervalSince1970 * 1000, nextSeq()])
             }
             if let retention,
                 inserts.withLock({
@@ -114,8 +140,12 @@ public final class SQLiteEventHistory: EventHistoryStore, HistoryBackend {
         let identity = HistoryIdentity.current ?? ""
         do {
             try pool.write { db in
-                let stmt = try db.makeStatement(sql: "INSERT INTO events (hash, ts, identity) VALUES (?, ?, ?)")
-                for (h, t) in records { try stmt.execute(arguments: [Int64(h), t.timeIntervalSince1970 * 1000, identity]) }
+                let stmt = try db.makeStatement(sql: "INSERT INTO history (identity, key, hash, ts, seq) VALUES (?, ?, ?, ?, ?)")
+                var n = nextSeq(records.count)
+                for (h, t) in records {
+                    try stmt.execute(arguments: [identity, UUID().uuidString, Int64(h), t.timeIntervalSince1970 * 1000, n])
+                    n &+= 1
+                }
             }
             return true
         } catch {
@@ -125,14 +155,14 @@ public final class SQLiteEventHistory: EventHistoryStore, HistoryBackend {
 
     func prune(keeping n: Int) {
         try? pool.write { db in
-            try db.execute(sql: "DELETE FROM events WHERE rowid <= (SELECT max(rowid) FROM events) - ?", arguments: [n])
+            try db.execute(sql: "DELETE FROM history WHERE seq <= (SELECT max(seq) FROM history) - ?", arguments: [n])
         }
     }
 
     /// Counts the records of `hash` within the window, among those of `HistoryIdentity.current`; the error
     /// value when the read failed.
     public func query(hash: UInt32, from: Date?, to: Date?, after: Date?) -> EventHistoryResult {
-        var sql = "SELECT count(*), min(ts), max(ts) FROM events WHERE identity = ? AND hash = ?"
+        var sql = "SELECT count(*), min(ts), max(ts) FROM history WHERE identity = ? AND hash = ?"
         var args: [any DatabaseValueConvertible] = [HistoryIdentity.current ?? "", Int64(hash)]
         if let from {
             sql += " AND ts >= ?"
@@ -171,12 +201,12 @@ public final class SQLiteEventHistory: EventHistoryStore, HistoryBackend {
         return try await pool.read { db in
             var out: [HistorySlice] = []
             // One statement for the block's identities (in chunks within SQLite's limit on variables).
-            let times = try db.cachedStatement(sql: "SELECT ts FROM events WHERE identity = ? AND hash = ? ORDER BY ts DESC LIMIT ?")
+            let times = try db.cachedStatement(sql: "SELECT ts FROM history WHERE identity = ? AND hash = ? ORDER BY ts DESC LIMIT ?")
             var start = 0
             while start < identities.count {
                 let chunk = Array(identities[start..<min(identities.count, start + 2_000)])
                 start += chunk.count
-                var sql = "SELECT identity, hash, count(*), min(ts), max(ts) FROM events WHERE identity IN ("
+                var sql = "SELECT identity, hash, count(*), min(ts), max(ts) FROM history WHERE identity IN ("
                 sql += Array(repeating: "?", count: chunk.count).joined(separator: ",") + ")"
                 if let hashList { sql += " AND hash IN (\(Array(repeating: "?", count: hashList.count).joined(separator: ",")))" }
                 sql += " GROUP BY identity, hash"
@@ -201,8 +231,13 @@ public final class SQLiteEventHistory: EventHistoryStore, HistoryBackend {
     public func commit(_ records: [HistoryRecord]) async throws {
         guard !records.isEmpty else { return }
         try await pool.write { db in
-            let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO events (hash, ts, identity, key) VALUES (?, ?, ?, ?)")
-            for r in records { try statement.execute(arguments: [Int64(r.hash), r.ms, r.identity, r.key.isEmpty ? nil : r.key]) }
+            let statement = try db.cachedStatement(
+                sql: "INSERT OR IGNORE INTO history (identity, key, hash, ts, seq) VALUES (?, ?, ?, ?, ?)")
+            var n = self.nextSeq(records.count)
+            for r in records {
+                try statement.execute(arguments: [r.identity, r.key.isEmpty ? UUID().uuidString : r.key, Int64(r.hash), r.ms, n])
+                n &+= 1
+            }
         }
         if let retention,
             inserts.withLock({ n -> Bool in
@@ -216,7 +251,7 @@ public final class SQLiteEventHistory: EventHistoryStore, HistoryBackend {
     }
 
     /// Records kept.
-    public var count: Int { (try? pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM events") ?? 0 }) ?? -1 }
+    public var count: Int { (try? pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM history") ?? 0 }) ?? -1 }
 }
 
 /// The history of a database that could not be opened: every query answers the reference's error value

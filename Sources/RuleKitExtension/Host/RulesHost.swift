@@ -72,6 +72,10 @@ public final class RulesHost: Sendable {
     private let batches: Locked<Batches>
     private let blockHistory: BlockHistory?
     private let identityPath: [String]?
+    /// Whether history is read and written per block (`Configuration.blockHistory`).
+    public var keepsBlockHistory: Bool { blockHistory != nil }
+    /// The turns of blocks given with a completion (dispatched in the order of the calls).
+    private let order = TurnLine()
 
     /// The events each block in flight produced so far, which block every event belongs to, and the
     /// states each block was sent with.
@@ -207,20 +211,32 @@ public final class RulesHost: Sendable {
     }
 
     /// `process(_:states:xdmStates:)` with a completion, for callers outside Swift concurrency (a
-    /// command-line run reading its input meanwhile). `states` and `xdmStates` (a device's, sent with its
-    /// events) stand in for the published states of those names while this block is evaluated, when the
-    /// host was configured with `batchStates`.
+    /// command-line run reading its input meanwhile), with blocks kept in the order of the calls: each is
+    /// dispatched once the one before it has been delivered, whenever its history read ends. So a block's
+    /// read runs while the block before it is evaluated, and its write while the block after it is (a
+    /// run's blocks of history cost the store's time only where the hub would wait). `states` and
+    /// `xdmStates` (a device's, sent with its events) stand in for the published states of those names
+    /// while this block is evaluated, when the host was configured with `batchStates`.
     public func process(
         _ events: [Event], states: [String: ValueObject] = [:], xdmStates: [String: ValueObject] = [:],
         completion: @escaping @Sendable (Result<[Event], HistoryUnavailable>) -> Void
     ) {
-        guard blockHistory != nil else {
+        guard let history = blockHistory else {
             dispatchBlock(events, states: states, xdmStates: xdmStates) { completion(.success($0)) }
             return
         }
+        let turn = order.take()
+        let questions = rules.historyQuestions
+        let identities = questions.isEmpty ? [] : identities(of: events)
+        let order = self.order
         Task {
+            let ticket = await history.begin(identities: identities, questions: questions)
+            await order.wait(for: turn)
+            let produced = await self.dispatchBlock(events, states: states, xdmStates: xdmStates)
+            order.pass(turn)
             do throws(HistoryUnavailable) {
-                completion(.success(try await self.process(events, states: states, xdmStates: xdmStates)))
+                try await history.finish(ticket, causes: produced.map(\.id))
+                completion(.success(produced))
             } catch {
                 completion(.failure(error))
             }
