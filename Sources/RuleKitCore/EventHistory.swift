@@ -43,6 +43,17 @@ public struct HistoryRecord: Sendable, Hashable {
         self.ms = ms
         self.key = key
     }
+
+    /// The key of the `ordinal`th record `cause` made: its id, a slash, the ordinal (`"9E86…43D8/0"`),
+    /// spelled in one buffer (a record is made for every event a history rule records).
+    public static func key(cause: UUID, ordinal: Int) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(48)
+        JSONWriter.writeUUID(cause, to: &bytes)
+        bytes.append(0x2F)
+        bytes.append(contentsOf: String(ordinal).utf8)
+        return String(decoding: bytes, as: UTF8.self)
+    }
 }
 
 /// The hashing the reference uses for history: FNV-1a (32 bit) over the flattened data, keys sorted,

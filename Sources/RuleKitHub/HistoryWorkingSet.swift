@@ -79,7 +79,7 @@ public final class HistoryWorkingSet: EventHistoryStore {
 
     /// Records with a cause of its own (no other record shares its key).
     public func record(hash: UInt32, timestamp: Date) -> Bool {
-        record(hash: hash, timestamp: timestamp, cause: UUID())
+        record(hash: hash, timestamp: timestamp, cause: EventID.next())
     }
 
     /// Records `hash` for `HistoryIdentity.current`: seen at once by later questions of that identity, and
@@ -90,7 +90,7 @@ public final class HistoryWorkingSet: EventHistoryStore {
         state.withLock { s in
             let n = s.ordinals[cause, default: 0]
             s.ordinals[cause] = n + 1
-            s.pending.append(HistoryRecord(identity: identity, hash: hash, ms: ms, key: "\(cause.uuidString)/\(n)"))
+            s.pending.append(HistoryRecord(identity: identity, hash: hash, ms: ms, key: HistoryRecord.key(cause: cause, ordinal: n)))
             if s.entries[identity] != nil { s.entries[identity]?.hashes[hash, default: Known()].record(ms) }
         }
         return true

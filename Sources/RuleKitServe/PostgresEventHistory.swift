@@ -53,7 +53,7 @@ final class PostgresEventHistory: HistoryBackend {
         guard !records.isEmpty else { return }
         let statement = Insert(
             identities: records.map(\.identity), hashes: records.map { Int64($0.hash) }, times: records.map(\.ms),
-            keys: records.map { $0.key.isEmpty ? UUID().uuidString : $0.key })
+            keys: records.map { $0.key.isEmpty ? EventID.next().text : $0.key })
         for try await _ in try await client.execute(statement) {}
     }
 

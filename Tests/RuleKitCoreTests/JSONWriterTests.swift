@@ -5,12 +5,14 @@ import Testing
 @testable import RuleKitCore
 
 @Suite struct JSONWriterTests {
-    /// Ids are written as Foundation's `uuidString` spells them (the output of `rulekit run` relies on it).
+    /// Ids are written as Foundation's `uuidString` spells them (the output of `rulekit run` and the keys
+    /// of history records rely on it).
     @Test func idsAreWrittenAsTheirUUIDString() {
         for id in (0..<200).map({ _ in EventID.next() }) + [UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))] {
             var out: [UInt8] = [0x7B]
             JSONWriter.writeUUID(id, to: &out)
             #expect(out == [0x7B] + Array(id.uuidString.utf8))
+            #expect(id.text == id.uuidString)
         }
     }
 

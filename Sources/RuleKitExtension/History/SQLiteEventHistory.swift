@@ -119,7 +119,7 @@ public final class SQLiteEventHistory: EventHistoryStore, HistoryBackend {
             try pool.write { db in
                 try db.execute(
                     sql: "INSERT INTO history (identity, key, hash, ts, seq) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [identity, UUID().uuidString, Int64(hash), timestamp.timeIntervalSince1970 * 1000, nextSeq()])
+                    arguments: [identity, EventID.next().text, Int64(hash), timestamp.timeIntervalSince1970 * 1000, nextSeq()])
             }
             if let retention,
                 inserts.withLock({
@@ -143,7 +143,7 @@ public final class SQLiteEventHistory: EventHistoryStore, HistoryBackend {
                 let stmt = try db.makeStatement(sql: "INSERT INTO history (identity, key, hash, ts, seq) VALUES (?, ?, ?, ?, ?)")
                 var n = nextSeq(records.count)
                 for (h, t) in records {
-                    try stmt.execute(arguments: [identity, UUID().uuidString, Int64(h), t.timeIntervalSince1970 * 1000, n])
+                    try stmt.execute(arguments: [identity, EventID.next().text, Int64(h), t.timeIntervalSince1970 * 1000, n])
                     n &+= 1
                 }
             }
@@ -235,7 +235,7 @@ public final class SQLiteEventHistory: EventHistoryStore, HistoryBackend {
                 sql: "INSERT OR IGNORE INTO history (identity, key, hash, ts, seq) VALUES (?, ?, ?, ?, ?)")
             var n = self.nextSeq(records.count)
             for r in records {
-                try statement.execute(arguments: [r.identity, r.key.isEmpty ? UUID().uuidString : r.key, Int64(r.hash), r.ms, n])
+                try statement.execute(arguments: [r.identity, r.key.isEmpty ? EventID.next().text : r.key, Int64(r.hash), r.ms, n])
                 n &+= 1
             }
         }

@@ -66,13 +66,13 @@ public enum EventJSON {
     /// The output object of a delivered event.
     public static func object(_ e: Event) -> ValueObject {
         var o = ValueObject(minimumCapacity: 7)
-        o["id"] = .string(e.id.uuidString)
+        o["id"] = .string(e.id.text)
         o["name"] = .string(e.name)
         o["type"] = .string(e.type)
         o["source"] = .string(e.source)
         if let d = e.data { o["data"] = .object(d) }
-        if let p = e.parentID { o["parentID"] = .string(p.uuidString) }
-        if let r = e.responseID { o["responseID"] = .string(r.uuidString) }
+        if let p = e.parentID { o["parentID"] = .string(p.text) }
+        if let r = e.responseID { o["responseID"] = .string(r.text) }
         return o
     }
 
