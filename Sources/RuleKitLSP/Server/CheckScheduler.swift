@@ -191,22 +191,31 @@ final class CheckScheduler: Sendable {
         let uri = job.document.uri
         let version = job.document.version
         let (linter, others) = workspace.withLock { ($0.linter, $0.diskRules) }
+        // The facts this check replaces are freed at the end, after its findings went out.
+        var retired: FileFacts?
         guard
-            let result = DocumentCheck.run(
+            DocumentCheck.run(
                 path: job.path, kind: job.kind, bytes: job.document.bytes, linter: linter, others: others,
-                isCancelled: { [self] in !isCurrent(uri, version) })
+                isCancelled: { [self] in !isCurrent(uri, version) },
+                publish: { [self] diagnostics, facts in
+                    // Facts first: a request that follows the diagnostics sees this version's rules.
+                    if facts.ruleSet != nil || facts.tests != nil || job.kind == .other {
+                        retired = workspace.withLock { w in
+                            defer { w.facts[job.path] = facts }
+                            return w.facts[job.path]
+                        }
+                    }
+                    let json = DiagnosticsFeature.json(diagnostics, in: job.document)
+                    state.withLock { s in
+                        guard s.latest[uri] == version else { return }
+                        output.send(
+                            OutgoingMessage.notification(
+                                "textDocument/publishDiagnostics",
+                                ["uri": .string(uri), "version": .int(Int64(version)), "diagnostics": json]))
+                    }
+                }) != nil
         else { return }
         checksRun.withLock { $0 += 1 }
-        let diagnostics = DiagnosticsFeature.json(result.diagnostics, in: job.document)
-        if result.facts.ruleSet != nil || result.facts.tests != nil || job.kind == .other {
-            workspace.withLock { $0.facts[job.path] = result.facts }
-        }
-        state.withLock { s in
-            guard s.latest[uri] == version else { return }
-            output.send(
-                OutgoingMessage.notification(
-                    "textDocument/publishDiagnostics",
-                    ["uri": .string(uri), "version": .int(Int64(version)), "diagnostics": diagnostics]))
-        }
+        withExtendedLifetime(retired) {}
     }
 }

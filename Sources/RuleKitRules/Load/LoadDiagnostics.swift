@@ -110,7 +110,38 @@ struct LoaderContext {
 /// The closest candidate by edit distance, if close enough to be a likely typo; of candidates as close,
 /// the first in lexicographic order (candidates often come as a `Set`, whose order changes from one run to
 /// the next: the same file must get the same hint every time).
+///
+/// A file with many unknown keys asks this for each against every known key (an editor asks on every
+/// keystroke): candidates whose length alone puts them out of reach are passed over, and ASCII text is
+/// compared as bytes. `referenceClosest` is the plain form the tests compare it with.
 func closest(_ word: String, in candidates: some Sequence<String>) -> String? {
+    let lowered = word.lowercased()
+    let wordCount = word.count
+    let loweredCount = lowered.count
+    let ascii = lowered.utf8.allSatisfy { $0 < 0x80 } ? Array(lowered.utf8) : nil
+    var best: (String, Int)?
+    for c in candidates {
+        let limit = max(1, min(wordCount, c.count) / 3)
+        let lc = c.lowercased()
+        // The distance is at least the difference in length.
+        let floor = abs(loweredCount - lc.count)
+        if floor > limit { continue }
+        if let (_, bd) = best, floor > bd { continue }
+        let d: Int
+        if let ascii, lc.utf8.allSatisfy({ $0 < 0x80 }) {
+            d = levenshtein(ascii, Array(lc.utf8))
+        } else {
+            d = editDistance(lowered, lc)
+        }
+        guard d <= limit else { continue }
+        if let (b, bd) = best, d > bd || (d == bd && b < c) { continue }
+        best = (c, d)
+    }
+    return best?.0
+}
+
+/// `closest` as first written: every candidate's distance, in characters.
+func referenceClosest(_ word: String, in candidates: some Sequence<String>) -> String? {
     var best: (String, Int)?
     for c in candidates {
         let d = editDistance(word.lowercased(), c.lowercased())
@@ -123,8 +154,10 @@ func closest(_ word: String, in candidates: some Sequence<String>) -> String? {
 
 /// The Levenshtein distance between two strings, in characters (for "did you mean").
 package func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a)
-    let b = Array(b)
+    levenshtein(Array(a), Array(b))
+}
+
+func levenshtein<E: Equatable>(_ a: [E], _ b: [E]) -> Int {
     if a.isEmpty { return b.count }
     if b.isEmpty { return a.count }
     var prev = Array(0...b.count)

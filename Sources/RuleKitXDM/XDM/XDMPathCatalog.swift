@@ -45,6 +45,34 @@ public struct XDMPathCatalog: Sendable {
 
     /// `items.0.SKU` and `items[0].SKU` become `items[*].SKU`.
     public static func normalize(_ path: String) -> String {
+        // Most paths have no index at all (the linter asks for every key of every rule on each check):
+        // ASCII without '[' and without an all-digit segment is returned as it is.
+        var digitsOnly = true
+        var segmentEmpty = true
+        var plain = true
+        for b in path.utf8 {
+            if b >= 0x80 || b == 0x5B {
+                plain = false
+                break
+            }
+            if b == 0x2E {
+                if digitsOnly && !segmentEmpty {
+                    plain = false
+                    break
+                }
+                digitsOnly = true
+                segmentEmpty = true
+            } else {
+                segmentEmpty = false
+                if b < 0x30 || b > 0x39 { digitsOnly = false }
+            }
+        }
+        if plain && !(digitsOnly && !segmentEmpty) { return path }
+        return indexedNormalize(path)
+    }
+
+    /// `normalize` for paths with an index (or non-ASCII text): segment by segment.
+    static func indexedNormalize(_ path: String) -> String {
         var out: [String] = []
         for seg in path.split(separator: ".", omittingEmptySubsequences: false) {
             if seg.allSatisfy(\.isNumber), !seg.isEmpty, let last = out.popLast() {
