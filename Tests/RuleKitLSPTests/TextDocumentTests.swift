@@ -33,4 +33,23 @@ import Testing
         #expect(d.text == "x")
         #expect(d.lineCount == 1)
     }
+
+    /// Lines re-indexed around an edit are the lines of the text indexed afresh, whatever the edit: inside a
+    /// line, across lines, joining lines, adding lines, at either end, past the end.
+    @Test func linesReindexedAroundAnEditAreTheFreshOnes() {
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["", "a", "\n", "é\n", "xy\n\nz", "\n\n", "😀"]
+        var d = TextDocument(uri: "file:///x.yaml", version: 1, text: "rules:\n  - id: a\n\n    name: é\nend")
+        for _ in 0..<500 {
+            let l1 = Int.random(in: 0...(d.lineCount), using: &generator)
+            let l2 = Int.random(in: l1...(d.lineCount), using: &generator)
+            let range = TextRange(
+                start: Position(line: l1, character: Int.random(in: 0...6, using: &generator)),
+                end: Position(line: l2, character: Int.random(in: 0...6, using: &generator)))
+            d.replace(range, with: pieces.randomElement(using: &generator)!)
+            let fresh = TextDocument(uri: d.uri, version: 1, text: d.text)
+            #expect(d.lineStarts == fresh.lineStarts)
+            if d.bytes.count > 400 { d.replace(nil, with: "a\nb") }
+        }
+    }
 }

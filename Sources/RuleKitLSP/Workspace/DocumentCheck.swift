@@ -42,7 +42,7 @@ public enum DocumentCheck {
             result = (found, FileFacts(path: path, ruleSet: set))
             publish?(result.diagnostics, result.facts)
             // The snapshot lives to here, after the findings went out.
-            withExtendedLifetime(snapshot) {}
+            withExtendedLifetime((snapshot, files)) {}
             return result
         case .ruleTests:
             let (tests, found) = RuleTestFile.load(bytes, path: path)

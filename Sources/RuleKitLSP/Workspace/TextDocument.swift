@@ -107,8 +107,28 @@ public struct TextDocument: Sendable {
         }
         let a = offset(of: range.start)
         let b = max(a, offset(of: range.end))
-        bytes.replaceSubrange(a..<b, with: text.utf8)
-        indexLines()
+        let inserted = Array(text.utf8)
+        bytes.replaceSubrange(a..<b, with: inserted)
+        // Lines are re-indexed around the edit only (a keystroke in a 10,000-rule file would otherwise scan
+        // its 9 MB): starts inside the replaced bytes go, the inserted text's come in, later ones shift.
+        let first = Self.firstStart(after: a, in: lineStarts)
+        let last = Self.firstStart(after: b, in: lineStarts)
+        let delta = inserted.count - (b - a)
+        var fresh: [Int] = []
+        for (i, c) in inserted.enumerated() where c == 10 { fresh.append(a + i + 1) }
+        fresh.append(contentsOf: lineStarts[last...].lazy.map { $0 + delta })
+        lineStarts.replaceSubrange(first..., with: fresh)
+    }
+
+    /// The index of the first line start greater than `offset`.
+    private static func firstStart(after offset: Int, in starts: [Int]) -> Int {
+        var lo = 0
+        var hi = starts.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if starts[mid] <= offset { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
     }
 
     /// The bytes of line `line` (zero-based), without its line break.
