@@ -83,14 +83,11 @@ struct RunCommand: ParsableCommand {
 
     /// Input events dispatched per block (see `run()`).
     static let blockSize = 1024
-    /// Blocks in flight when history is kept per block: enough for a block's read and the write of the
-    /// one before to run while the hub evaluates a third.
-    static let historyDepth = 3
 
     func run() throws {
         let (states, xdm) = try stateOptions.load()
         let reader = try openEvents(events)
-        let output = EventLines()
+        let output = EventLines { Stdout.write($0) }
         // The hub is made (rules loaded and planned, schemas compiled, extensions registered) on this thread
         // while the worker reads and parses the first blocks.
         try stream(reader, output: output) { try host(states: states, xdm: xdm, output: output) }
@@ -149,123 +146,25 @@ struct RunCommand: ParsableCommand {
         }
     }
 
-    /// Streams the input through the hub `boot` makes while the first blocks are read.
+    /// Streams the input through the hub `boot` makes while the first blocks are read (`EventStream`).
     func stream(_ reader: JSONLinesReader, output: EventLines, boot: () throws -> RulesHost) throws {
-        var booted: RulesHost?
         let progress = isatty(STDERR_FILENO) == 1
-        var count = 0
-        var bad = 0
-        // Input events go to the hub in blocks, each dispatched once the one before has been delivered,
-        // with everything it caused: the output is the same on every run however the threads are timed.
-        // Blocks are read and parsed on a worker thread meanwhile (see `JSONLinesPipeline`). With history
-        // kept per block, several blocks are in flight: a block's history read and write run while its
-        // neighbours are evaluated (`RulesHost.process(_:completion:)` keeps their order).
-        let produced = Locked(0)
-        var historyFailure: HistoryUnavailable?
-        let allEvents = self.allEvents
-        /// A block handed to the hub: what it delivered (or why its history could not be kept), once done.
-        final class Flight: Sendable {
-            private let done = DispatchSemaphore(value: 0)
-            private let result = Locked<(Result<[Event], HistoryUnavailable>?, waited: Bool)>((nil, false))
-            let block: EventBlock
-            init(_ block: EventBlock) { self.block = block }
-            /// Called by the hub's side when the block is done.
-            func end(_ r: Result<[Event], HistoryUnavailable>) {
-                result.withLock { $0.0 = r }
-                done.signal()
-            }
-            /// The block's outcome, waited for (once) when it is not done yet.
-            func outcome() -> Result<[Event], HistoryUnavailable>? {
-                if !result.withLock({ $0.waited }) {
-                    done.wait()
-                    result.withLock { $0.waited = true }
-                }
-                return result.withLock { $0.0 }
-            }
-        }
-        var flights: [Flight] = []
-        func write(_ events: [Event]) {
-            // The data stream holds events; XDM alignment findings are diagnostics (on standard error).
-            if !allEvents { output.write(events) { $0.type != XDMAlignment.diagnosticsEventType } }
-        }
-        /// Writes what a block that is done delivered (nothing once a block's history could not be kept:
-        /// the output stops at the last block kept). Returns its input.
-        func land(_ f: Flight) -> EventBlock {
-            switch f.outcome() {
-            case .success(let events)?:
-                if historyFailure == nil {
-                    produced.withLock { $0 += events.count }
-                    write(events)
-                }
-            case .failure(let e)?:
-                if historyFailure == nil { historyFailure = e }
-            case nil:
-                break
-            }
-            return f.block
-        }
-        /// Hands `block` to the hub; returns the input of a block landed meanwhile, to be freed.
-        func send(_ block: EventBlock) -> EventBlock? {
-            // `booted` is set before the first block comes (the pipeline's setup).
-            guard !block.events.isEmpty, let host = booted else { return nil }
-            // Without history one block is in flight: the one before is delivered before this one is
-            // dispatched, and written while the hub evaluates this one (the hub's thread, the busiest,
-            // does no writing). With history the host keeps the blocks' order itself.
-            let depth = host.keepsBlockHistory ? Self.historyDepth : 1
-            var before: Flight?
-            if depth == 1, !flights.isEmpty {
-                before = flights.removeFirst()
-                _ = before?.outcome()
-            }
-            let f = Flight(block)
-            flights.append(f)
-            host.process(block.events) { f.end($0) }
-            var landed = before.map(land)
-            while flights.count > depth { landed = land(flights.removeFirst()) }
-            return landed
-        }
-        let name = InputFiles.displayName(events)
-        try JSONLinesPipeline.run(reader, blockSize: Self.blockSize, workers: threads ?? JSONLinesPipeline.defaultWorkers) {
-            { block in
-                var out = EventBlock()
-                out.events.reserveCapacity(Self.blockSize)
-                // The data of each event is kept as read, in a tape: the engine reads it there, and unchanged
-                // data is written out as those bytes.
-                for record in block.records(tapeOf: "data", sharing: EventJSON.knownStrings) {
-                    switch record.value {
-                    case .success(.object(let o)):
-                        out.events.append(EventJSON.event(o, dataText: record.memberText, document: record.tape))
-                    case .success:
-                        out.problems.append(DiagnosticRenderer().render(EventJSON.notAnEvent(file: name, line: record.line)))
-                    case .failure(let e): out.problems.append(DiagnosticRenderer().render(e.diagnostics))
-                    }
-                }
-                return out
-            }
-        } setup: {
-            booted = try boot()
-        } consume: { block in
-            if let failure = historyFailure {
-                Stderr.write("error: event history could not be written (\(failure)); the output stops at the last block kept\n")
-                throw ExitCode(2)
-            }
-            for p in block.problems { Stderr.write(p + "\n") }
-            bad += block.problems.count
-            count += block.events.count
-            if progress { Stderr.write("\r\(count) events") }
-            // A landed block goes back to the worker that parsed it, to be released there: freed on another
-            // thread, every node of every event would go back to the worker's allocator under its lock,
-            // against the worker's own allocations.
-            return send(block)
-        }
-        while !flights.isEmpty { _ = land(flights.removeFirst()) }
-        if let failure = historyFailure {
-            Stderr.write("error: event history could not be written (\(failure)); the output stops at the last block kept\n")
+        var options = EventStream.Options()
+        options.blockSize = Self.blockSize
+        options.workers = threads ?? JSONLinesPipeline.defaultWorkers
+        options.observerWrites = allEvents
+        let summary: EventStream.Summary
+        do {
+            summary = try EventStream.run(
+                reader, name: InputFiles.displayName(events), options: options, output: output,
+                problem: { Stderr.write($0 + "\n") }, progress: progress ? { Stderr.write("\r\($0) events") } : nil,
+                boot: boot)
+        } catch let e as EventStream.HistoryFailure {
+            Stderr.write("error: \(e)\n")
             throw ExitCode(2)
         }
-        output.flush()
-        if progress { Stderr.write("\r\(count) events in, \(produced.withLock { $0 }) delivered\n") }
-        if bad > 0 { throw ExitCode(1) }
+        if progress { Stderr.write("\r\(summary.events) events in, \(summary.delivered) delivered\n") }
+        if summary.bad > 0 { throw ExitCode(1) }
     }
 
     /// The XDM alignment of rule-attached XDM, when the schema folder has an ExperienceEvent class.
@@ -278,53 +177,6 @@ struct RunCommand: ParsableCommand {
         } catch {
             Stderr.write(DiagnosticRenderer().render(error.diagnostics) + "\n")
             throw ExitCode(2)
-        }
-    }
-}
-
-/// What the reading thread makes of one block of `rulekit run`'s input.
-struct EventBlock: Sendable {
-    /// The events of the block's object lines, in order.
-    var events: [Event] = []
-    /// The messages of the lines that were no event.
-    var problems: [String] = []
-}
-
-/// Writes events as JSON lines to standard output, buffered.
-final class EventLines: Sendable {
-    /// The lines not written yet. Written out past `flushBytes` and emptied keeping its memory: one buffer
-    /// for the whole run, not a fresh megabyte (fresh pages from the kernel) for every block.
-    private let buffer = Locked<[UInt8]>([])
-    private static let flushBytes = 1 << 18
-
-    /// Writes one event.
-    func write(_ e: Event) {
-        buffer.withLock { b in
-            EventJSON.writeLine(e, to: &b)
-            Self.flushIfFull(&b)
-        }
-    }
-
-    /// Writes a block's events, those `include` keeps, in order.
-    func write(_ events: [Event], where include: (Event) -> Bool) {
-        buffer.withLock { b in
-            for e in events where include(e) {
-                EventJSON.writeLine(e, to: &b)
-                Self.flushIfFull(&b)
-            }
-        }
-    }
-
-    private static func flushIfFull(_ b: inout [UInt8]) {
-        guard b.count > flushBytes else { return }
-        Stdout.write(b)
-        b.removeAll(keepingCapacity: true)
-    }
-
-    func flush() {
-        buffer.withLock { b in
-            if !b.isEmpty { Stdout.write(b) }
-            b.removeAll()
         }
     }
 }

@@ -1,0 +1,221 @@
+// A stream of recorded events through a `RulesHost`, block by block, as `rulekit run` drives it: the
+// input read and parsed on worker threads (`JSONLinesPipeline`), each block dispatched once the one before
+// has been delivered with everything it caused (the output is the same on every run, however the threads
+// are timed), and what each block produced written in order.
+public import Foundation
+public import RuleKitCore
+
+/// Recorded events through a host, block by block.
+///
+/// ```swift
+/// let out = EventLines { bytes in FileHandle.standardOutput.write(Data(bytes)) }
+/// let summary = try EventStream.run(reader, name: "events.jsonl", output: out) { try RulesHost(configuration) }
+/// ```
+public enum EventStream {
+    /// How the stream is cut and driven.
+    public struct Options: Sendable {
+        /// Input events dispatched per block.
+        public var blockSize = 1024
+        /// Threads that read and parse blocks while the hub runs (0: on the calling thread).
+        public var workers = JSONLinesPipeline.defaultWorkers
+        /// Blocks in flight when the host keeps history per block: enough for a block's read and the write
+        /// of the one before to run while the hub evaluates a third. Without it, one.
+        public var historyDepth = 3
+        /// Whether the host's observer writes every delivered event itself (then blocks write nothing).
+        public var observerWrites = false
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// What went through.
+    public struct Summary: Sendable {
+        /// Events read.
+        public var events = 0
+        /// Lines that were no event (each reported through `problem`).
+        public var bad = 0
+        /// Events the hub delivered for them, written or not.
+        public var delivered = 0
+    }
+
+    /// A block's history could be kept nowhere: the output stops at the last block kept.
+    public struct HistoryFailure: Error, CustomStringConvertible {
+        /// Why.
+        public let reason: HistoryUnavailable
+        public var description: String {
+            "event history could not be written (\(reason)); the output stops at the last block kept"
+        }
+    }
+
+    /// Streams `reader` through the host `boot` makes (made on this thread while the workers read the
+    /// first blocks). Each line that is no event goes to `problem`, rendered with its location; `progress`
+    /// hears the count of events read after each block.
+    ///
+    /// - Throws: what `boot` throws; `HistoryFailure` when a block's history could be kept nowhere.
+    public static func run(
+        _ reader: JSONLinesReader, name: String, options: Options = Options(), output: EventLines,
+        problem: (String) -> Void = { _ in }, progress: ((Int) -> Void)? = nil, boot: () throws -> RulesHost
+    ) throws -> Summary {
+        var booted: RulesHost?
+        var summary = Summary()
+        var failure: HistoryUnavailable?
+        var flights: [Flight] = []
+        let observerWrites = options.observerWrites
+        func write(_ events: [Event]) {
+            // The data stream holds events; XDM alignment findings are diagnostics.
+            if !observerWrites { output.write(events) { $0.type != XDMAlignment.diagnosticsEventType } }
+        }
+        /// Writes what a block that is done delivered (nothing once a block's history could not be kept).
+        /// Returns its input, to be freed by the worker that parsed it.
+        func land(_ f: Flight) -> Block {
+            switch f.outcome() {
+            case .success(let events)?:
+                if failure == nil {
+                    summary.delivered += events.count
+                    write(events)
+                }
+            case .failure(let e)?:
+                if failure == nil { failure = e }
+            case nil:
+                break
+            }
+            return f.block
+        }
+        /// Hands `block` to the hub; returns the input of a block landed meanwhile.
+        func send(_ block: Block) -> Block? {
+            // `booted` is set before the first block comes (the pipeline's setup).
+            guard !block.events.isEmpty, let host = booted else { return nil }
+            // Without history one block is in flight: the one before is delivered before this one is
+            // dispatched, and written while the hub evaluates this one (the hub's thread, the busiest, does
+            // no writing). With history the host keeps the blocks' order itself.
+            let depth = host.keepsBlockHistory ? max(1, options.historyDepth) : 1
+            var before: Flight?
+            if depth == 1, !flights.isEmpty {
+                before = flights.removeFirst()
+                _ = before?.outcome()
+            }
+            let f = Flight(block)
+            flights.append(f)
+            host.process(block.events) { f.end($0) }
+            var landed = before.map(land)
+            while flights.count > depth { landed = land(flights.removeFirst()) }
+            return landed
+        }
+        try JSONLinesPipeline.run(reader, blockSize: options.blockSize, workers: options.workers) {
+            { lines in
+                var out = Block()
+                out.events.reserveCapacity(options.blockSize)
+                // The data of each event is kept as read, in a tape: the engine reads it there, and unchanged
+                // data is written out as those bytes.
+                for record in lines.records(tapeOf: "data", sharing: EventJSON.knownStrings) {
+                    switch record.value {
+                    case .success(.object(let o)):
+                        out.events.append(EventJSON.event(o, dataText: record.memberText, document: record.tape))
+                    case .success:
+                        out.problems.append(DiagnosticRenderer().render(EventJSON.notAnEvent(file: name, line: record.line)))
+                    case .failure(let e): out.problems.append(DiagnosticRenderer().render(e.diagnostics))
+                    }
+                }
+                return out
+            }
+        } setup: {
+            booted = try boot()
+        } consume: { block in
+            if let failure {
+                output.flush()
+                throw HistoryFailure(reason: failure)
+            }
+            for p in block.problems { problem(p) }
+            summary.bad += block.problems.count
+            summary.events += block.events.count
+            progress?(summary.events)
+            // A landed block goes back to the worker that parsed it, to be released there: freed on another
+            // thread, every node of every event would go back to the worker's allocator under its lock,
+            // against the worker's own allocations.
+            return send(block)
+        }
+        while !flights.isEmpty { _ = land(flights.removeFirst()) }
+        // What the blocks kept produced is written, even when a later block's history was not kept.
+        output.flush()
+        if let failure { throw HistoryFailure(reason: failure) }
+        return summary
+    }
+
+    /// What a worker makes of one block of input.
+    struct Block: Sendable {
+        /// The events of the block's object lines, in order.
+        var events: [Event] = []
+        /// The messages of the lines that were no event.
+        var problems: [String] = []
+    }
+
+    /// A block handed to the hub: what it delivered (or why its history could not be kept), once done.
+    final class Flight: Sendable {
+        private let done = DispatchSemaphore(value: 0)
+        private let result = Locked<(Result<[Event], HistoryUnavailable>?, waited: Bool)>((nil, false))
+        let block: Block
+
+        init(_ block: Block) { self.block = block }
+
+        /// Called by the hub's side when the block is done.
+        func end(_ r: Result<[Event], HistoryUnavailable>) {
+            result.withLock { $0.0 = r }
+            done.signal()
+        }
+
+        /// The block's outcome, waited for (once) when it is not done yet.
+        func outcome() -> Result<[Event], HistoryUnavailable>? {
+            if !result.withLock({ $0.waited }) {
+                done.wait()
+                result.withLock { $0.waited = true }
+            }
+            return result.withLock { $0.0 }
+        }
+    }
+}
+
+/// Events written as JSON lines, buffered: `write` hears the bytes a buffer's worth at a time.
+public final class EventLines: Sendable {
+    /// The lines not written yet. Written out past `flushBytes` and emptied keeping its memory: one buffer
+    /// for the whole run, not a fresh megabyte (fresh pages from the kernel) for every block.
+    private let buffer = Locked<[UInt8]>([])
+    private static let flushBytes = 1 << 18
+    private let sink: @Sendable ([UInt8]) -> Void
+
+    /// Lines that go to `sink` (standard output, a file) a buffer at a time.
+    public init(_ sink: @escaping @Sendable ([UInt8]) -> Void) {
+        self.sink = sink
+    }
+
+    /// Writes one event.
+    public func write(_ e: Event) {
+        buffer.withLock { b in
+            EventJSON.writeLine(e, to: &b)
+            flushIfFull(&b)
+        }
+    }
+
+    /// Writes a block's events, those `include` keeps, in order.
+    public func write(_ events: [Event], where include: (Event) -> Bool) {
+        buffer.withLock { b in
+            for e in events where include(e) {
+                EventJSON.writeLine(e, to: &b)
+                flushIfFull(&b)
+            }
+        }
+    }
+
+    private func flushIfFull(_ b: inout [UInt8]) {
+        guard b.count > Self.flushBytes else { return }
+        sink(b)
+        b.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes out what is buffered.
+    public func flush() {
+        buffer.withLock { b in
+            if !b.isEmpty { sink(b) }
+            b.removeAll()
+        }
+    }
+}
