@@ -92,6 +92,16 @@ func eventually(_ seconds: Double = 30, _ condition: () -> Bool) -> Bool {
     return condition()
 }
 
+/// Waits until everything dispatched before this call has been delivered to every extension: a marker
+/// event dispatched now reaches each extension only after every earlier event (each sees events in hub
+/// order), and its block completes once it did. A condition where a pause would guess. False after
+/// `seconds` (an extension that holds events never completes the marker).
+func deliveredSoFar(_ hub: EventHub, seconds: Double = 30) -> Bool {
+    let done = DispatchSemaphore(value: 0)
+    hub.dispatch(contentsOf: [Event(name: "marker", type: "test.marker", source: "test.marker")], whenDelivered: { done.signal() })
+    return done.wait(timeout: .now() + seconds) == .success
+}
+
 /// A booted hub with the given extensions.
 func bootedHub(_ types: [any Extension.Type], options: EventHub.Options = .init()) -> EventHub {
     let hub = EventHub(options: options)

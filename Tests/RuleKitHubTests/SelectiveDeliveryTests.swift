@@ -58,7 +58,10 @@ import Testing
         hub.dispatch(contentsOf: [event(2, type: "o"), event(3, type: "o")])
         #expect(eventually { b.userEvents.count == 3 })
         let e3 = b.userEvents[2]
-        Thread.sleep(forTimeInterval: 0.05)
+        // A marker after them reaches the running extension: the hub has handed E2 and E3 out, and the
+        // stopped one holds them.
+        hub.dispatch(Event(name: "marker", type: "test.marker", source: "test.marker"))
+        #expect(eventually { b.userEvents.contains { $0.name == "marker" } })
         #expect(hub.getSharedState(extensionName: HearsT.extensionName, event: e3, barrier: true)?.status == .pending)
         r.runtime.startEvents()
         #expect(eventually { hub.getSharedState(extensionName: HearsT.extensionName, event: e3, barrier: true)?.status == .set })
