@@ -34,13 +34,13 @@ import Testing
         let history = try BlockHistory(backend: InMemoryEventHistory())
         let summary = try EventStream.run(
             try Self.lines(events, in: dir), name: "events.jsonl", options: options, output: out,
-            problem: { problems.append($0) }
-        ) {
-            var c = RulesHost.Configuration(rules: [path])
-            c.identityPath = ["user"]
-            c.blockHistory = history
-            return try RulesHost(c)
-        }
+            problem: { problems.append($0) },
+            boot: {
+                var c = RulesHost.Configuration(rules: [path])
+                c.identityPath = ["user"]
+                c.blockHistory = history
+                return try RulesHost(c)
+            })
         #expect(summary.events == 30 && summary.bad == 1)
         #expect(problems.count == 1 && problems[0].contains("events.jsonl:8"))
         let lines = String(decoding: written.withLock { $0 }, as: UTF8.self).split(separator: "\n")

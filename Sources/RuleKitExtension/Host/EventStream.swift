@@ -42,6 +42,7 @@ public enum EventStream {
     public struct HistoryFailure: Error, CustomStringConvertible {
         /// Why.
         public let reason: HistoryUnavailable
+        /// What the tool says.
         public var description: String {
             "event history could not be written (\(reason)); the output stops at the last block kept"
         }
