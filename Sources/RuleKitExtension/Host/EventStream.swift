@@ -153,24 +153,23 @@ public enum EventStream {
     /// A block handed to the hub: what it delivered (or why its history could not be kept), once done.
     final class Flight: Sendable {
         private let done = DispatchSemaphore(value: 0)
-        private let result = Locked<(Result<[Event], HistoryUnavailable>?, waited: Bool)>((nil, false))
+        private let result = Locked<Result<[Event], HistoryUnavailable>?>(nil)
         let block: Block
 
         init(_ block: Block) { self.block = block }
 
         /// Called by the hub's side when the block is done.
         func end(_ r: Result<[Event], HistoryUnavailable>) {
-            result.withLock { $0.0 = r }
+            result.withLock { $0 = r }
             done.signal()
         }
 
-        /// The block's outcome, waited for (once) when it is not done yet.
+        /// The block's outcome, waited for when it is not done yet (as often as asked: the signal taken is
+        /// put back).
         func outcome() -> Result<[Event], HistoryUnavailable>? {
-            if !result.withLock({ $0.waited }) {
-                done.wait()
-                result.withLock { $0.waited = true }
-            }
-            return result.withLock { $0.0 }
+            done.wait()
+            done.signal()
+            return result.withLock { $0 }
         }
     }
 }

@@ -175,10 +175,21 @@ public final class RulesHost: Sendable {
         _ events: [Event], states: [String: ValueObject] = [:], xdmStates: [String: ValueObject] = [:]
     ) async throws(HistoryUnavailable) -> [Event] {
         guard let history = blockHistory else { return await dispatchBlock(events, states: states, xdmStates: xdmStates) }
+        return try await process(events, states: states, xdmStates: xdmStates, history: history, turn: nil)
+    }
+
+    /// A block with its history: read before it is dispatched (once `turn` comes, when given), its records
+    /// made durable before it returns.
+    private func process(
+        _ events: [Event], states: [String: ValueObject], xdmStates: [String: ValueObject], history: BlockHistory,
+        turn: Int?
+    ) async throws(HistoryUnavailable) -> [Event] {
         // Rules that ask no history question need no identity read (a walk of every event's data).
         let questions = rules.historyQuestions
         let ticket = await history.begin(identities: questions.isEmpty ? [] : identities(of: events), questions: questions)
+        if let turn { await order.wait(for: turn) }
         let produced = await dispatchBlock(events, states: states, xdmStates: xdmStates)
+        if let turn { order.pass(turn) }
         try await history.finish(ticket, causes: produced.map(\.id))
         return produced
     }
@@ -226,17 +237,9 @@ public final class RulesHost: Sendable {
             return
         }
         let turn = order.take()
-        let questions = rules.historyQuestions
-        let identities = questions.isEmpty ? [] : identities(of: events)
-        let order = self.order
         Task {
-            let ticket = await history.begin(identities: identities, questions: questions)
-            await order.wait(for: turn)
-            let produced = await self.dispatchBlock(events, states: states, xdmStates: xdmStates)
-            order.pass(turn)
             do throws(HistoryUnavailable) {
-                try await history.finish(ticket, causes: produced.map(\.id))
-                completion(.success(produced))
+                completion(.success(try await self.process(events, states: states, xdmStates: xdmStates, history: history, turn: turn)))
             } catch {
                 completion(.failure(error))
             }
