@@ -1,5 +1,33 @@
 public import Foundation
 
+/// What an event carries as data, in the one form it is kept in.
+///
+/// Data read from JSON stays as read for as long as nothing changes it, so that the engine reads it in place
+/// and a writer copies its text; a merge into such data is laid over it. The forms exclude each other, which
+/// one enum says where four optional fields had to be kept apart by hand.
+public enum EventData: Sendable {
+    /// No data.
+    case none
+    /// An object made in code or read into a tree, with the JSON text it was read from, byte for byte, while
+    /// it is still what was read (nil for data made in code, and after any change).
+    case tree(ValueObject, text: [UInt8]?)
+    /// An object read from JSON into a tape and unchanged: read in place, made into a `ValueObject` only when
+    /// asked for.
+    case tape(JSONTape)
+    /// An object read into a tape with one merge laid over it (`Event.merging`).
+    case overlay(DataOverlay)
+
+    /// The data as an object (a tape or an overlay is made into one); nil for `.none`.
+    public var object: ValueObject? {
+        switch self {
+        case .none: nil
+        case .tree(let o, _): o
+        case .tape(let t): t.object()
+        case .overlay(let o): o.object()
+        }
+    }
+}
+
 /// An event: what extensions send each other through the hub, and what the rules engine reads and
 /// produces. One type for both layers, so the engine's view of a hub event is the event itself (its hub
 /// number included) and nothing is copied or looked up again between them.
@@ -14,27 +42,21 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
         var name: String
         var type: String
         var source: String
-        var data: ValueObject?
+        var payload: EventData
         var timestamp: Date
         var responseID: UUID?
         var parentID: UUID?
         var mask: [String]?
-        var dataText: [UInt8]?
-        /// The data as read, when it was read into a tape: `data` is then nil here and made from the tape
-        /// when asked for.
-        var tape: JSONTape?
-        /// The data as read with a merge over it (`merging`): `data` and `tape` are then nil here.
-        var overlay: DataOverlay?
 
         init(
-            id: UUID, name: String, type: String, source: String, data: ValueObject?, timestamp: Date,
+            id: UUID, name: String, type: String, source: String, payload: EventData, timestamp: Date,
             responseID: UUID?, parentID: UUID?, mask: [String]?
         ) {
             self.id = id
             self.name = name
             self.type = type
             self.source = source
-            self.data = data
+            self.payload = payload
             self.timestamp = timestamp
             self.responseID = responseID
             self.parentID = parentID
@@ -42,13 +64,9 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
         }
 
         func copy() -> Storage {
-            let s = Storage(
-                id: id, name: name, type: type, source: source, data: data, timestamp: timestamp,
+            Storage(
+                id: id, name: name, type: type, source: source, payload: payload, timestamp: timestamp,
                 responseID: responseID, parentID: parentID, mask: mask)
-            s.dataText = dataText
-            s.tape = tape
-            s.overlay = overlay
-            return s
         }
     }
 
@@ -81,47 +99,49 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
     }
     /// The payload: an object, or nil for an event without data.
     ///
-    /// Data read from JSON into a tape (`document`) is made into a `ValueObject` on the first read, once.
+    /// Data kept as a tape is made into a `ValueObject` on the first read, once (an overlay's on each read):
+    /// readers that only look should look through `withDataView`, which makes nothing.
     public var data: ValueObject? {
-        get { storage.data ?? storage.tape?.object() ?? storage.overlay?.object() }
-        set {
-            let s = unique()
-            s.data = newValue
-            s.dataText = nil
-            s.tape = nil
-            s.overlay = nil
-        }
+        get { storage.payload.object }
+        set { unique().payload = newValue.map { .tree($0, text: nil) } ?? .none }
     }
+
+    /// Lends the data, in the form it is kept in, to `body`, without copying it: the engine's resolvers and
+    /// the writers read it there (a tape in place, a text copied as is).
+    public func withDataView<R>(_ body: (EventData) throws -> R) rethrows -> R {
+        try body(storage.payload)
+    }
+
     /// The JSON text `data` was read from, byte for byte, while `data` is still what was read: a writer
     /// copies it instead of encoding the object again. Any change to `data` drops it; nil for data made
     /// in code.
-    public var dataText: [UInt8]? { storage.dataText ?? storage.tape.map { Array($0.text) } }
-
-    /// Calls `body` with `dataText`'s bytes where they are (a tape's text is a slice of the buffer it was
-    /// read from: no copy); nil, without calling it, when there is no such text.
-    package func withDataBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
-        if let text = storage.dataText { return text.withUnsafeBufferPointer(body) }
-        guard let tape = storage.tape else { return nil }
-        return tape.text.withUnsafeBufferPointer(body)
+    public var dataText: [UInt8]? {
+        switch storage.payload {
+        case .tree(_, let text): text
+        case .tape(let t): Array(t.text)
+        case .none, .overlay: nil
+        }
     }
 
-    /// The data as read into a tape, while it is unchanged: readers that only look (the rules engine, a
-    /// writer) read it without making a `ValueObject`. nil for data made in code, and after any change.
-    public var document: JSONTape? { storage.tape }
+    /// The data as read into a tape, while it is unchanged (`withDataView`'s `.tape`).
+    public var document: JSONTape? {
+        if case .tape(let t) = storage.payload { return t }
+        return nil
+    }
 
-    /// The data as read with one merge over it, when a consequence merged into data kept as a tape
-    /// (`merging`): writers write the merge from the tape; `data` makes the merged object when asked.
-    public var overlay: DataOverlay? { storage.overlay }
+    /// The data as read with one merge over it (`withDataView`'s `.overlay`).
+    public var overlay: DataOverlay? {
+        if case .overlay(let o) = storage.payload { return o }
+        return nil
+    }
 
     /// The same event with `patch` merged into its data as `EventDataMerge.merge` does (`add`, or `mod`
     /// with `overwrite`); the same event when it has no data. Data kept as a tape stays the tape, with the
     /// merge laid over it (`overlay`), and no tree is made.
     public func merging(_ patch: ValueObject, overwrite: Bool) -> Event {
         var e = self
-        if let tape = storage.tape {
-            let s = e.unique()
-            s.tape = nil
-            s.overlay = DataOverlay(base: tape, patch: patch, overwrite: overwrite)
+        if case .tape(let tape) = storage.payload {
+            e.unique().payload = .overlay(DataOverlay(base: tape, patch: patch, overwrite: overwrite))
             return e
         }
         guard let data else { return self }
@@ -133,19 +153,15 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
     /// preprocessor returns when the rules changed the data and nothing else.
     package func copy(withDataOf other: Event) -> Event {
         var e = self
-        let s = e.unique()
-        s.data = other.storage.data
-        s.dataText = other.storage.dataText
-        s.tape = other.storage.tape
-        s.overlay = other.storage.overlay
+        e.unique().payload = other.storage.payload
         return e
     }
 
     /// Sets `dataText`. The caller vouches that `text` is one JSON object that reads as `data` (the reader
     /// that produced both, with no duplicate keys): a writer trusts it.
     package mutating func setDataText(_ text: [UInt8]?) {
-        guard data != nil else { return }
-        unique().dataText = text
+        guard case .tree(let o, _) = storage.payload else { return }
+        unique().payload = .tree(o, text: text)
     }
 
     /// Sets the data to the object `tape` stands for, kept as the tape (`JSONReader.read(_:file:limits:
@@ -157,20 +173,18 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
             data = tape.object()
             return
         }
-        let s = unique()
-        s.data = nil
-        s.dataText = nil
-        s.tape = tape
-        s.overlay = nil
+        unique().payload = .tape(tape)
     }
 
     /// Whether `other` certainly has the same data without comparing them: the same storage, or the same
     /// tape untouched. False says nothing (compare `data` then).
     package func sharesData(with other: Event) -> Bool {
         if storage === other.storage { return true }
-        if let t = storage.tape, t === other.storage.tape { return true }
-        if let o = storage.overlay, o === other.storage.overlay { return true }
-        return false
+        switch (storage.payload, other.storage.payload) {
+        case (.tape(let a), .tape(let b)): return a === b
+        case (.overlay(let a), .overlay(let b)): return a === b
+        default: return false
+        }
     }
     /// When the event was made (the `~timestamp*` tokens read the evaluation clock, not this).
     public var timestamp: Date {
@@ -206,7 +220,8 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
         timestamp: Date = Date(), responseID: UUID? = nil, parentID: UUID? = nil, mask: [String]? = nil
     ) {
         storage = Storage(
-            id: id, name: name, type: type, source: source, data: data, timestamp: timestamp,
+            id: id, name: name, type: type, source: source, payload: data.map { .tree($0, text: nil) } ?? .none,
+            timestamp: timestamp,
             responseID: responseID, parentID: parentID, mask: mask)
     }
 

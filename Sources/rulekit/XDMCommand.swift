@@ -125,17 +125,17 @@ struct XDMValidateCommand: ParsableCommand {
         var out = StdoutBuffer()
         var invalid = 0
         var unreadable = false
-        func report(_ file: String, _ line: Int, _ errors: [(String, String)]) {
-            if !errors.isEmpty { invalid += 1 }
+        func report(_ file: String, _ v: ValidationStream.Verdict) {
+            if !v.isValid { invalid += 1 }
             switch format {
             case .json:
                 let obj: Value = [
-                    "line": .int(Int64(line)), "valid": .bool(errors.isEmpty),
-                    "errors": .array(errors.map { ["path": .string($0.0), "message": .string($0.1)] }),
+                    "line": .int(Int64(v.line)), "valid": .bool(v.isValid),
+                    "errors": .array(v.errors.map { ["path": .string($0.path), "message": .string($0.message)] }),
                 ]
                 out.write(JSONWriter.string(obj) + "\n")
             case .text:
-                for (path, message) in errors { out.write("\(file):\(line): \(path.isEmpty ? "/" : path): \(message)\n") }
+                for e in v.errors { out.write("\(file):\(v.line): \(e.path.isEmpty ? "/" : e.path): \(e.message)\n") }
             }
         }
         for file in files {
@@ -146,32 +146,11 @@ struct XDMValidateCommand: ParsableCommand {
                     unreadable = true
                     continue
                 }
-                // Payloads are read, parsed and validated on worker threads, a block at a time, and
-                // reported here in input order; memory does not grow with the stream.
-                try JSONLinesPipeline.run(reader, blockSize: 512, workers: threads ?? JSONLinesPipeline.defaultWorkers + 1) {
-                    { block in
-                        // An object payload is read into a tape and validated there, as soon as it is read
-                        // (while in cache); only an invalid one is made into a `Value`, for its errors.
-                        var verdicts: [(Int, [(String, String)])] = []
-                        block.forEachDocument { document in
-                            let errors: [(String, String)] =
-                                switch document.content {
-                                case .tape(let t): validator.validate(t).map { ($0.instancePath, $0.message) }
-                                case .value(let v): validator.validate(v).map { ($0.instancePath, $0.message) }
-                                case .failure(let e): e.diagnostics.map { ("", "not JSON: \($0.message)") }
-                                }
-                            verdicts.append((document.line, errors))
-                        }
-                        return verdicts
-                    }
-                } consume: { verdicts in
-                    for (line, errors) in verdicts { report(file, line, errors) }
-                    return nil
+                try ValidationStream.run(reader, validator: validator, workers: threads ?? JSONLinesPipeline.defaultWorkers + 1) {
+                    for v in $0 { report(file, v) }
                 }
                 continue
             }
-            // One document: an object is read into a tape and validated there, as a JSON-lines payload is;
-            // anything the tape does not take is read as a `Value` (which also gives a syntax error its place).
             let raw: [UInt8]
             do { raw = try InputFiles.bytes(file) } catch {
                 let message = if case .unreadable(let m) = error { m } else { "cannot read '\(file)'" }
@@ -179,18 +158,7 @@ struct XDMValidateCommand: ParsableCommand {
                 unreadable = true
                 continue
             }
-            if let tape = JSONReader.tape(raw[...]) {
-                report(file, 1, validator.validate(tape).map { ($0.instancePath, $0.message) })
-                continue
-            }
-            do {
-                let value = try JSONReader.read(raw, file: InputFiles.displayName(file)).value
-                report(file, 1, validator.validate(value).map { ($0.instancePath, $0.message) })
-            } catch {
-                report(
-                    file, error.diagnostics.first?.location?.line ?? 1,
-                    error.diagnostics.map { ("", "not JSON: \($0.message)") })
-            }
+            report(file, ValidationStream.document(raw, file: InputFiles.displayName(file), validator: validator))
         }
         out.flush()
         if unreadable { throw ExitCode(2) }

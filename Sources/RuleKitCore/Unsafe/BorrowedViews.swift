@@ -2,9 +2,9 @@
 //
 // Invariants this file relies on (and every user must keep):
 // 1. A view points into the storage of a value that stays alive and unmodified while the view is used.
-//    Views are made only by `ValueObject.withUnsafeView` (valid for its closure) or by
-//    `ValueObject.unsafeViewWhileHeld` (valid while the caller holds that object, unmodified, in a `let`
-//    for the whole use: a batch of events passed in as an array). No view is kept past that use.
+//    Views are made only by `ValueObject.withUnsafeView` and `ValueObject.withViews(of:)`, each valid for
+//    its closure (which holds the objects); no view is kept past it. `viewWhileHeld`, which both build on,
+//    is internal to this module.
 // 2. A child's view is derived from a pointer its parent's view handed out. The child's storage belongs to
 //    the parent value, so invariant 1 for the root covers every view below it.
 // 3. Views are `package`: only RuleKit's own modules, which keep 1 and 2, can make them. Debug builds
@@ -91,10 +91,26 @@ extension ValueObject {
         }
     }
 
-    /// A view of this object for a caller that holds the object, unmodified, in a `let` for as long as it
-    /// uses the view (invariant 1): a batch of events walked together, each a closure scope too many.
+    /// Lends views of `objects` (nil where an object is nil), in their order, to `body`; they must not escape
+    /// it. The objects are held for the call: a batch of events walked together, where a `withUnsafeView`
+    /// scope per event would nest as deep as the batch is long.
     @inlinable
-    package var unsafeViewWhileHeld: UnsafeObjectView {
+    package static func withViews<R>(
+        of objects: [ValueObject?], _ body: (UnsafeBufferPointer<UnsafeObjectView?>) throws -> R
+    ) rethrows -> R {
+        try withExtendedLifetime(objects) {
+            try withUnsafeTemporaryAllocation(of: UnsafeObjectView?.self, capacity: objects.count) { views in
+                for (i, o) in objects.enumerated() { views.initializeElement(at: i, to: o?.viewWhileHeld) }
+                // The views are trivial values: nothing to deinitialize.
+                return try body(UnsafeBufferPointer(views))
+            }
+        }
+    }
+
+    /// A view of this object for a caller that holds it, unmodified, for as long as it uses the view
+    /// (invariant 1): `withViews(of:)`, and a child's view under its parent's (invariant 2).
+    @inlinable
+    var viewWhileHeld: UnsafeObjectView {
         UnsafeObjectView(
             members: UnsafeBufferPointer(start: _members._baseAddressIfContiguous, count: _members.count),
             mayHaveDottedKeys: mayHaveDottedKeys, isIndexed: _index != nil, mayHaveNonASCIIKeys: mayHaveNonASCIIKeys)
@@ -107,7 +123,7 @@ extension UnsafePointer where Pointee == Value {
     @inlinable
     package var unsafeView: UnsafeValueView {
         switch pointee {
-        case .object(let o): .object(o.unsafeViewWhileHeld)
+        case .object(let o): .object(o.viewWhileHeld)
         case .array(let a): .array(UnsafeBufferPointer(start: a._baseAddressIfContiguous, count: a.count))
         default: .leaf
         }

@@ -4,7 +4,7 @@
 extension ValueObject {
     /// The address of the member storage: the same for copies of one object, stable while it is not
     /// mutated (nil when empty). Lets validators memoize per object without hashing its location.
-    public var storageAddress: UnsafeRawPointer? {
+    package var storageAddress: UnsafeRawPointer? {
         _members.isEmpty ? nil : _members.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
     }
 

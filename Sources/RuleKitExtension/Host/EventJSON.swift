@@ -88,19 +88,24 @@ public enum EventJSON {
         JSONWriter.writeString(e.type, to: &out)
         JSONWriter.append(#","source":"#, to: &out)
         JSONWriter.writeString(e.source, to: &out)
-        // The text as read first (no copy of a tape's): asking for `data` would make a tree of a tape.
-        let copied: Void? = e.withDataBytes { text in
-            JSONWriter.append(#","data":"#, to: &out)
-            out.append(contentsOf: text)
-        }
-        if copied == nil {
-            if let overlay = e.overlay {
+        // The text as read when there is one (a tape's without a copy); asking for `data` would make a tree
+        // of a tape.
+        e.withDataView { data in
+            switch data {
+            case .none: break
+            case .tree(_, .some(let text)):
+                JSONWriter.append(#","data":"#, to: &out)
+                out.append(contentsOf: text)
+            case .tree(let d, nil):
+                JSONWriter.append(#","data":"#, to: &out)
+                JSONWriter.write(d, to: &out)
+            case .tape(let t):
+                JSONWriter.append(#","data":"#, to: &out)
+                out.append(contentsOf: t.text)
+            case .overlay(let overlay):
                 // The merge written from the tape: unchanged members as read, no tree made.
                 JSONWriter.append(#","data":"#, to: &out)
                 overlay.write(to: &out)
-            } else if let d = e.data {
-                JSONWriter.append(#","data":"#, to: &out)
-                JSONWriter.write(d, to: &out)
             }
         }
         if let p = e.parentID {

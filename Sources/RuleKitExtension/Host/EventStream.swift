@@ -2,7 +2,7 @@
 // input read and parsed on worker threads (`JSONLinesPipeline`), each block dispatched once the one before
 // has been delivered with everything it caused (the output is the same on every run, however the threads
 // are timed), and what each block produced written in order.
-public import Foundation
+internal import Foundation
 public import RuleKitCore
 
 /// Recorded events through a host, block by block.

@@ -1,6 +1,6 @@
 // Invariants:
-// 1. The roots of a group are views of the events of `events`, an array the caller holds unmodified for
-//    the whole call (`unsafeViewWhileHeld`); walks over them are used only within the call.
+// 1. The roots of a group are views lent by `ValueObject.withViews(of:)` for the group's closure, and the
+//    walks made from them are used only inside it (the next group overwrites them before reading).
 // 2. The resolver gets each event's data lent for its own pass (`Resolver.borrowingData`).
 // The plain reference is event-by-event matching (`Evaluator.matchingRules`), which tests and the fuzzer
 // compare with on every input.
@@ -30,7 +30,7 @@ extension Evaluator {
         // The index's keys that walk event data: walked ahead, group by group.
         let walked = set.index.probedSlots.filter { slots.plans[$0].kind == .data }
         let group = batchGroup
-        var roots = [UnsafeObjectView?](repeating: nil, count: group)
+        var held = [ValueObject?](repeating: nil, count: group)
         var walks = [FlatLookup.Walk?](repeating: nil, count: group * walked.count)
         var walkIndex = [Int](repeating: -1, count: slots.plans.count)
         for (k, slot) in walked.enumerated() { walkIndex[slot] = k }
@@ -44,8 +44,15 @@ extension Evaluator {
         while start < events.count {
             let n = min(group, events.count - start)
             // Data kept as a tape is walked by each event's resolver (asking for `data` would make a tree).
-            for g in 0..<n { roots[g] = events[start + g].document == nil ? events[start + g].data?.unsafeViewWhileHeld : nil }
-            roots.withUnsafeBufferPointer { roots in
+            for g in 0..<group {
+                held[g] =
+                    g < n
+                    ? events[start + g].withDataView { d -> ValueObject? in
+                        if case .tape = d { return nil }
+                        return d.object
+                    } : nil
+            }
+            ValueObject.withViews(of: held) { roots in
                 walks.withUnsafeMutableBufferPointer { walks in
                     for k in walked.indices {
                         r.touched &+= FlatLookup.groupWalk(
@@ -53,38 +60,38 @@ extension Evaluator {
                             into: UnsafeMutableBufferPointer(rebasing: walks[(k * group)..<(k * group + n)]))
                     }
                 }
-            }
-            if groupProbe {
-                bits.withUnsafeMutableBufferPointer { bits in
-                    decided.withUnsafeMutableBufferPointer { decided in
-                        set.index.markCandidates(
-                            group: events[start..<(start + n)], slots: slots, words: words,
-                            walk: { slot, g in walks[walkIndex[slot] * group + g] },
-                            bits: bits, decided: decided, scratch: &scratch)
+                if groupProbe {
+                    bits.withUnsafeMutableBufferPointer { bits in
+                        decided.withUnsafeMutableBufferPointer { decided in
+                            set.index.markCandidates(
+                                group: events[start..<(start + n)], slots: slots, words: words,
+                                walk: { slot, g in walks[walkIndex[slot] * group + g] },
+                                bits: bits, decided: decided, scratch: &scratch)
+                        }
                     }
                 }
-            }
-            for g in 0..<n {
-                let probed = groupProbe && decided[g]
-                // No candidate: nothing to evaluate, no resolver pass.
-                if probed && !bits[(g * words)..<((g + 1) * words)].contains(where: { $0 != 0 }) { continue }
-                r.reset(event: events[start + g])
-                for k in walked.indices {
-                    if let w = walks[k * group + g] { r.presetWalk(walked[k], w) }
-                }
-                r.borrowingData { r in
-                    if probed {
-                        for w in 0..<words {
-                            var x = bits[g * words + w]
-                            while x != 0 {
-                                let i = w << 6 | x.trailingZeroBitCount
-                                if Interpreter.matches(set.program, rule: i, &r) { body(start + g, i) }
-                                x &= x - 1
+                for g in 0..<n {
+                    let probed = groupProbe && decided[g]
+                    // No candidate: nothing to evaluate, no resolver pass.
+                    if probed && !bits[(g * words)..<((g + 1) * words)].contains(where: { $0 != 0 }) { continue }
+                    r.reset(event: events[start + g])
+                    for k in walked.indices {
+                        if let w = walks[k * group + g] { r.presetWalk(walked[k], w) }
+                    }
+                    r.borrowingData { r in
+                        if probed {
+                            for w in 0..<words {
+                                var x = bits[g * words + w]
+                                while x != 0 {
+                                    let i = w << 6 | x.trailingZeroBitCount
+                                    if Interpreter.matches(set.program, rule: i, &r) { body(start + g, i) }
+                                    x &= x - 1
+                                }
                             }
-                        }
-                    } else {
-                        set.index.forEachCandidate(&r, slots: slots) { i, r in
-                            if Interpreter.matches(set.program, rule: i, &r) { body(start + g, i) }
+                        } else {
+                            set.index.forEachCandidate(&r, slots: slots) { i, r in
+                                if Interpreter.matches(set.program, rule: i, &r) { body(start + g, i) }
+                            }
                         }
                     }
                 }

@@ -16,20 +16,28 @@ extension Resolver {
     /// Runs `body` with the event's data lent to the fast paths for this pass.
     @inline(__always)
     mutating func borrowingData<R>(_ body: (inout Resolver) -> R) -> R {
-        if let tape = event.document {
-            return tape.withUnsafeView { view in
-                // Brought into this core's cache at once, not one dependent miss per key passed over.
-                touched &+= view.touchAll()
-                tapeView = view
-                defer { tapeView = nil }
+        // The event is held here for the pass: the resolver's own copy may not be read while `self` is lent.
+        let event = self.event
+        return event.withDataView { data in
+            switch data {
+            case .tape(let tape):
+                return tape.withUnsafeView { view in
+                    // Brought into this core's cache at once, not one dependent miss per key passed over.
+                    touched &+= view.touchAll()
+                    tapeView = view
+                    defer { tapeView = nil }
+                    return body(&self)
+                }
+            case .none:
                 return body(&self)
+            case .tree, .overlay:
+                guard let object = data.object else { return body(&self) }
+                return object.withUnsafeView { view in
+                    dataView = view
+                    defer { dataView = nil }
+                    return body(&self)
+                }
             }
-        }
-        guard let data = event.data else { return body(&self) }
-        return data.withUnsafeView { view in
-            dataView = view
-            defer { dataView = nil }
-            return body(&self)
         }
     }
 
