@@ -9,12 +9,18 @@
 //   Plan      RuleSet → plan          Plan/      `Planner`: a `Program` per condition, the `RuleIndex` over
 //                                                required equalities, templates split, history questions
 //                                                known; its own findings (traps the plan can see)
+//   Check     plan → findings         Check/     every finding code and its severity (`CheckSeverity`);
+//                                                the rules-only checks (`RuleCheck`: Launch traps, rules
+//                                                that never fire or re-trigger themselves, ids across
+//                                                files); a finding names its rule (`Diagnostic.rule`)
 //   Evaluate  event × plan → matches  Evaluate/  `Resolver` reads keys by path discovery, `Interpreter`
 //                                                runs programs, `Explain` traces them
 //   Engine    matches → consequences  Engine/    `RulesEngine`: attach, modify, dispatch, history,
 //                                                chained events, through a `RulesRuntime` (the hub)
 //   Write     RuleSet → text          Write/     back to rules.json or RuleKit's YAML
 //
-// What the author is told beyond load and plan (keys against schemas and examples, rules that never fire
-// or re-trigger themselves) is the linter's, in RuleKitTooling. Pointer code is in `Unsafe/` (the index
-// probe, batch matching, borrowed data); each fast path has a plain reference its tests compare.
+// The linter (RuleKitTooling) runs the Check phase over a loaded, planned set and adds what needs the
+// schemas and example events (XDM keys and types, attached XDM). Pointer code lives under the phase it
+// serves: `Load/Unsafe` (rules read over a tape), `Plan/Unsafe` (the index's tables, flattened paths),
+// `Evaluate/Unsafe` (the index probe, batch matching, borrowed data); each fast path has a plain reference
+// its tests compare.

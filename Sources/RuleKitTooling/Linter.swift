@@ -2,48 +2,12 @@
 // prints it; the report and the service show the same findings.
 internal import Foundation
 public import RuleKitCore
-internal import RuleKitRules
+public import RuleKitRules
 public import RuleKitSources
 public import RuleKitXDM
 
-extension DiagnosticCode {
-    /// A comparison on a key that may be missing, where Launch's missing-key rule decides the outcome.
-    public static let lintMissingKeyTrap: DiagnosticCode = "lint.missing-key-trap"
-    /// A numeric matcher (`gt`, `lt`, ...) given a string value, which never compares as a number.
-    public static let lintNumericString: DiagnosticCode = "lint.numeric-matcher-string-value"
-    /// A comparison whose value's type cannot match the XDM type of the path it reads.
-    public static let lintTypeMismatch: DiagnosticCode = "lint.xdm-type-mismatch"
-    /// A condition reads a key no known event, state or schema has.
-    public static let lintUnknownKey: DiagnosticCode = "lint.unknown-key"
-    /// A rule whose conditions can never all hold.
-    public static let lintNeverFires: DiagnosticCode = "lint.never-fires"
-    /// A rule dispatches an event that its own conditions match.
-    public static let lintSelfTrigger: DiagnosticCode = "lint.self-trigger"
-    /// A consequence attaches XDM data the schemas refuse.
-    public static let lintInvalidXDM: DiagnosticCode = "lint.invalid-xdm-data"
-    /// Two rules share one id.
-    public static let lintDuplicateID: DiagnosticCode = "lint.duplicate-rule-id"
-}
-
-/// How bad each finding is for a rule author. The engine keeps running a rule set whatever the planner
-/// found (as the reference does: a dropped rule is dropped silently), but a rule that can never run, or
-/// runs other than written, is an error for its author; a trap that may be intended is a warning.
-/// `docs/diagnostics.md` lists every code with its severity.
-public enum LintSeverity {
-    /// The codes lint reports as errors (exit 1); every other code is a warning or a note.
-    public static let errors: Set<DiagnosticCode> = [
-        .rulesDroppedRule, .rulesDroppedCondition, .rulesUnknownMatcher, .rulesUnknownLogic, .rulesUnknownDataElement,
-        .rulesDroppedConsequence, .lintNeverFires, .lintSelfTrigger, .lintNumericString, .lintInvalidXDM, .lintDuplicateID,
-    ]
-
-    /// `d` with the severity lint gives its code (findings of other codes keep theirs).
-    public static func apply(_ d: Diagnostic) -> Diagnostic {
-        guard d.severity == .warning, errors.contains(d.code) else { return d }
-        var e = d
-        e.severity = .error
-        return e
-    }
-}
+/// The severities lint gives (`CheckSeverity`, the Check phase's), under the name this module gave them first.
+public typealias LintSeverity = CheckSeverity
 
 /// Everything `rulekit lint` can know without running: the loaders' and planner's findings plus the
 /// Launch traps, key checks against the XDM catalog and example events, and rules that cannot fire.
@@ -73,7 +37,7 @@ public struct Linter: Sendable {
 
     func findings(_ sources: RuleSnapshot) -> [Diagnostic] {
         var out = sources.diagnostics
-        var ids: [String: SourceLocation?] = [:]
+        var ids = RuleCheck.IDs()
         for ((path, set), plan) in zip(sources.files.sets, sources.plans) {
             let elements = Dictionary(set.dataElements.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
             // Each rule's plan, found by where the rule is and its id (the first of equals, as a search from
@@ -85,33 +49,10 @@ public struct Linter: Sendable {
                 // Every finding made below is about this rule.
                 let first = out.count
                 defer { for k in first..<out.count where out[k].rule == nil { out[k].rule = label } }
-                if let id = rule.id {
-                    if let first = ids[id], first?.file != path {
-                        out.append(
-                            .error(
-                                .lintDuplicateID, "rule id '\(id)' is also used in \(first?.file ?? "another file")",
-                                at: rule.location))
-                    }
-                    ids[id] = rule.location
-                }
+                if let d = ids.note(rule, in: path) { out.append(d) }
                 lintCondition(rule.condition, rule: label, elements: elements, guarded: [], into: &out)
                 if let p = plannedAt[PlanKey(rule)] {
-                    let planned = plan.rules[p]
-                    if Self.neverFires(planned.condition) {
-                        out.append(
-                            .warning(
-                                .lintNeverFires, "rule \(label) can never fire: its condition is always false",
-                                at: rule.location))
-                    }
-                    if planned.consequences.contains(where: { $0.kind == .other || $0.kind == .schema }),
-                        Self.canMatchConsequenceEvents(plan, rule: planned.index)
-                    {
-                        out.append(
-                            .warning(
-                                .lintSelfTrigger,
-                                "rule \(label) can match its own rules-consequence events (its condition does not require the triggering event's type, source or data); in the reference it re-triggers without end",
-                                at: rule.location))
-                    }
+                    RuleCheck.planFindings(plan.rules[p], in: plan, label: label, at: rule.location, into: &out)
                 }
                 for c in rule.consequences where c.type == "add" || c.type == "mod" {
                     lintXDMData(c, rule: label, into: &out)
@@ -156,25 +97,7 @@ public struct Linter: Sendable {
             declaredType = e.type
         }
         let isToken = path.hasPrefix("~")
-        let mayBeMissing = !isToken || path.hasPrefix("~state") || path.hasPrefix("~xdm.")
-        // Launch traps: a missing key reads as "".
-        if mayBeMissing, !guarded.contains(key),
-            op == .notEquals || op == .notContains
-                || (op == .equals && values.contains(where: { $0 == .string("") || $0 == .bool(false) }))
-        {
-            out.append(
-                .warning(
-                    .lintMissingKeyTrap,
-                    "rule \(rule): '\(code)' on '\(key)' is also true when the key is missing (a missing key reads as \"\"); add {key: \(key), ex: true} if it must exist",
-                    at: c.location))
-        }
-        if [.greaterThan, .greaterEqual, .lessThan, .lessEqual].contains(op), values.contains(where: { $0.stringValue != nil }) {
-            out.append(
-                .warning(
-                    .lintNumericString,
-                    "rule \(rule): '\(code)' with a string value never matches (ordering exists only for numbers); write the value as a number",
-                    at: c.location))
-        }
+        RuleCheck.matcherTraps(c, key: key, path: path, op: op, rule: rule, guarded: guarded, into: &out)
         guard !isToken else { return }
         let leaf = xdmLeaf(path)
         if leaf == nil, declaredType == nil, !exampleKeys.contains(path), !exampleKeys.contains(XDMPathCatalog.normalize(path)) {
@@ -229,41 +152,5 @@ public struct Linter: Sendable {
         case .array(let a): return .array(a.map(withoutNulls))
         default: return v
         }
-    }
-
-    /// Always false: an unknown logic, or an `and` requiring two different values (or ex and nx) of a key.
-    static func neverFires(_ c: PlannedCondition) -> Bool {
-        switch c {
-        case .unknownLogic: return true
-        case .or(let cs): return cs.allSatisfy(neverFires)
-        case .and(let cs):
-            if cs.contains(where: neverFires) { return true }
-            var eq: [KeyRef: String] = [:]
-            var exists: [KeyRef: Bool] = [:]
-            for x in cs {
-                switch x {
-                case .comparison(let k, .equals, .string(_, let v)):
-                    if let other = eq[k.ref], other != v { return true }
-                    eq[k.ref] = v
-                case .existence(let k, let negated):
-                    if let other = exists[k.ref], other != negated { return true }
-                    exists[k.ref] = negated
-                default: break
-                }
-            }
-            return false
-        default: return false
-        }
-    }
-
-    /// Whether a rules-consequence event (type rulesEngine, data {triggeredconsequence}) can satisfy it.
-    static func canMatchConsequenceEvents(_ set: CompiledRuleSet, rule: Int) -> Bool {
-        var r = Resolver(
-            event: Event(
-                name: RulesEventNames.consequenceEventName, type: RulesEventNames.rulesEngineType,
-                source: RulesEventNames.responseContent,
-                data: ["triggeredconsequence": ["id": "x", "type": "url", "detail": [:]]]),
-            runtime: StaticRulesRuntime(), slotCount: set.slotCount)
-        return Evaluator.matches(set, rule: rule, &r)
     }
 }

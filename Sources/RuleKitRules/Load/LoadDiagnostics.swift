@@ -1,32 +1,5 @@
 public import RuleKitCore
 
-extension DiagnosticCode {
-    /// The document's shape is wrong (a rule that is not an object, ...).
-    public static let rulesStructure: DiagnosticCode = "rules.structure"
-    /// A key the format does not have.
-    public static let rulesUnknownKey: DiagnosticCode = "rules.unknown-key"
-    /// A consequence that cannot run was dropped (as the reference drops it).
-    public static let rulesDroppedConsequence: DiagnosticCode = "rules.dropped-consequence"
-    /// A matcher name the reference does not know.
-    public static let rulesUnknownMatcher: DiagnosticCode = "rules.unknown-matcher"
-    /// A group logic other than `and` and `or`.
-    public static let rulesUnknownLogic: DiagnosticCode = "rules.unknown-logic"
-    /// A condition that cannot run was dropped.
-    public static let rulesDroppedCondition: DiagnosticCode = "rules.dropped-condition"
-    /// A rule that cannot run was dropped (as the reference drops it).
-    public static let rulesDroppedRule: DiagnosticCode = "rules.dropped-rule"
-    /// A value of the wrong type for its key.
-    public static let rulesBadValue: DiagnosticCode = "rules.bad-value"
-    /// A `{% %}` token that cannot be parsed (it renders as the reference renders it).
-    public static let rulesBadToken: DiagnosticCode = "rules.bad-token"
-    /// A `~` data element the reference does not have.
-    public static let rulesUnknownDataElement: DiagnosticCode = "rules.unknown-data-element"
-    /// A consequence type the reference does not know.
-    public static let rulesUnknownConsequence: DiagnosticCode = "rules.unknown-consequence"
-    /// Two rules share one id.
-    public static let rulesDuplicateID: DiagnosticCode = "rules.duplicate-id"
-}
-
 /// What a loader produced: the rule set (nil when any error makes the whole source unusable, as the
 /// reference refuses a structurally broken `rules.json`) and everything it noticed, sorted.
 public struct RulesLoadResult: Sendable {

@@ -1,0 +1,110 @@
+// The checks of the Check phase that need nothing but the rules: Launch's traps in a matcher, a rule that
+// can never fire, a rule that re-triggers itself, an id used in two files. Each is written here once;
+// `Linter` (RuleKitTooling) walks a rule set with them and adds what needs the schemas (XDM keys and types).
+public import RuleKitCore
+
+/// The rules-only checks, one finding at a time, with the codes of `FindingCodes.swift`.
+public enum RuleCheck {
+    /// Launch's traps in a matcher of rule `rule` on `key` (which reads `path`, a data element's path for a
+    /// `%name%` key): a comparison a missing key satisfies (a missing key reads as ""), unless an enclosing
+    /// `and` requires the key (`guarded`); a numeric matcher given a string, which never orders.
+    public static func matcherTraps(
+        _ c: Condition, key: String, path: String, op: Operation, rule: String, guarded: Set<String>,
+        into out: inout [Diagnostic]
+    ) {
+        let code = c.definition.matcher ?? op.rawValue
+        let values = c.definition.values ?? []
+        let mayBeMissing = !path.hasPrefix("~") || path.hasPrefix("~state") || path.hasPrefix("~xdm.")
+        if mayBeMissing, !guarded.contains(key),
+            op == .notEquals || op == .notContains
+                || (op == .equals && values.contains(where: { $0 == .string("") || $0 == .bool(false) }))
+        {
+            out.append(
+                .warning(
+                    .lintMissingKeyTrap,
+                    "rule \(rule): '\(code)' on '\(key)' is also true when the key is missing (a missing key reads as \"\"); add {key: \(key), ex: true} if it must exist",
+                    at: c.location))
+        }
+        if [.greaterThan, .greaterEqual, .lessThan, .lessEqual].contains(op), values.contains(where: { $0.stringValue != nil }) {
+            out.append(
+                .warning(
+                    .lintNumericString,
+                    "rule \(rule): '\(code)' with a string value never matches (ordering exists only for numbers); write the value as a number",
+                    at: c.location))
+        }
+    }
+
+    /// What the plan of rule `rule` (labelled `label`, at `location`) says of it: it can never fire, or it can
+    /// match its own rules-consequence events.
+    public static func planFindings(
+        _ planned: PlannedRule, in plan: CompiledRuleSet, label: String, at location: SourceLocation?,
+        into out: inout [Diagnostic]
+    ) {
+        if neverFires(planned.condition) {
+            out.append(.warning(.lintNeverFires, "rule \(label) can never fire: its condition is always false", at: location))
+        }
+        if planned.consequences.contains(where: { $0.kind == .other || $0.kind == .schema }),
+            canMatchConsequenceEvents(plan, rule: planned.index)
+        {
+            out.append(
+                .warning(
+                    .lintSelfTrigger,
+                    "rule \(label) can match its own rules-consequence events (its condition does not require the triggering event's type, source or data); in the reference it re-triggers without end",
+                    at: location))
+        }
+    }
+
+    /// Rule ids across the files of a rule set, in load order: an id used again in another file is an error
+    /// at the later use, naming the file of the use before it (within one file the loader reports it).
+    public struct IDs {
+        var last: [String: SourceLocation?] = [:]
+
+        /// No id seen yet.
+        public init() {}
+
+        /// Notes `rule` of file `path`; the finding when its id was first used in another file.
+        public mutating func note(_ rule: Rule, in path: String) -> Diagnostic? {
+            guard let id = rule.id else { return nil }
+            defer { last[id] = rule.location }
+            guard let earlier = last[id], earlier?.file != path else { return nil }
+            return .error(.lintDuplicateID, "rule id '\(id)' is also used in \(earlier?.file ?? "another file")", at: rule.location)
+        }
+    }
+
+    /// Always false: an unknown logic, or an `and` requiring two different values (or ex and nx) of a key.
+    public static func neverFires(_ c: PlannedCondition) -> Bool {
+        switch c {
+        case .unknownLogic: return true
+        case .or(let cs): return cs.allSatisfy(neverFires)
+        case .and(let cs):
+            if cs.contains(where: neverFires) { return true }
+            var eq: [KeyRef: String] = [:]
+            var exists: [KeyRef: Bool] = [:]
+            for x in cs {
+                switch x {
+                case .comparison(let k, .equals, .string(_, let v)):
+                    if let other = eq[k.ref], other != v { return true }
+                    eq[k.ref] = v
+                case .existence(let k, let negated):
+                    if let other = exists[k.ref], other != negated { return true }
+                    exists[k.ref] = negated
+                default: break
+                }
+            }
+            return false
+        default: return false
+        }
+    }
+
+    /// Whether a rules-consequence event (type rulesEngine, data {triggeredconsequence}) can satisfy rule
+    /// `rule` of `set`.
+    public static func canMatchConsequenceEvents(_ set: CompiledRuleSet, rule: Int) -> Bool {
+        var r = Resolver(
+            event: Event(
+                name: RulesEventNames.consequenceEventName, type: RulesEventNames.rulesEngineType,
+                source: RulesEventNames.responseContent,
+                data: ["triggeredconsequence": ["id": "x", "type": "url", "detail": [:]]]),
+            runtime: StaticRulesRuntime(), slotCount: set.slotCount)
+        return Evaluator.matches(set, rule: rule, &r)
+    }
+}

@@ -1,0 +1,78 @@
+import RuleKitCore
+import Testing
+
+@testable import RuleKitRules
+
+/// The Check phase's rules-only checks, each on a rule that has its finding and one that has not.
+@Suite struct RuleCheckTests {
+    static func findings(_ yaml: String) throws -> [Diagnostic] {
+        let set = try #require(try Rules.load(yaml).ruleSet)
+        let plan = Planner().plan(set)
+        var out: [Diagnostic] = []
+        for (i, rule) in set.rules.enumerated() {
+            var traps: [Condition] = []
+            func matchers(_ c: Condition) {
+                if c.kind == .matcher { traps.append(c) }
+                for s in c.definition.conditions ?? [] { matchers(s) }
+            }
+            matchers(rule.condition)
+            for c in traps {
+                guard let key = c.definition.key, let op = Operation(code: c.definition.matcher ?? "") else { continue }
+                RuleCheck.matcherTraps(c, key: key, path: key, op: op, rule: rule.id ?? "#\(i)", guarded: [], into: &out)
+            }
+            RuleCheck.planFindings(plan.rules[i], in: plan, label: rule.id ?? "#\(i)", at: rule.location, into: &out)
+        }
+        return out
+    }
+
+    @Test func eachCheckFindsItsRuleAndOnlyIt() throws {
+        let found = try Self.findings(
+            """
+            version: 1
+            rules:
+              - id: trap
+                when: {key: page.name, ne: home}
+                then: [{add: {a: 1}}]
+              - id: ordered-text
+                when: {key: n, gt: "5"}
+                then: [{add: {a: 1}}]
+              - id: never
+                when:
+                  all:
+                    - {key: ~type, eq: a}
+                    - {key: ~type, eq: b}
+                then: [{add: {a: 1}}]
+              - id: loop
+                when: {key: ~source, ex: true}
+                then: [{type: url, detail: {url: "https://x"}}]
+              - id: fine
+                when: {key: ~type, eq: com.adobe.eventType.edge}
+                then: [{type: url, detail: {url: "https://x"}}]
+            """)
+        let byCode = Dictionary(grouping: found, by: \.code).mapValues { $0.map(\.message) }
+        #expect(byCode[.lintMissingKeyTrap]?.count == 1 && byCode[.lintMissingKeyTrap]?[0].hasPrefix("rule trap:") == true)
+        #expect(byCode[.lintNumericString]?.count == 1 && byCode[.lintNumericString]?[0].hasPrefix("rule ordered-text:") == true)
+        #expect(byCode[.lintNeverFires] == ["rule never can never fire: its condition is always false"])
+        #expect(byCode[.lintSelfTrigger]?.count == 1 && byCode[.lintSelfTrigger]?[0].hasPrefix("rule loop ") == true)
+        #expect(found.count == 4)
+        // Lint's severities are the Check phase's.
+        let errors: Set<DiagnosticCode> = Set(found.map(CheckSeverity.apply).filter { $0.severity == .error }.map(\.code))
+        #expect(errors == [.lintNeverFires, .lintNumericString, .lintSelfTrigger])
+    }
+
+    @Test func anIDUsedInAnotherFileIsAnErrorAtTheLaterUse() throws {
+        let a = try #require(
+            try Rules.load("version: 1\nrules:\n  - id: x\n    when: {key: ~type, eq: a}\n    then: [{add: {a: 1}}]\n", file: "a.yaml")
+                .ruleSet)
+        let b = try #require(
+            try Rules.load("version: 1\nrules:\n  - id: x\n    when: {key: ~type, eq: b}\n    then: [{add: {a: 1}}]\n", file: "b.yaml")
+                .ruleSet)
+        var ids = RuleCheck.IDs()
+        #expect(ids.note(a.rules[0], in: "a.yaml") == nil)
+        #expect(ids.note(a.rules[0], in: "a.yaml") == nil)
+        let noted = ids.note(b.rules[0], in: "b.yaml")
+        let again = try #require(noted)
+        #expect(again.code == DiagnosticCode.lintDuplicateID && again.severity == .error && again.location?.file == "b.yaml")
+        #expect(again.message == "rule id 'x' is also used in a.yaml")
+    }
+}
