@@ -58,17 +58,4 @@ public enum EventDataMerge {
         guard let end = key.withUTF8({ wildcardStart($0) }) else { return nil }
         return String(decoding: key.utf8.prefix(end), as: UTF8.self)
     }
-
-    /// Where the first `[*]` of a key's UTF-8 bytes starts, or nil when it has none: a byte scan, shared
-    /// by the tree merge and the tape writer's merge.
-    @inline(__always)
-    static func wildcardStart(_ key: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard key.count >= 3 else { return nil }
-        var i = 0
-        while i + 2 < key.count {
-            if key[i] == 0x5B && key[i + 1] == 0x2A && key[i + 2] == 0x5D { return i }
-            i += 1
-        }
-        return nil
-    }
 }

@@ -8,6 +8,8 @@
 // 3. `write(to:)` copies ranges of the tape's text that `UnsafeTapeView.valueSpan` found between the nodes'
 //    known offsets (keys' quotes, the object's braces), each inside the text and checked for the ':' and
 //    ',' that must bound it; anything not laid out so is encoded instead.
+// 4. `EventDataMerge.wildcardStart` reads a key's bytes lent by `withUTF8` for the call, indexes below the
+//    count only.
 // The plain reference is `EventDataMerge.merge` on the tape's object: `object()` is exactly that; what
 // `write(to:)` writes reads back as it, and is `JSONWriter`'s text of it for compact input; and
 // `changesData()` is its verdict. `DataOverlayTests` and the json fuzz target compare all three.
@@ -98,5 +100,20 @@ public final class DataOverlay: @unchecked Sendable {
             default: return false
             }
         }
+    }
+}
+
+extension EventDataMerge {
+    /// Where the first `[*]` of a key's UTF-8 bytes starts, or nil when it has none: a byte scan, shared
+    /// by the tree merge and the tape writer's merge.
+    @inline(__always)
+    static func wildcardStart(_ key: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard key.count >= 3 else { return nil }
+        var i = 0
+        while i + 2 < key.count {
+            if key[i] == 0x5B && key[i + 1] == 0x2A && key[i + 2] == 0x5D { return i }
+            i += 1
+        }
+        return nil
     }
 }

@@ -32,24 +32,6 @@ protocol ValidationInstance {
     var identity: UInt64? { get }
 }
 
-/// A member's name, as an instance gives it.
-protocol InstanceKey {
-    var name: String { get }
-    /// The schema `table` gives this name, if any.
-    func lookup(in table: NameTable) -> SchemaNode?
-    /// Calls `body` with the name's UTF-8 bytes.
-    func withNameBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R
-}
-
-extension String: InstanceKey {
-    var name: String { self }
-    func lookup(in table: NameTable) -> SchemaNode? { table[self] }
-    func withNameBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        var s = self
-        return s.withUTF8(body)
-    }
-}
-
 extension Value: ValidationInstance {
     var asValue: Value { self }
 

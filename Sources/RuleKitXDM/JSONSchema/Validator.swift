@@ -65,16 +65,6 @@ public final class JSONSchemaValidator: Sendable {
     /// `isValid(.object(tape.object()))`, without making that object).
     public func isValid(_ tape: JSONTape) -> Bool { isValid(tape, node: 0) }
 
-    /// Whether node `node` of a tape (any value in it) is valid: the tests' way to read scalars and arrays
-    /// from tapes too.
-    func isValid(_ tape: JSONTape, node: Int) -> Bool {
-        tape.withUnsafeView { view in
-            guard view.nodes.indices.contains(node) else { return false }
-            var run = Run<TapeInstance>(collect: false, maxErrors: 0, formats: assertFormats)
-            return run.check(root, TapeInstance(view: view, index: node))
-        }
-    }
-
     /// Every error of the object a tape holds (as `validate(.object(tape.object()))`). Most instances are
     /// valid: the tape answers those; only an invalid one is made into a `Value` for its errors.
     public func validate(_ tape: JSONTape, maxErrors: Int = 100) -> [ValidationError] {
@@ -458,15 +448,6 @@ struct Run<Instance: ValidationInstance> {
 
 /// What `Run` needs that does not depend on the instance's representation.
 enum RunSupport {
-    /// The ASCII bytes of a UTF-8 text as a 128-bit set.
-    static func byteSet(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) {
-        var p = (UInt64(0), UInt64(0))
-        for b in bytes where b < 128 {
-            if b < 64 { p.0 |= 1 << UInt64(b) } else { p.1 |= 1 << UInt64(b - 64) }
-        }
-        return p
-    }
-
     static func typeName(_ v: Value) -> String {
         switch v {
         case .null: "null"
@@ -509,17 +490,6 @@ enum RunSupport {
     static func sameUTF8(_ a: String, _ b: String) -> Bool {
         var b = b
         return b.withUTF8 { sameUTF8(a, $0) }
-    }
-
-    /// Whether a string's UTF-8 bytes are `b`.
-    static func sameUTF8(_ a: String, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        var a = a
-        return a.withUTF8 { x in
-            // A plain loop: `elementsEqual` over two buffers took a sixth of `xdm validate`'s time.
-            guard x.count == b.count else { return false }
-            for i in 0..<x.count where x[i] != b[i] { return false }
-            return true
-        }
     }
 
     static func isMultiple(_ x: Double, of m: Double, integer: Int64?) -> Bool {

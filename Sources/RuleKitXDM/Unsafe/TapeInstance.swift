@@ -105,3 +105,15 @@ struct TapeMembers: Sequence, IteratorProtocol {
         return (TapeKey(bytes: view.bytes(k)), TapeInstance(view: view, index: k + 1))
     }
 }
+
+extension JSONSchemaValidator {
+    /// Whether node `node` of a tape (any value in it) is valid: the tests' way to read scalars and arrays
+    /// from tapes too.
+    func isValid(_ tape: JSONTape, node: Int) -> Bool {
+        tape.withUnsafeView { view in
+            guard view.nodes.indices.contains(node) else { return false }
+            var run = Run<TapeInstance>(collect: false, maxErrors: 0, formats: assertFormats)
+            return run.check(root, TapeInstance(view: view, index: node))
+        }
+    }
+}
