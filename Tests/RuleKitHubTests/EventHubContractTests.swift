@@ -17,7 +17,8 @@ import Testing
         let done = Locked(false)
         hub.registerExtensions([ExtA.self, Slow.self]) { _ in done.withLock { $0 = true } }
         hub.dispatch(event(1))
-        Thread.sleep(forTimeInterval: 0.05)
+        // Slow takes 0.2 s to register once it has begun: the hub has not started meanwhile.
+        #expect(eventually { Timeline.index(of: "register-start boot.slow") != nil })
         #expect(!hub.isStarted)
         #expect(eventually { done.withLock { $0 } })
         #expect(eventually { recorder(hub, "test.a").userEvents.count == 1 })
@@ -202,12 +203,13 @@ import Testing
     // MARK: Start and stop events
 
     @Test func stopEventsPausesDeliveryAndStartEventsResumesIt() {
-        let hub = bootedHub([ExtA.self])
+        let hub = bootedHub([ExtA.self, ExtB.self])
         let r = recorder(hub, "test.a")
         r.runtime.stopEvents()
         hub.dispatch(event(1))
         hub.dispatch(event(2))
-        Thread.sleep(forTimeInterval: 0.1)
+        // An extension that was not stopped has had both: the hub handed them on, and the stopped one holds.
+        #expect(eventually { recorder(hub, "test.b").userEvents.count == 2 })
         #expect(r.userEvents.isEmpty)
         r.runtime.startEvents()
         #expect(eventually { r.userEvents.map(\.name) == ["E1", "E2"] })

@@ -11,6 +11,8 @@ final class Recorder: Sendable {
     let inListener = Locked(0)
     let maxConcurrent = Locked(0)
     let timeline = Locked<[String]>([])
+    /// The names of the events `readyForEvent` said no to, in order: proof that the hub asked, and held.
+    let refused = Locked<[String]>([])
     let runtimeBox = Locked<(any ExtensionRuntime)?>(nil)
 
     var received: [Event] { events.withLock { $0 } }
@@ -65,7 +67,11 @@ class RecordingExtension: Extension, @unchecked Sendable {
 
     func onUnregistered() { Timeline.note("unregistered \(Self.extensionName)") }
 
-    func readyForEvent(_ event: Event) -> Bool { recorder.ready.withLock { $0 } }
+    func readyForEvent(_ event: Event) -> Bool {
+        let ready = recorder.ready.withLock { $0 }
+        if !ready { recorder.refused.withLock { $0.append(event.name) } }
+        return ready
+    }
     var skipsUnheardEvents: Bool { Self.skipsUnheard }
 }
 

@@ -43,9 +43,10 @@ import Testing
         a.ready.withLock { $0 = false }
         let done = Locked(false)
         hub.dispatch(contentsOf: [event(1)], whenDelivered: { done.withLock { $0 = true } })
-        Thread.sleep(forTimeInterval: 0.2)
-        // Not ready: the event is held, so it is not delivered, and the block is not done.
-        #expect(!done.withLock { $0 })
+        // Not ready: once the hub has asked and been refused, the event is held, so it is not delivered,
+        // and the block is not done.
+        #expect(eventually { a.refused.withLock { $0.contains("E1") } })
+        #expect(!done.withLock { $0 } && a.userEvents.isEmpty)
         a.ready.withLock { $0 = true }
         a.runtime.startEvents()
         #expect(eventually { done.withLock { $0 } })
