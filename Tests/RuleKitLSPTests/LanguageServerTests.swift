@@ -269,6 +269,62 @@ import Testing
         #expect(last?["params"]?["diagnostics"] == [])
     }
 
+    @Test func theWorkspaceFollowsTheClientsFolders() throws {
+        // Two workspaces whose example events know different keys; the rules file is in neither.
+        func workspace(_ key: String) throws -> URL {
+            let root = Scratch.url("rk-lsp-\(UUID())")
+            try FileManager.default.createDirectory(at: root.appendingPathComponent("Examples"), withIntermediateDirectories: true)
+            try #"{"type":"t","source":"s","data":{"\#(key)":1}}"#.write(
+                to: root.appendingPathComponent("Examples/events.jsonl"), atomically: true, encoding: .utf8)
+            return root
+        }
+        let a = try workspace("fresh")
+        let b = try workspace("other")
+        let s = LSPSession()
+        let answer = s.initialize(root: a)
+        #expect(answer["result"]?["capabilities"]?["workspace"]?["workspaceFolders"]?["changeNotifications"] == true)
+        let url = Scratch.url("rk-lsp-\(UUID())").appendingPathComponent("r.yaml")
+        s.open(url, "rules:\n  - id: r\n    when: {key: fresh, eq: 1}\n    then: [{id: c, add: {data: {x: 1}}}]\n")
+        let inA = try #require(s.diagnostics(url, version: 1))
+        #expect(!inA.contains { $0["code"] == "lint.unknown-key" }, "\(inA)")
+
+        /// The diagnostics of the next publication after the `published`-th.
+        func next(after published: Int) -> [Value]? {
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline {
+                let found = s.received.withLock { all in
+                    let publishes = all.filter { $0["method"] == "textDocument/publishDiagnostics" }
+                    return publishes.count > published ? publishes.last?["params"]?["diagnostics"]?.arrayValue : nil
+                }
+                if let found { return found }
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+            return nil
+        }
+        func publications() -> Int { s.received.withLock { $0.count { $0["method"] == "textDocument/publishDiagnostics" } } }
+        func folders(added: [URL], removed: [URL]) {
+            let list = { (urls: [URL]) in Value.array(urls.map { ["uri": .string($0.absoluteString), "name": "w"] }) }
+            s.notify("workspace/didChangeWorkspaceFolders", ["event": ["added": list(added), "removed": list(removed)]])
+        }
+
+        // A replaced by B: the file is checked again against B, where `fresh` is unknown.
+        var published = publications()
+        folders(added: [b], removed: [a])
+        let inB = try #require(next(after: published), "no new diagnostics after the folders changed")
+        #expect(inB.contains { $0["code"] == "lint.unknown-key" }, "\(inB)")
+        // A added after B: B is still the first folder, nothing is read again.
+        published = publications()
+        folders(added: [a], removed: [])
+        #expect(
+            s.request("textDocument/hover", ["textDocument": ["uri": .string(url.absoluteString)], "position": LSPSession.position(0, 0)])[
+                "error"] == nil)
+        #expect(publications() == published)
+        // B closed: A is first again.
+        folders(added: [], removed: [b])
+        let backInA = try #require(next(after: published), "no new diagnostics after B was closed")
+        #expect(!backInA.contains { $0["code"] == "lint.unknown-key" }, "\(backInA)")
+    }
+
     @Test func launchJSONGetsItsDiagnosticsAndPathCompletion() throws {
         let root = try LSPSession.workspace([:])
         let s = LSPSession()

@@ -31,6 +31,9 @@ public final class LanguageServer {
     private var encoding = PositionEncoding.utf16
     private var shutdownRequested = false
     private var root: String?
+    /// The workspace folders the client has open, in the order it named them; the first is the workspace
+    /// the server serves (`root`).
+    private var folders: [String] = []
     private var nextRequestID: Int64 = 1
     private var watchesFiles = false
 
@@ -160,11 +163,13 @@ public final class LanguageServer {
         // UTF-32 counts as RuleKit's columns do; UTF-16 is the protocol's default and every client's.
         encoding = offered.contains("utf-32") ? .utf32 : offered.contains("utf-8") ? .utf8 : .utf16
         watchesFiles = params["capabilities"]?["workspace"]?["didChangeWatchedFiles"]?["dynamicRegistration"]?.boolValue ?? false
-        if let uri = params["workspaceFolders"]?[0]?["uri"]?.stringValue ?? params["rootUri"]?.stringValue {
-            root = FileURI.path(uri)
-        } else if let path = params["rootPath"]?.stringValue {
-            root = path
+        folders = (params["workspaceFolders"]?.arrayValue ?? []).compactMap { $0["uri"]?.stringValue.flatMap(FileURI.path) }
+        if folders.isEmpty, let uri = params["rootUri"]?.stringValue, let path = FileURI.path(uri) {
+            folders = [path]
+        } else if folders.isEmpty, let path = params["rootPath"]?.stringValue {
+            folders = [path]
         }
+        root = folders.first
         return [
             "capabilities": [
                 "positionEncoding": .string(encoding.rawValue),
@@ -175,6 +180,7 @@ public final class LanguageServer {
                 "referencesProvider": true,
                 "documentSymbolProvider": true,
                 "codeActionProvider": ["codeActionKinds": ["quickfix"]],
+                "workspace": ["workspaceFolders": ["supported": true, "changeNotifications": true]],
             ],
             "serverInfo": ["name": "rulekit", "version": .string(RuleKitVersion.current)],
         ]
@@ -216,12 +222,29 @@ public final class LanguageServer {
         case "textDocument/didSave":
             guard let uri = params["textDocument"]?["uri"]?.stringValue, let path = FileURI.path(uri) else { return }
             changedOnDisk([path])
+        case "workspace/didChangeWorkspaceFolders":
+            let paths = { (key: String) in
+                (params["event"]?[key]?.arrayValue ?? []).compactMap { $0["uri"]?.stringValue.flatMap(FileURI.path) }
+            }
+            changedFolders(added: paths("added"), removed: paths("removed"))
         case "workspace/didChangeWatchedFiles":
             let paths = (params["changes"]?.arrayValue ?? []).compactMap { $0["uri"]?.stringValue.flatMap(FileURI.path) }
             changedOnDisk(paths)
         default:
             break
         }
+    }
+
+    /// The client opened or closed workspace folders. The server serves one workspace, the first folder
+    /// still open: when that changes, the new one is read (its rules, schemas and example events) and every
+    /// open document is checked against it.
+    func changedFolders(added: [String], removed: [String]) {
+        folders.removeAll { removed.contains($0) }
+        for f in added where !folders.contains(f) { folders.append(f) }
+        guard folders.first != root else { return }
+        root = folders.first
+        output.log("rulekit lsp: the workspace is now \(root ?? "none (files are checked alone)")", type: 3)
+        scheduler.enqueue(.loadWorkspace(root: root))
     }
 
     func changedOnDisk(_ paths: [String]) {
