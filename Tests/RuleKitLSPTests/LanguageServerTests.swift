@@ -345,4 +345,79 @@ import Testing
         let labels = (items["result"]?["items"]?.arrayValue ?? []).compactMap { $0["label"]?.stringValue }
         #expect(labels.contains("xdm.commerce.order.priceTotal"), "\(labels.prefix(5))")
     }
+
+    @Test func launchJSONKeysAndTypedValuesAreCompletedByPlace() throws {
+        let root = try LSPSession.workspace([:])
+        let s = LSPSession()
+        _ = s.initialize(root: root)
+        s.waitForWorkspace()
+        let url = root.appendingPathComponent("Rules/launch.json")
+        // Each marker `|` is where a completion is asked; the text is opened without the markers.
+        let marked = """
+            {"rules": [{"condition": {"type": "group", "definition": {"logic": "and", "conditions": [
+              {"type": "matcher", "definition": {"key": "~type", "|"}},
+              {"type": "|"}]}},
+              "|": 1,
+              "consequences": [{"id": "c", "type": "|", "detail": {"|"}}, {"type": "dispatch", "detail": {"eventdataaction": "|"}}]}],
+            |
+            """
+        var text = ""
+        var positions: [(line: Int, character: Int)] = []
+        var line = 0
+        var character = 0
+        for ch in marked {
+            if ch == "|" {
+                positions.append((line, character))
+                continue
+            }
+            text.append(ch)
+            if ch == "\n" {
+                line += 1
+                character = 0
+            } else {
+                character += ch.utf16.count
+            }
+        }
+        s.open(url, text)
+        func labels(_ k: Int) -> [String] {
+            let answer = s.request(
+                "textDocument/completion",
+                [
+                    "textDocument": ["uri": .string(url.absoluteString)],
+                    "position": LSPSession.position(positions[k].line, positions[k].character),
+                ])
+            return (answer["result"]?["items"]?.arrayValue ?? []).compactMap { $0["label"]?.stringValue }
+        }
+        // A matcher's definition, `key` already there: the other definition keys.
+        let definition = labels(0)
+        #expect(definition.contains("matcher") && definition.contains("values") && !definition.contains("key"), "\(definition)")
+        // A condition's type.
+        #expect(labels(1) == ["group", "matcher", "historical"])
+        // A rule's keys, without the ones it has.
+        let rule = labels(2)
+        #expect(rule.contains("meta") && rule.contains("enabled") && !rule.contains("condition"), "\(rule)")
+        // A consequence's type, a detail's keys, a dispatch's data action.
+        #expect(labels(3).starts(with: ["add", "mod", "dispatch", "schema"]))
+        #expect(labels(4).contains("eventdata") && labels(4).contains("eventdataaction"))
+        #expect(labels(5) == ["copy", "new"])
+        // The root, outside any quote: the key is inserted whole, quoted.
+        let top = s.request(
+            "textDocument/completion",
+            [
+                "textDocument": ["uri": .string(url.absoluteString)],
+                "position": LSPSession.position(positions[6].line, positions[6].character),
+            ])
+        let items = top["result"]?["items"]?.arrayValue ?? []
+        #expect(items.compactMap { $0["label"]?.stringValue } == ["version"])
+        #expect(items.first?["textEdit"]?["newText"] == #""version": "#)
+        // Inside a key's quotes only the name is inserted.
+        let inQuotes = s.request(
+            "textDocument/completion",
+            [
+                "textDocument": ["uri": .string(url.absoluteString)],
+                "position": LSPSession.position(positions[2].line, positions[2].character),
+            ])
+        #expect(inQuotes["result"]?["items"]?[0]?["textEdit"]?["newText"] == "consequences")
+        #expect(JSONCursor.at(Array(#"{"rules": [{"#.utf8)[...], offset: 12)?.parents == ["rules", "-"])
+    }
 }

@@ -61,6 +61,15 @@ enum Completion {
                 add(k, kind: 10, detail: meaning, insert: k + ": ", sort: String(format2(i)))
             }
         }
+
+        /// JSON members: inside the key's quotes the name alone; after an opening quote the name, the closing
+        /// quote and the colon; outside any quote the whole key.
+        mutating func jsonKeys(_ table: [(String, String)], except present: [String], context c: CursorContext) {
+            for (i, (k, meaning)) in table.enumerated() where !present.contains(k) {
+                let insert = !c.inString ? "\"" + k + "\": " : c.quoteFollows ? k : k + "\": "
+                add(k, kind: 10, detail: meaning, insert: insert, sort: String(format2(i)))
+            }
+        }
     }
 
     static func format2(_ i: Int) -> String { i < 10 ? "0\(i)" : "\(i)" }
@@ -68,6 +77,7 @@ enum Completion {
     // CompletionItemKind: 5 field, 6 variable, 10 property, 12 value, 20 enum member, 21 constant.
 
     static func rulesFile(_ c: CursorContext, workspace w: WorkspaceSnapshot, into list: inout List) {
+        if c.json { return launchFile(c, workspace: w, into: &list) }
         let path = c.path
         switch c.slot {
         case .key(let siblings):
@@ -98,6 +108,44 @@ enum Completion {
             }
         case .value(let key, let siblings):
             value(key: key, siblings: siblings, context: c, workspace: w, into: &list)
+        }
+    }
+
+    /// A Launch `rules.json`: its keys by place, and the values of its typed members.
+    static func launchFile(_ c: CursorContext, workspace w: WorkspaceSnapshot, into list: inout List) {
+        let path = c.path
+        let item = c.parents.last == "-"
+        switch c.slot {
+        case .key(let siblings):
+            let table: [(String, String)]
+            switch path.last {
+            case nil: table = Vocabulary.launchRootKeys
+            case "rules" where item: table = Vocabulary.launchRuleKeys
+            case "condition": table = Vocabulary.launchConditionKeys
+            case "conditions" where item: table = Vocabulary.launchConditionKeys
+            case "definition": table = Vocabulary.launchDefinitionKeys
+            case "consequences" where item: table = Vocabulary.launchConsequenceKeys
+            case "detail": table = Vocabulary.launchDetailKeys
+            case "meta": table = [("reEvaluate", "true: the rule runs again after rules reload")]
+            default: return
+            }
+            list.jsonKeys(table, except: siblings, context: c)
+        case .value(let key, let siblings):
+            switch (key, path.last) {
+            case ("type", "condition"), ("type", "conditions"):
+                for (t, meaning) in Vocabulary.launchConditionTypes { list.add(t, kind: 20, detail: meaning) }
+            case ("type", "consequences"):
+                for (t, meaning) in Vocabulary.launchConsequenceTypes { list.add(t, kind: 20, detail: meaning) }
+            case ("type", "detail"):
+                for t in Vocabulary.eventTypes { list.add(t, kind: 12) }
+            case ("source", "detail"):
+                for s in Vocabulary.eventSources { list.add(s, kind: 12) }
+            case ("eventdataaction", _):
+                list.add("copy", kind: 20, detail: "the triggering event's data")
+                list.add("new", kind: 20, detail: "the consequence's eventdata")
+            default:
+                value(key: key, siblings: siblings, context: c, workspace: w, into: &list)
+            }
         }
     }
 

@@ -16,6 +16,12 @@ struct CursorContext: Equatable {
     var prefix: String
     /// Byte offset in the line where the typed token starts.
     var tokenStart: Int
+    /// Whether the text is JSON (a Launch `rules.json`).
+    var json = false
+    /// In JSON: whether the cursor is inside a string (its opening quote is typed), and whether a quote
+    /// follows the cursor (the editor closed it, or the key was there).
+    var inString = false
+    var quoteFollows = false
 
     /// The parents without list markers.
     var path: [String] { parents.filter { $0 != "-" } }
@@ -31,13 +37,15 @@ struct CursorContext: Equatable {
         let prefix = String(decoding: before[t...], as: UTF8.self)
         let tokenStart = lineBytes.startIndex + t
 
-        // JSON: `"key": "…` is a value; JSON keys are not completed.
+        // JSON: the members above the cursor, read from the text before it.
         if document.uri.hasSuffix(".json") {
-            let text = String(decoding: before, as: UTF8.self)
-            if let m = Self.jsonValueKey(text) {
-                return CursorContext(parents: [], slot: .value(key: m, siblings: [:]), prefix: prefix, tokenStart: tokenStart)
+            guard let j = JSONCursor.at(document.bytes[...], offset: offset) else {
+                return CursorContext(parents: [], slot: .key(siblings: []), prefix: prefix, tokenStart: tokenStart, json: true)
             }
-            return CursorContext(parents: [], slot: .key(siblings: []), prefix: prefix, tokenStart: tokenStart)
+            let quoteFollows = offset < document.bytes.count && document.bytes[offset] == UInt8(ascii: "\"")
+            return CursorContext(
+                parents: j.parents, slot: j.slot, prefix: prefix, tokenStart: tokenStart, json: true, inString: j.inString,
+                quoteFollows: quoteFollows)
         }
 
         let shape = LineShape(Array(lineBytes))
@@ -168,16 +176,6 @@ struct CursorContext: Equatable {
         if t.count >= 1, t.first == "\"" || t.first == "'" { t = t.dropFirst() }
         if t.count >= 1, t.last == "\"" || t.last == "'" { t = t.dropLast() }
         return String(t)
-    }
-
-    /// The key of a JSON member whose string value is being typed (`"key": "xdm.com`).
-    static func jsonValueKey(_ text: String) -> String? {
-        guard let q = text.lastIndex(of: "\"") else { return nil }
-        let head = text[..<q].trimmingSpaces
-        guard head.hasSuffix(":") else { return nil }
-        let k = head.dropLast().trimmingSpaces
-        guard k.hasSuffix("\""), let open = k.dropLast().lastIndex(of: "\"") else { return nil }
-        return String(k[k.index(after: open)..<k.index(before: k.endIndex)])
     }
 }
 

@@ -146,6 +146,51 @@ enum Vocabulary {
     static let historyConsequenceKeys: [(String, String)] = [
         ("operation", "insert or insertIfNotExists"), ("content", "the flattened keys recorded"),
     ]
+    // Launch's `rules.json`, keys by place (the loader's sets, `LaunchRulesLoader`, are what it accepts;
+    // `VocabularyTests` checks these against them).
+    static let launchRootKeys: [(String, String)] = [
+        ("version", "the rule set's version"), ("rules", "the rules, evaluated in order for every event"),
+    ]
+    static let launchRuleKeys: [(String, String)] = [
+        ("condition", "the condition: a group, a matcher or a historical search"),
+        ("consequences", "the consequences, applied in order when the condition holds"),
+        ("meta", "metadata (`reEvaluate: true` re-runs the rule after rules reload)"),
+        ("id", "the rule's id (RuleKit's field; tests name rules by it)"), ("name", "a name for people (RuleKit's field)"),
+        ("description", "what the rule is for (RuleKit's field)"), ("enabled", "false: the rule is kept but never runs (RuleKit's field)"),
+    ]
+    static let launchConditionKeys: [(String, String)] = [
+        ("type", "group, matcher or historical"), ("definition", "what the condition tests, by its type"),
+    ]
+    static let launchDefinitionKeys: [(String, String)] = [
+        ("logic", "a group's logic: and, or"), ("conditions", "a group's conditions"),
+        ("key", "a matcher's key path (xdm.…, ~type, ~state.<ext>/<path>)"), ("matcher", "a matcher's code (eq, ne, gt, …)"),
+        ("values", "a matcher's values"), ("events", "a historical search's events: each flattened keys to values"),
+        ("value", "the count a historical search compares with"), ("from", "start of a historical window, epoch milliseconds"),
+        ("to", "end of a historical window, epoch milliseconds"), ("searchType", "any, ordered or mostRecent"),
+    ]
+    static let launchConsequenceKeys: [(String, String)] = [
+        ("id", "the consequence's id"), ("type", "add, mod, dispatch, schema, or a type for the host (url, pb, iam, …)"),
+        ("detail", "the consequence's detail, by its type"),
+    ]
+    static let launchDetailKeys: [(String, String)] = [
+        ("eventdata", "add and mod: the data merged into the event"),
+        ("type", "dispatch: the new event's type"), ("source", "dispatch: the new event's source"),
+        ("eventdataaction", "dispatch: copy (the triggering event's data) or new (`eventdata`)"),
+        ("id", "schema: the consequence's schema id"), ("schema", "schema: the schema's URI (event history operation)"),
+        ("data", "schema: the operation and content"),
+    ]
+    static let launchConditionTypes: [(String, String)] = [
+        ("group", "conditions joined by `logic`"), ("matcher", "a key compared with values"),
+        ("historical", "a count of matching events in history compared with `value`"),
+    ]
+    static let launchConsequenceTypes: [(String, String)] = [
+        ("add", "merge `eventdata` into the event, keeping values already there"),
+        ("mod", "merge `eventdata` into the event, overwriting; null deletes"),
+        ("dispatch", "dispatch a new event"), ("schema", "a schema consequence (event history operations)"),
+        ("url", "a postback URL for the host"), ("pb", "a postback for the host"), ("pii", "a PII postback for the host"),
+        ("csp", "a client-side personalization for the host"), ("iam", "an in-app message for the host"),
+    ]
+
     static let dataElementKeys: [(String, String)] = [
         ("path", "the key path the element names"), ("type", "string, int, double, bool or any"),
         ("description", "what the element holds"),

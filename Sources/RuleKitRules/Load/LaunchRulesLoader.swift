@@ -11,15 +11,15 @@ public import RuleKitCore
 /// let set = try LaunchRulesLoader.load(json: bytes, file: "rules.json").get()
 /// ```
 public enum LaunchRulesLoader {
-    static let rootKeys: Set<String> = ["version", "rules"]
+    package static let rootKeys: Set<String> = ["version", "rules"]
     /// `id`, `name`, `description` and `enabled` are RuleKit's own rule fields, accepted here too.
-    static let ruleKeys: Set<String> = ["condition", "consequences", "meta", "id", "name", "description", "enabled"]
-    static let conditionKeys: Set<String> = ["type", "definition"]
-    static let definitionKeys: Set<String> = [
+    package static let ruleKeys: Set<String> = ["condition", "consequences", "meta", "id", "name", "description", "enabled"]
+    package static let conditionKeys: Set<String> = ["type", "definition"]
+    package static let definitionKeys: Set<String> = [
         "logic", "conditions", "key", "matcher", "values", "events", "value",
         "from", "to", "searchType",
     ]
-    static let consequenceKeys: Set<String> = ["id", "type", "detail"]
+    package static let consequenceKeys: Set<String> = ["id", "type", "detail"]
 
     /// Loads a Launch `rules.json` document; the rule set is nil when any error was found.
     public static func load(_ document: Document) -> RulesLoadResult {
