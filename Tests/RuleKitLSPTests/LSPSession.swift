@@ -92,6 +92,26 @@ final class LSPSession {
         return nil
     }
 
+    /// How many diagnostics have been published so far, for any file.
+    func publications() -> Int {
+        received.withLock { $0.count { $0["method"] == "textDocument/publishDiagnostics" } }
+    }
+
+    /// Waits (up to 20 s) for a publication after the first `published`, and returns the diagnostics of
+    /// the newest.
+    func diagnostics(after published: Int) -> [Value]? {
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            let found = received.withLock { all in
+                let publishes = all.filter { $0["method"] == "textDocument/publishDiagnostics" }
+                return publishes.count > published ? publishes.last?["params"]?["diagnostics"]?.arrayValue : nil
+            }
+            if let found { return found }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        return nil
+    }
+
     /// Waits until the workspace has loaded (its linter knows the XDM paths) or 20 s passed.
     func waitForWorkspace() {
         let deadline = Date().addingTimeInterval(20)

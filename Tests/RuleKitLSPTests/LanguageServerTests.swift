@@ -247,19 +247,11 @@ import Testing
         s.open(url, "rules:\n  - id: r\n    when: {key: fresh, eq: 1}\n    then: [{id: c, add: {data: {x: 1}}}]\n")
         let before = try #require(s.diagnostics(url, version: 1))
         #expect(before.contains { $0["code"] == "lint.unknown-key" }, "\(before)")
-        let published = s.received.withLock { $0.count { $0["method"] == "textDocument/publishDiagnostics" } }
+        let published = s.publications()
 
         try #"{"type":"t","source":"s","data":{"known":1,"fresh":2}}"#.write(to: examples, atomically: true, encoding: .utf8)
         s.notify("workspace/didChangeWatchedFiles", ["changes": [["uri": .string(examples.absoluteString), "type": 2]]])
-        let deadline = Date().addingTimeInterval(20)
-        var after: [Value]?
-        while Date() < deadline, after == nil {
-            after = s.received.withLock { all in
-                let publishes = all.filter { $0["method"] == "textDocument/publishDiagnostics" }
-                return publishes.count > published ? publishes.last?["params"]?["diagnostics"]?.arrayValue : nil
-            }
-            Thread.sleep(forTimeInterval: 0.005)
-        }
+        let after = s.diagnostics(after: published)
         let rechecked = try #require(after, "no new diagnostics after the example events changed")
         #expect(!rechecked.contains { $0["code"] == "lint.unknown-key" }, "\(rechecked)")
 
@@ -288,40 +280,26 @@ import Testing
         let inA = try #require(s.diagnostics(url, version: 1))
         #expect(!inA.contains { $0["code"] == "lint.unknown-key" }, "\(inA)")
 
-        /// The diagnostics of the next publication after the `published`-th.
-        func next(after published: Int) -> [Value]? {
-            let deadline = Date().addingTimeInterval(20)
-            while Date() < deadline {
-                let found = s.received.withLock { all in
-                    let publishes = all.filter { $0["method"] == "textDocument/publishDiagnostics" }
-                    return publishes.count > published ? publishes.last?["params"]?["diagnostics"]?.arrayValue : nil
-                }
-                if let found { return found }
-                Thread.sleep(forTimeInterval: 0.005)
-            }
-            return nil
-        }
-        func publications() -> Int { s.received.withLock { $0.count { $0["method"] == "textDocument/publishDiagnostics" } } }
         func folders(added: [URL], removed: [URL]) {
             let list = { (urls: [URL]) in Value.array(urls.map { ["uri": .string($0.absoluteString), "name": "w"] }) }
             s.notify("workspace/didChangeWorkspaceFolders", ["event": ["added": list(added), "removed": list(removed)]])
         }
 
         // A replaced by B: the file is checked again against B, where `fresh` is unknown.
-        var published = publications()
+        var published = s.publications()
         folders(added: [b], removed: [a])
-        let inB = try #require(next(after: published), "no new diagnostics after the folders changed")
+        let inB = try #require(s.diagnostics(after: published), "no new diagnostics after the folders changed")
         #expect(inB.contains { $0["code"] == "lint.unknown-key" }, "\(inB)")
         // A added after B: B is still the first folder, nothing is read again.
-        published = publications()
+        published = s.publications()
         folders(added: [a], removed: [])
         #expect(
             s.request("textDocument/hover", ["textDocument": ["uri": .string(url.absoluteString)], "position": LSPSession.position(0, 0)])[
                 "error"] == nil)
-        #expect(publications() == published)
+        #expect(s.publications() == published)
         // B closed: A is first again.
         folders(added: [], removed: [b])
-        let backInA = try #require(next(after: published), "no new diagnostics after B was closed")
+        let backInA = try #require(s.diagnostics(after: published), "no new diagnostics after B was closed")
         #expect(!backInA.contains { $0["code"] == "lint.unknown-key" }, "\(backInA)")
     }
 
