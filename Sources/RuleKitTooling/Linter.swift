@@ -43,6 +43,7 @@ public struct Linter: Sendable {
             // Each rule's plan, found by where the rule is and its id (the first of equals, as a search from
             // the start would find it): one pass, where a search per rule was quadratic (10,000 rules: 1 s).
             var plannedAt: [PlanKey: Int] = [:]
+            var probe = RuleCheck.ConsequenceProbe(plan)
             for (i, p) in plan.rules.enumerated() where plannedAt[PlanKey(p.rule)] == nil { plannedAt[PlanKey(p.rule)] = i }
             for (i, rule) in set.rules.enumerated() {
                 let label = rule.id ?? "#\(i)"
@@ -52,7 +53,7 @@ public struct Linter: Sendable {
                 if let d = ids.note(rule, in: path) { out.append(d) }
                 lintCondition(rule.condition, rule: label, elements: elements, guarded: [], into: &out)
                 if let p = plannedAt[PlanKey(rule)] {
-                    RuleCheck.planFindings(plan.rules[p], in: plan, label: label, at: rule.location, into: &out)
+                    RuleCheck.planFindings(plan.rules[p], in: plan, label: label, at: rule.location, probe: &probe, into: &out)
                 }
                 for c in rule.consequences where c.type == "add" || c.type == "mod" {
                     lintXDMData(c, rule: label, into: &out)

@@ -8,6 +8,7 @@ import Testing
     static func findings(_ yaml: String) throws -> [Diagnostic] {
         let set = try #require(try Rules.load(yaml).ruleSet)
         let plan = Planner().plan(set)
+        var probe = RuleCheck.ConsequenceProbe(plan)
         var out: [Diagnostic] = []
         for (i, rule) in set.rules.enumerated() {
             var traps: [Condition] = []
@@ -20,7 +21,9 @@ import Testing
                 guard let key = c.definition.key, let op = Operation(code: c.definition.matcher ?? "") else { continue }
                 RuleCheck.matcherTraps(c, key: key, path: key, op: op, rule: rule.id ?? "#\(i)", guarded: [], into: &out)
             }
-            RuleCheck.planFindings(plan.rules[i], in: plan, label: rule.id ?? "#\(i)", at: rule.location, into: &out)
+            RuleCheck.planFindings(plan.rules[i], in: plan, label: rule.id ?? "#\(i)", at: rule.location, probe: &probe, into: &out)
+            // The shared probe answers as a fresh one does.
+            #expect(probe.matches(plan, rule: i) == RuleCheck.canMatchConsequenceEvents(plan, rule: i))
         }
         return out
     }

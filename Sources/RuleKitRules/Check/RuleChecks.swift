@@ -35,16 +35,17 @@ public enum RuleCheck {
     }
 
     /// What the plan of rule `rule` (labelled `label`, at `location`) says of it: it can never fire, or it can
-    /// match its own rules-consequence events.
+    /// match its own rules-consequence events. `probe` is `ConsequenceProbe(plan)`, made once for the
+    /// rules of one plan.
     public static func planFindings(
         _ planned: PlannedRule, in plan: CompiledRuleSet, label: String, at location: SourceLocation?,
-        into out: inout [Diagnostic]
+        probe: inout ConsequenceProbe, into out: inout [Diagnostic]
     ) {
         if neverFires(planned.condition) {
             out.append(.warning(.lintNeverFires, "rule \(label) can never fire: its condition is always false", at: location))
         }
         if planned.consequences.contains(where: { $0.kind == .other || $0.kind == .schema }),
-            canMatchConsequenceEvents(plan, rule: planned.index)
+            probe.matches(plan, rule: planned.index)
         {
             out.append(
                 .warning(
@@ -99,12 +100,32 @@ public enum RuleCheck {
     /// Whether a rules-consequence event (type rulesEngine, data {triggeredconsequence}) can satisfy rule
     /// `rule` of `set`.
     public static func canMatchConsequenceEvents(_ set: CompiledRuleSet, rule: Int) -> Bool {
-        var r = Resolver(
-            event: Event(
-                name: RulesEventNames.consequenceEventName, type: RulesEventNames.rulesEngineType,
-                source: RulesEventNames.responseContent,
-                data: ["triggeredconsequence": ["id": "x", "type": "url", "detail": [:]]]),
-            runtime: StaticRulesRuntime(), slotCount: set.slotCount)
-        return Evaluator.matches(set, rule: rule, &r)
+        var probe = ConsequenceProbe(set)
+        return probe.matches(set, rule: rule)
+    }
+
+    /// A rules-consequence event (type rulesEngine, data {triggeredconsequence}) with its resolver, made once
+    /// per plan and asked about each of its rules (a fresh event and resolver per rule were a twentieth of an
+    /// editor's check).
+    public struct ConsequenceProbe {
+        var resolver: Resolver
+
+        /// The probe for the rules of `set`.
+        public init(_ set: CompiledRuleSet) {
+            resolver = Resolver(
+                event: Event(
+                    name: RulesEventNames.consequenceEventName, type: RulesEventNames.rulesEngineType,
+                    source: RulesEventNames.responseContent,
+                    data: ["triggeredconsequence": ["id": "x", "type": "url", "detail": [:]]]),
+                runtime: StaticRulesRuntime(), slotCount: set.slotCount)
+        }
+
+        /// Whether the event satisfies rule `rule` of `set` (the set the probe was made for).
+        public mutating func matches(_ set: CompiledRuleSet, rule: Int) -> Bool {
+            // A pass per question, as the resolver's borrowed walks require; the event and the resolver's
+            // storage are made once.
+            resolver.reset(event: resolver.event)
+            return Evaluator.matches(set, rule: rule, &resolver)
+        }
     }
 }
