@@ -1,6 +1,6 @@
 // swift-tools-version: 6.1
 // RuleKit's benchmarks, kept apart so the root package builds without benchmark dependencies.
-// Run: cd Benchmarks && swift package --allow-writing-to-directory .benchmarkBaselines benchmark
+// Run: cd Benchmarks && swift package --scratch-path ../.build/benchmarks --allow-writing-to-directory .benchmarkBaselines benchmark
 import PackageDescription
 
 let package = Package(

@@ -99,8 +99,8 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
     }
     /// The payload: an object, or nil for an event without data.
     ///
-    /// Data kept as a tape is made into a `ValueObject` on the first read, once (an overlay's on each read):
-    /// readers that only look should look through `withDataView`, which makes nothing.
+    /// Data kept as a tape or an overlay is made into a `ValueObject` on the first read, once: readers that
+    /// only look should look through `withDataView`, which makes nothing.
     public var data: ValueObject? {
         get { storage.payload.object }
         set { unique().payload = newValue.map { .tree($0, text: nil) } ?? .none }
