@@ -70,7 +70,7 @@ let package = Package(
         // `rulekit lsp`: the Language Server Protocol, framing included, on RuleKit's own JSON.
         .target(
             name: "RuleKitLSP",
-            dependencies: ["RuleKitCore", "RuleKitRules", "RuleKitXDM", "RuleKitSources", "RuleKitTooling"],
+            dependencies: ["RuleKitCore", "RuleKitRules", "RuleKitXDM", "RuleKitSources", "RuleKitTooling", "RuleKitYAML"],
             swiftSettings: strict),
         // Outbound messages over HTTP (URLSession): apart, so that the tool does not load FoundationNetworking.
         .target(name: "RuleKitHTTP", dependencies: ["RuleKitCore", "RuleKitExtension"], swiftSettings: strict),

@@ -1,7 +1,7 @@
 internal import Foundation
 public import RuleKitCore
 public import RuleKitRules
-internal import RuleKitYAML
+public import RuleKitYAML
 
 /// Reads rules from files and folders (YAML or JSON, Launch or RuleKit format), collecting every
 /// diagnostic with its location.
@@ -66,15 +66,17 @@ public struct RuleFiles: Sendable {
     }
 
     /// Reads rules from `bytes` as the file `f` (an editor's unsaved text, a test's): as `load` reads a file.
-    /// JSON when `f` ends in `.json`; `-` is standard input, JSON when its text opens with `{`.
-    public mutating func add(_ bytes: [UInt8], file f: String) {
+    /// JSON when `f` ends in `.json`; `-` is standard input, JSON when its text opens with `{`. `events`, when
+    /// given, are libyaml's events of this YAML text, kept by an editor from its last check
+    /// (`YAMLEventLog`): the tape is built from them instead of pulling libyaml's events anew.
+    public mutating func add(_ bytes: [UInt8], file f: String, events: YAMLEventLog? = nil) {
         fileCount += 1
         // Standard input has no extension to tell JSON from YAML: a text that opens with '{' is JSON.
         let name = f == "-" ? "<stdin>" : f
         let json = f == "-" ? bytes.first { $0 > 0x20 } == UInt8(ascii: "{") : f.hasSuffix(".json")
         sourceBytes[name] = bytes
         readOrder.append(name)
-        let (set, found, document, partial) = Self.read(bytes, file: name, json: json, limits: .default)
+        let (set, found, document, partial) = Self.read(bytes, file: name, json: json, limits: .default, events: events)
         if keepsDocuments, let document { documents.append(document) }
         diagnostics += found
         if let set { sets.append((f, set)) } else if let partial { unloaded.append((f, partial)) }
@@ -88,9 +90,15 @@ public struct RuleFiles: Sendable {
         return (set, found)
     }
 
+    /// A YAML text's tape: from `events` when they are this text's, else from a pull of libyaml's events.
+    static func tape(_ bytes: [UInt8], file f: String, events: YAMLEventLog?) -> (tape: JSONTape, warnings: [Diagnostic])? {
+        if let events, events.text == bytes { return YAMLReader.tape(events, file: f) }
+        return YAMLReader.tape(bytes, file: f)
+    }
+
     /// `parse`, with the document read, when the text was read as one (YAML a tape does not hold; the rest
     /// is read into a tape).
-    static func read(_ bytes: [UInt8], file f: String, json: Bool, limits: RuleLimits)
+    static func read(_ bytes: [UInt8], file f: String, json: Bool, limits: RuleLimits, events: YAMLEventLog? = nil)
         -> (RuleSet?, [Diagnostic], Document?, partial: RuleSet?)
     {
         var (set, found): (RuleSet?, [Diagnostic])
@@ -101,7 +109,7 @@ public struct RuleFiles: Sendable {
                 // JSON is read into a tape, with no document to keep (`RuleSetLoader.load(json:)`).
                 let result = try RuleSetLoader.load(json: bytes, file: f)
                 (set, found, partial) = (result.ruleSet, result.diagnostics, result.partial)
-            } else if let (tape, warnings) = YAMLReader.tape(bytes, file: f),
+            } else if let (tape, warnings) = Self.tape(bytes, file: f, events: events),
                 let result = RuleSetLoader.load(tape: tape, file: f)
             {
                 // YAML the tape holds (one mapping; no tags, merge keys or odd keys) is loaded from a tape

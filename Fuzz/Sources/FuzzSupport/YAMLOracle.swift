@@ -4,7 +4,8 @@
 // Whatever it accepts must point inside the input and survive JSON and back. And the event pull on a
 // second thread (used for large inputs) must build exactly what the pull on one thread builds. A tape
 // (`YAMLReader.tape`) is made only of a text read as one document, and holds exactly its value, its
-// warnings and its source map's positions.
+// warnings and its source map's positions. An editor's event log (`YAMLEventLog`) spliced after an edit
+// holds exactly the events a fresh read of the edited text gives.
 import RuleKitCore
 
 @testable import RuleKitYAML
@@ -18,6 +19,7 @@ public enum YAMLOracle {
         // One input in 32, chosen by content (a replayed input is checked the same way): starting a
         // thread per input under AddressSanitizer would cut the target's speed about fourfold.
         if bytes.reduce(UInt32(2_166_136_261), { ($0 ^ UInt32($1)) &* 16_777_619 }) & 31 == 0 { samePipelined(bytes) }
+        sameSplice(bytes)
         let libyaml = YAMLReader.bareEventPull(bytes) != nil
         let docs: [Document]
         do {
@@ -82,6 +84,47 @@ public enum YAMLOracle {
         let fromTape = tape.positions.map { "\($0.line):\($0.column)" }
         if fromTape != fromMap {
             Oracle.fail(name, "the tape's positions differ from the source map's: \(fromTape) vs \(fromMap)", input: bytes)
+        }
+    }
+
+    /// A rules text the splice is tried on when the input does not bring its own.
+    static let rulesText = Array(
+        """
+        version: 1
+        shared:
+          c: &c {key: '~type', eq: a}
+        rules:
+        - id: one
+          when: {all: [*c, {key: xdm.a, gt: 1}]}
+          note: "two
+            lines"
+        # between
+        - id: two
+          when:
+            any:
+            - {key: xdm.b, eq: 'it''s'}
+          text: |
+            kept
+
+        after: 1
+
+        """.utf8)
+
+    /// The input as a text and an edit of it (the text before a zero byte, or `rulesText`; after it, where
+    /// the edit goes, how many bytes it cuts and what it puts in): a log spliced from the text's is the
+    /// edited text's, event for event.
+    static func sameSplice(_ bytes: [UInt8]) {
+        let zero = bytes.firstIndex(of: 0)
+        let text = zero.map { Array(bytes[..<$0]) } ?? rulesText
+        let edit = zero.map { Array(bytes[($0 + 1)...]) } ?? bytes
+        guard edit.count >= 3, let log = YAMLEventLog.record(text, limits: Oracle.limits) else { return }
+        let at = (Int(edit[0]) << 8 | Int(edit[1])) % (text.count + 1)
+        let cut = min(Int(edit[2] & 7), text.count - at)
+        var new = text
+        new.replaceSubrange(at..<(at + cut), with: edit[3...])
+        guard let spliced = log.updated(to: new, limits: Oracle.limits) else { return }
+        guard let fresh = YAMLEventLog.record(new, limits: Oracle.limits), spliced == fresh else {
+            Oracle.fail(name, "a spliced event log differs from the edited text's", input: bytes)
         }
     }
 

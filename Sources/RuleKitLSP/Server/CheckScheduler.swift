@@ -1,6 +1,7 @@
 internal import Dispatch
 internal import Foundation
 internal import RuleKitCore
+internal import RuleKitYAML
 
 /// Runs the checks on a thread of its own, so that typing never waits on them.
 ///
@@ -46,6 +47,11 @@ final class CheckScheduler: Sendable {
     let debounce: UInt64
     /// Checks run, for tests.
     let checksRun = Locked(0)
+    /// Each open YAML rules document's libyaml events, as of its last check: the next check re-reads only
+    /// the rule an edit touched (`YAMLEventLog`). Touched by the check thread only, and by `close`.
+    private let eventLogs = Locked([String: YAMLEventLog]())
+    /// Checks whose events were spliced from the last check's, for tests.
+    let splicedChecks = Locked(0)
     /// Whether the workspace has been read once (set once; `loadedSignal` wakes who waits for it).
     private let loaded = Locked(false)
     private let loadedSignal = DispatchSemaphore(value: 0)
@@ -100,6 +106,7 @@ final class CheckScheduler: Sendable {
             s.latest[uri] = nil
             s.open[uri] = nil
             s.lastChange[uri] = nil
+            eventLogs.withLock { $0[uri] = nil }
             output.send(
                 OutgoingMessage.notification("textDocument/publishDiagnostics", ["uri": .string(uri), "diagnostics": []]))
         }
@@ -193,9 +200,11 @@ final class CheckScheduler: Sendable {
         let (linter, others) = workspace.withLock { ($0.linter, $0.diskRules) }
         // The facts this check replaces are freed at the end, after its findings went out.
         var retired: FileFacts?
+        let bytes = job.document.bytes
+        let events = eventLog(uri: uri, job: job, bytes: bytes)
         guard
             DocumentCheck.run(
-                path: job.path, kind: job.kind, bytes: job.document.bytes, linter: linter, others: others,
+                path: job.path, kind: job.kind, bytes: bytes, linter: linter, others: others, events: events,
                 isCancelled: { [self] in !isCurrent(uri, version) },
                 publish: { [self] diagnostics, facts in
                     // Facts first: a request that follows the diagnostics sees this version's rules.
@@ -214,8 +223,39 @@ final class CheckScheduler: Sendable {
                                 ["uri": .string(uri), "version": .int(Int64(version)), "diagnostics": json]))
                     }
                 }) != nil
-        else { return }
+        else {
+            // Stopped for a newer text: the events are still this text's, a base for the next splice.
+            keepEventLog(events, uri: uri)
+            return
+        }
+        keepEventLog(events, uri: uri)
         checksRun.withLock { $0 += 1 }
         withExtendedLifetime(retired) {}
+    }
+
+    /// The events of a YAML rules document's text: the last check's carried over when the edit stayed inside
+    /// one rule (or above the rules), only that part read again; else the whole text's, read now. Either way
+    /// the check builds its tape from them, and the next check starts from them.
+    private func eventLog(uri: String, job: Job, bytes: [UInt8]) -> YAMLEventLog? {
+        guard Self.keepsEvents(job) else { return nil }
+        // Taken out of the table, the log is held once and changes in place, without a copy of its events.
+        if var log = eventLogs.withLock({ $0.removeValue(forKey: uri) }) {
+            if log.update(to: bytes) {
+                splicedChecks.withLock { $0 += 1 }
+                return log
+            }
+        }
+        // The last log is freed before the new one is read (a large file's takes tens of MB).
+        return YAMLEventLog.record(bytes)
+    }
+
+    /// A YAML rules file keeps its events between checks.
+    private static func keepsEvents(_ job: Job) -> Bool { job.kind == .rules && !job.path.hasSuffix(".json") }
+
+    /// Keeps the events of the text just checked for the next check of the document, while it is open
+    /// (`close` drops them).
+    private func keepEventLog(_ log: YAMLEventLog?, uri: String) {
+        guard let log else { return }
+        if state.withLock({ $0.open[uri] != nil }) { eventLogs.withLock { $0[uri] = log } }
     }
 }

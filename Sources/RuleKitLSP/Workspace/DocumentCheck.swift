@@ -2,6 +2,7 @@ public import RuleKitCore
 public import RuleKitRules
 internal import RuleKitSources
 public import RuleKitTooling
+public import RuleKitYAML
 
 /// What a check of one file found out: its findings and what it defines (rules, data elements, test cases),
 /// for completion, hover and navigation.
@@ -23,16 +24,18 @@ public enum DocumentCheck {
     /// `isCancelled` is asked between the phases: a newer text makes this one's findings worthless.
     /// `publish`, when given, hears the findings before the check's working data (the loaded files, the
     /// plans) is freed: freeing a thousand rules' worth takes a tenth of a check, which need not stand
-    /// between a keystroke and its diagnostics.
+    /// between a keystroke and its diagnostics. `events`, for a YAML rules file, are libyaml's events of
+    /// `bytes` (`YAMLEventLog`, updated from the last check's): the tape is built from them.
     public static func run(
         path: String, kind: DocumentKind, bytes: [UInt8], linter: Linter, others: [(path: String, bytes: [UInt8])] = [],
+        events: YAMLEventLog? = nil,
         isCancelled: () -> Bool = { false }, publish: ((_ diagnostics: [Diagnostic], _ facts: FileFacts) -> Void)? = nil
     ) -> (diagnostics: [Diagnostic], facts: FileFacts)? {
         let result: (diagnostics: [Diagnostic], facts: FileFacts)
         switch kind {
         case .rules:
             var files = RuleFiles()
-            files.add(bytes, file: path)
+            files.add(bytes, file: path, events: events)
             for o in others where o.path != path { files.add(o.bytes, file: o.path) }
             if isCancelled() { return nil }
             let snapshot = RuleSnapshot(sources: [path], files: files)

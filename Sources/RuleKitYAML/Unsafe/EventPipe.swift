@@ -26,6 +26,8 @@ struct PulledEvent {
     var type: yaml_event_type_t
     var mark: yaml_mark_t
     var plain = false
+    /// A collection's start in block style (not flow).
+    var block = false
     /// The scalar's bytes in the batch's `bytes`.
     var value: Range<Int> = 0..<0
     /// The tag's and the anchor's bytes, when the event has them.
@@ -95,8 +97,12 @@ final class EventBatch: @unchecked Sendable {
                 e.tag = keep(sc.tag)
                 e.anchor = keep(sc.anchor)
             case YAML_ALIAS_EVENT: e.anchor = keep(event.data.alias.anchor)
-            case YAML_SEQUENCE_START_EVENT: e.anchor = keep(event.data.sequence_start.anchor)
-            case YAML_MAPPING_START_EVENT: e.anchor = keep(event.data.mapping_start.anchor)
+            case YAML_SEQUENCE_START_EVENT:
+                e.anchor = keep(event.data.sequence_start.anchor)
+                e.block = event.data.sequence_start.style == YAML_BLOCK_SEQUENCE_STYLE
+            case YAML_MAPPING_START_EVENT:
+                e.anchor = keep(event.data.mapping_start.anchor)
+                e.block = event.data.mapping_start.style == YAML_BLOCK_MAPPING_STYLE
             default: break
             }
             events.append(e)
