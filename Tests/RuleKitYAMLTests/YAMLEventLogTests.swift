@@ -97,6 +97,10 @@ import Testing
         #expect(YAMLEventLog.record(Array("rules:\n- a: 'open\n".utf8)) == nil)
         #expect(YAMLEventLog.record(Array("rules:\n- a: 1".utf8)) == nil)  // no final line break
         #expect(YAMLEventLog.record(Array("rules:\n- a: 1\n".utf8))?.itemCount == 1)
+        // Events are kept whole: past a bound, none are (the text is read whole each time).
+        let many = Array(("rules:\n" + String(repeating: "- a: 1\n", count: 10)).utf8)
+        #expect(YAMLEventLog.pull(many, maxEvents: 30) == nil)
+        #expect(YAMLEventLog.pull(many, maxEvents: 60)?.0.count == 49)
     }
 
     @Test func anEditAcrossRulesOrAfterThemIsReadAnew() throws {

@@ -105,7 +105,15 @@ public struct YAMLEventLog: @unchecked Sendable {
         let range = items[k].range
         let shift = replace(range, with: subEvents[one], bytes: subBytes, lines: itemLine - 1, lineDelta: lineDelta)
         items[k].range = range.lowerBound..<(range.upperBound + shift)
-        for j in (k + 1)..<items.count {
+        moveItems(from: k + 1, events: shift, bytes: delta, lines: lineDelta)
+        text = new
+        return true
+    }
+
+    /// Moves the items from `first` on, and the list's end, by `shift` events, `delta` bytes and `lineDelta`
+    /// lines: where an edit before them left them.
+    private mutating func moveItems(from first: Int, events shift: Int, bytes delta: Int, lines lineDelta: Int) {
+        for j in first..<items.count {
             items[j].range = (items[j].range.lowerBound + shift)..<(items[j].range.upperBound + shift)
             items[j].line += lineDelta
             items[j].offset += delta
@@ -113,8 +121,6 @@ public struct YAMLEventLog: @unchecked Sendable {
         listEnd += shift
         listEndOffset += delta
         listEndLine += lineDelta
-        text = new
-        return true
     }
 
     /// Puts `replacement` (events whose ranges point into `source`, their lines moved by `lines`) in the place
@@ -164,14 +170,7 @@ public struct YAMLEventLog: @unchecked Sendable {
         }
         let shift = replace(
             0..<items[0].range.lowerBound, with: subEvents[...listStart], bytes: subBytes, lines: 0, lineDelta: lineDelta)
-        for j in items.indices {
-            items[j].range = (items[j].range.lowerBound + shift)..<(items[j].range.upperBound + shift)
-            items[j].line += lineDelta
-            items[j].offset += delta
-        }
-        listEnd += shift
-        listEndOffset += delta
-        listEndLine += lineDelta
+        moveItems(from: 0, events: shift, bytes: delta, lines: lineDelta)
         text = new
         return true
     }
@@ -222,13 +221,17 @@ public struct YAMLEventLog: @unchecked Sendable {
         return n
     }
 
-    /// Every event of `text`, or nil on libyaml's error.
-    static func pull(_ text: [UInt8]) -> ([PulledEvent], [UInt8])? {
+    /// The most events a log holds. An event is kept whole (about a hundred bytes), where a read streams
+    /// them: past this (a YAML file of some 50 MB) a text is read whole on each check instead.
+    static let maxEvents = 4_000_000
+
+    /// Every event of `text`, or nil on libyaml's error or past `maxEvents`.
+    static func pull(_ text: [UInt8], maxEvents: Int = maxEvents) -> ([PulledEvent], [UInt8])? {
         text.withUnsafeBufferPointer { input -> ([PulledEvent], [UInt8])? in
             var parser = yaml_parser_t()
             if LibYAMLParser.start(&parser, reading: input) != nil { return nil }
             defer { yaml_parser_delete(&parser) }
-            let batch = EventBatch(capacity: Int.max)
+            let batch = EventBatch(capacity: maxEvents)
             batch.fill(from: &parser, input: input, file: "")
             guard batch.error == nil, batch.isLast else { return nil }
             return (batch.events, batch.bytes)
