@@ -17,4 +17,5 @@
 // - Server/: `LanguageServer` handles messages in order on the reading thread; `CheckScheduler` runs the
 //   checks on a thread of its own, newest text only, and never publishes for a version older than the
 //   newest. It keeps each open YAML rules file's libyaml events (`YAMLEventLog`), so that a check after
-//   an edit inside one rule reads only that rule's lines again. The reading thread never waits on a check: completion and hover answer while one runs.
+//   an edit inside one rule reads only that rule's lines again. The reading thread never waits on a
+//   check: completion and hover answer while one runs.
