@@ -62,12 +62,7 @@ import Testing
             let version = i + 2
             #expect(text.contains(from), "edit \(i)")
             text = text.replacingOccurrences(of: from, with: to)
-            s.notify(
-                "textDocument/didChange",
-                [
-                    "textDocument": ["uri": .string(url.absoluteString), "version": .int(Int64(version))],
-                    "contentChanges": [["text": .string(text)]],
-                ])
+            s.change(url, version: version, text: text)
             let published = try #require(s.diagnostics(url, version: version))
             let linter = s.server.workspace.withLock { $0.linter }
             let full = try #require(DocumentCheck.run(path: url.path, kind: .rules, bytes: Array(text.utf8), linter: linter))

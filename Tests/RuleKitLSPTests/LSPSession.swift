@@ -76,6 +76,16 @@ final class LSPSession {
             ])
     }
 
+    /// Replaces the whole text of `url` (a full-sync change) at `version`.
+    func change(_ url: URL, version: Int, text: String) {
+        notify(
+            "textDocument/didChange",
+            [
+                "textDocument": ["uri": .string(url.absoluteString), "version": .int(Int64(version))],
+                "contentChanges": [["text": .string(text)]],
+            ])
+    }
+
     /// Waits (up to 20 s) for the diagnostics of `url` at `version`, and returns them.
     func diagnostics(_ url: URL, version: Int) -> [Value]? {
         let deadline = Date().addingTimeInterval(20)

@@ -216,14 +216,7 @@ import Testing
         s.waitForWorkspace()
         let url = root.appendingPathComponent("Rules/shop.yaml")
         s.open(url, Self.rules)
-        for v in 2...40 {
-            s.notify(
-                "textDocument/didChange",
-                [
-                    "textDocument": ["uri": .string(url.absoluteString), "version": .int(Int64(v))],
-                    "contentChanges": [["text": .string(Self.rules + "# \(v)\n")]],
-                ])
-        }
+        for v in 2...40 { s.change(url, version: v, text: Self.rules + "# \(v)\n") }
         _ = try #require(s.diagnostics(url, version: 40))
         let versions = s.received.withLock { all in
             all.compactMap { $0["method"] == "textDocument/publishDiagnostics" ? $0["params"]?["version"]?.intValue : nil }

@@ -8,7 +8,7 @@
 //    with the `rules` list's items found in it: each item's events, its first line and the byte offset where
 //    that line starts. A log is made only from a text libyaml reads without error, whose root is a block
 //    mapping at column 0 with a block `rules` list, each item starting on a line of its own.
-// 2. `updated(to:)` splices only when the edit (the bytes between the common prefix and suffix of the two
+// 2. `update(to:)` splices only when the edit (the bytes between the common prefix and suffix of the two
 //    texts) lies inside one item's lines, and that item's new lines, read after a `rules:` line of their own,
 //    give exactly one item of a block list and no error. The other items' text is unchanged, so their events
 //    are too, moved by the lines the edit added or removed (a mark's line; columns do not move, since their
@@ -24,7 +24,8 @@ public import RuleKitCore
 
 /// libyaml's events of one YAML rules text, kept so that an edit inside one rule re-reads that rule only.
 public struct YAMLEventLog: @unchecked Sendable {
-    // @unchecked: the stored arrays are immutable values (PulledEvent holds libyaml's plain C marks).
+    // @unchecked: only value-type arrays (copied on write) of plain data; PulledEvent holds libyaml's C marks,
+    // which are plain integers.
     /// The text the events were read from.
     public private(set) var text: [UInt8]
     private(set) var events: [PulledEvent]
@@ -157,7 +158,8 @@ public struct YAMLEventLog: @unchecked Sendable {
         let headerEnd = items[0].offset + delta
         guard headerEnd > 0, headerEnd <= new.count, new[headerEnd - 1] == 0x0A else { return false }
         var sub = Array(new[..<headerEnd])
-        guard !Self.contains(sub, "%TAG"), !Self.contains(text[..<items[0].offset], "%TAG") else { return false }
+        let tag = Array("%TAG".utf8)
+        guard sub.firstRange(of: tag) == nil, text[..<items[0].offset].firstRange(of: tag) == nil else { return false }
         sub.append(contentsOf: repeatElement(UInt8(ascii: " "), count: seqStart.mark.column))
         sub.append(contentsOf: "- x\n".utf8)
         guard let (subEvents, subBytes) = Self.pull(sub), let subLog = Self.make(text: sub, events: subEvents, bytes: subBytes),
@@ -173,15 +175,6 @@ public struct YAMLEventLog: @unchecked Sendable {
         moveItems(from: 0, events: shift, bytes: delta, lines: lineDelta)
         text = new
         return true
-    }
-
-    /// Whether `b` holds `word`.
-    static func contains(_ b: some Collection<UInt8>, _ word: StaticString) -> Bool {
-        let w = Array(UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount))
-        let a = Array(b)
-        guard a.count >= w.count else { return false }
-        for i in 0...(a.count - w.count) where a[i] == w[0] && a[i..<(i + w.count)].elementsEqual(w) { return true }
-        return false
     }
 
     /// Whether `b` holds a line break other than '\n' (CR, NEL, LS, PS), which libyaml counts as one too.
