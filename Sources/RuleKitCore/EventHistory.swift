@@ -56,6 +56,56 @@ public struct HistoryRecord: Sendable, Hashable {
     }
 }
 
+/// A record's key as an in-memory store keeps it: the cause's 128 bits and the ordinal when the key is
+/// spelled as `HistoryRecord.key(cause:ordinal:)` spells keys, its text otherwise. 24 bytes in place of a
+/// heap string of 38, hashed and compared as three words: a service that keeps its history in memory
+/// remembers one per record.
+///
+/// Exact: only the one spelling `key(cause:ordinal:)` writes (upper-case hex, dashes in place, a decimal
+/// ordinal without leading zeros) is read as a cause, so two keys are equal exactly when their texts are.
+package enum RecordKey: Hashable, Sendable {
+    case cause(UInt64, UInt64, Int)
+    case text(String)
+
+    package init(_ key: String) {
+        self = Self.parse(key.utf8).map { .cause($0.0, $0.1, $0.2) } ?? .text(key)
+    }
+
+    private static func parse(_ u: String.UTF8View) -> (UInt64, UInt64, Int)? {
+        // 36 characters of cause, a slash, 1 to 18 digits.
+        guard u.count >= 38, u.count <= 55 else { return nil }
+        var words: (UInt64, UInt64) = (0, 0)
+        var nibbles = 0
+        var i = 0
+        var ordinal = 0
+        var digits = 0
+        for c in u {
+            defer { i += 1 }
+            if i < 36 {
+                if i == 8 || i == 13 || i == 18 || i == 23 {
+                    guard c == UInt8(ascii: "-") else { return nil }
+                    continue
+                }
+                let v: UInt8
+                switch c {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): v = c &- UInt8(ascii: "0")
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): v = c &- UInt8(ascii: "A") &+ 10
+                default: return nil
+                }
+                if nibbles < 16 { words.0 = words.0 << 4 | UInt64(v) } else { words.1 = words.1 << 4 | UInt64(v) }
+                nibbles += 1
+            } else if i == 36 {
+                guard c == UInt8(ascii: "/") else { return nil }
+            } else {
+                guard c >= UInt8(ascii: "0"), c <= UInt8(ascii: "9"), !(digits == 1 && ordinal == 0) else { return nil }
+                ordinal = ordinal * 10 + Int(c &- UInt8(ascii: "0"))
+                digits += 1
+            }
+        }
+        return (words.0, words.1, ordinal)
+    }
+}
+
 /// The hashing the reference uses for history: FNV-1a (32 bit) over the flattened data, keys sorted,
 /// each pair written `key:value` with the value's description.
 public enum EventHistoryHash {

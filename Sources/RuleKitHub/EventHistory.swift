@@ -89,14 +89,35 @@ struct SortedTimes: Sendable {
 public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
     private struct State {
         var byIdentity: [String: [UInt32: SortedTimes]] = [:]
-        var keys: Set<String> = []
+        /// The keys of the records kept, in two generations: `keys` until it holds `rememberedKeys`, then
+        /// `older` while `keys` fills again. A key is known while it is in either.
+        var keys: Set<RecordKey> = []
+        var older: Set<RecordKey> = []
         var count = 0
+
+        /// Whether `key` is new (and now known).
+        mutating func remember(_ key: String, bound: Int) -> Bool {
+            let k = RecordKey(key)
+            guard !older.contains(k), keys.insert(k).inserted else { return false }
+            if keys.count >= bound {
+                older = keys
+                keys = Set(minimumCapacity: bound)
+            }
+            return true
+        }
     }
 
     private let state = Locked(State())
+    /// How many keys of the newest records are surely remembered: a record sent again after that many
+    /// others may be kept twice. A client retries within seconds; a service that never stops would
+    /// otherwise hold every key it ever saw.
+    public let rememberedKeys: Int
 
-    /// An empty history.
-    public init() {}
+    /// An empty history that remembers the keys of at least the newest `rememberedKeys` records (at most
+    /// twice as many).
+    public init(rememberedKeys: Int = 500_000) {
+        self.rememberedKeys = max(1, rememberedKeys)
+    }
 
     /// Records one event's hash at `timestamp`, under `HistoryIdentity.current`; always succeeds.
     public func record(hash: UInt32, timestamp: Date) -> Bool {
@@ -139,10 +160,11 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
         }
     }
 
-    /// Keeps each record whose key it has not kept before (records without a key: each kept).
+    /// Keeps each record whose key it has not kept among the newest `rememberedKeys` (records without a
+    /// key: each kept).
     public func commit(_ records: [HistoryRecord]) async throws {
         state.withLock { s in
-            for r in records where r.key.isEmpty || s.keys.insert(r.key).inserted {
+            for r in records where r.key.isEmpty || s.remember(r.key, bound: rememberedKeys) {
                 s.byIdentity[r.identity, default: [:]][r.hash, default: SortedTimes()].insert(r.ms)
                 s.count += 1
             }

@@ -62,9 +62,25 @@ public final class HistoryWorkingSet: EventHistoryStore {
         var hashes: [UInt32: Known]
     }
 
+    /// A record made on a hub, its key not spelled yet: the hub's thread, the busiest, does not spell keys;
+    /// the write that takes the record does.
+    private struct Made {
+        var identity: String
+        var hash: UInt32
+        var ms: Double
+        var cause: UUID
+        var ordinal: Int
+
+        var record: HistoryRecord {
+            HistoryRecord(identity: identity, hash: hash, ms: ms, key: HistoryRecord.key(cause: cause, ordinal: ordinal))
+        }
+    }
+
     private struct State {
         var entries: [String: Entry] = [:]
-        var pending: [HistoryRecord] = []
+        /// Records a write could not make durable, to go before `pending`.
+        var restored: [HistoryRecord] = []
+        var pending: [Made] = []
         var ordinals: [UUID: Int] = [:]
     }
 
@@ -90,8 +106,8 @@ public final class HistoryWorkingSet: EventHistoryStore {
         state.withLock { s in
             let n = s.ordinals[cause, default: 0]
             s.ordinals[cause] = n + 1
-            s.pending.append(HistoryRecord(identity: identity, hash: hash, ms: ms, key: HistoryRecord.key(cause: cause, ordinal: n)))
-            if s.entries[identity] != nil { s.entries[identity]?.hashes[hash, default: Known()].record(ms) }
+            s.pending.append(Made(identity: identity, hash: hash, ms: ms, cause: cause, ordinal: n))
+            s.entries[identity]?.hashes[hash, default: Known()].record(ms)
         }
         return true
     }
@@ -125,7 +141,7 @@ public final class HistoryWorkingSet: EventHistoryStore {
     /// Installs what was read for `identities` (returned by `hold`), or marks them failed. An identity
     /// another block installed meanwhile keeps that history (with its records), and is shared.
     public func install(_ slices: [HistorySlice], for identities: [String], failed: Bool) {
-        var read: [String: [UInt32: Known]] = [:]
+        var read: [String: [UInt32: Known]] = .init(minimumCapacity: identities.count)
         for slice in slices { read[slice.identity, default: [:]][slice.hash] = Known(slice) }
         state.withLock { s in
             for id in identities {
@@ -153,17 +169,21 @@ public final class HistoryWorkingSet: EventHistoryStore {
 
     /// The records made since the last call, in the order they were made.
     public func takePending() -> [HistoryRecord] {
-        state.withLock { s in
-            defer { s.pending.removeAll(keepingCapacity: true) }
-            return s.pending
+        let (restored, made) = state.withLock { s in
+            defer {
+                s.restored = []
+                s.pending.removeAll(keepingCapacity: true)
+            }
+            return (s.restored, s.pending)
         }
+        return restored + made.map(\.record)
     }
 
     /// Puts records a write could not make durable back in front of those made since, to be written
     /// with the next block's.
     public func restorePending(_ records: [HistoryRecord]) {
         guard !records.isEmpty else { return }
-        state.withLock { s in s.pending = records + s.pending }
+        state.withLock { s in s.restored = records + s.restored }
     }
 
     /// Identities held now (tests, metrics).

@@ -263,6 +263,33 @@ final class FlakyBackend: HistoryBackend {
     }
 }
 
+extension InMemoryEventHistoryTests {
+    /// A key is kept once while it is among the newest remembered; past the bound the store forgets the
+    /// oldest keys instead of growing without end.
+    @Test func keysAreRememberedWithinTheirBound() async throws {
+        let store = InMemoryEventHistory(rememberedKeys: 100)
+        func records(_ range: Range<Int>) -> [HistoryRecord] {
+            range.map { HistoryRecord(identity: "ada", hash: 1, ms: Double($0), key: HistoryRecord.key(cause: UUID(uuid: uuid($0)), ordinal: 0)) }
+        }
+        try await store.commit(records(0..<100))
+        try await store.commit(records(0..<100))
+        #expect(store.count == 100)
+        // The newest 100 are known however the generations turned.
+        try await store.commit(records(100..<180))
+        try await store.commit(records(80..<180))
+        #expect(store.count == 180)
+        // Far past the bound, the oldest are forgotten: sent again, they are kept again.
+        try await store.commit(records(180..<400))
+        try await store.commit(records(0..<10))
+        #expect(store.count == 410)
+    }
+
+    private func uuid(_ n: Int) -> uuid_t {
+        let b = withUnsafeBytes(of: UInt64(n).bigEndian) { Array($0) }
+        return (0, 0, 0, 0, 0, 0, 0, 0, b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7])
+    }
+}
+
 /// Waits (up to 10 s) until `condition` holds: a condition, not a sleep.
 func waitUntil(_ condition: @Sendable () -> Bool) async throws {
     let deadline = ContinuousClock.now + .seconds(10)

@@ -18,9 +18,12 @@ public enum EventStream {
         public var blockSize = 1024
         /// Threads that read and parse blocks while the hub runs (0: on the calling thread).
         public var workers = JSONLinesPipeline.defaultWorkers
-        /// Blocks in flight when the host keeps history per block: enough for a block's read and the write
-        /// of the one before to run while the hub evaluates a third. Without it, one.
-        public var historyDepth = 3
+        /// Blocks in flight when the host keeps history per block: a block's read and the writes of those
+        /// before it run while the hub evaluates another, and while a write runs the records of the blocks
+        /// evaluated meanwhile wait for the next, so a slow store is written in fewer, larger transactions
+        /// (`rulekit run --data-dir`, 100,000 events with history rules: 2.1 s at 3, 1.9 s at 8). Without
+        /// history, one.
+        public var historyDepth = 8
         /// Whether the host's observer writes every delivered event itself (then blocks write nothing).
         public var observerWrites = false
 
