@@ -1,6 +1,7 @@
 import Foundation
-@testable import RuleKitCore
 import Testing
+
+@testable import RuleKitCore
 
 /// `RecordKey` against the plain reference, the keys' texts: two keys are equal exactly when their texts
 /// are, whether they are read as causes or kept as text.

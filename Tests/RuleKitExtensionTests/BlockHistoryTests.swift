@@ -269,7 +269,9 @@ extension InMemoryEventHistoryTests {
     @Test func keysAreRememberedWithinTheirBound() async throws {
         let store = InMemoryEventHistory(rememberedKeys: 100)
         func records(_ range: Range<Int>) -> [HistoryRecord] {
-            range.map { HistoryRecord(identity: "ada", hash: 1, ms: Double($0), key: HistoryRecord.key(cause: UUID(uuid: uuid($0)), ordinal: 0)) }
+            range.map {
+                HistoryRecord(identity: "ada", hash: 1, ms: Double($0), key: HistoryRecord.key(cause: UUID(uuid: uuid($0)), ordinal: 0))
+            }
         }
         try await store.commit(records(0..<100))
         try await store.commit(records(0..<100))
