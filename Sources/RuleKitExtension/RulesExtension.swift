@@ -306,7 +306,8 @@ final class ConsequenceChain: Sendable {
     let limit: Int
     /// The depth of each consequence event seen, for the last `remembered` of them: a ring of their ids
     /// says which to forget (a shift of an array of 65,536 ids per event cost a fifth of a service's time).
-    private let depths = Locked<(depth: [UUID: Int], ring: [UUID?], next: Int)>(([:], [], 0))
+    /// The hub's id table, not a `Dictionary`: one is asked and one added for every consequence event.
+    private let depths = Locked<(depth: EventIDTable, ring: [UUID?], next: Int)>((EventIDTable(), [], 0))
     static let remembered = 65_536
 
     init(limit: Int) {

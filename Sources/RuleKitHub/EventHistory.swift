@@ -87,8 +87,17 @@ struct SortedTimes: Sendable {
 /// An in-memory history (the default; the rules extension brings a SQLite one), indexed by identity and
 /// hash: a question is two bisections however long the history grows.
 public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
+    /// One identity's records of one hash.
+    private struct Series: Hashable {
+        var identity: String
+        var hash: UInt32
+    }
+
     private struct State {
-        var byIdentity: [String: [UInt32: SortedTimes]] = [:]
+        /// The times of each identity's records of each hash: one lookup per record or question.
+        var series: [Series: SortedTimes] = [:]
+        /// The hashes each identity has records of (a read of every hash lists them).
+        var hashesOf: [String: [UInt32]] = [:]
         /// The keys of the records kept, in two generations: `keys` until it holds `rememberedKeys`, then
         /// `older` while `keys` fills again. A key is known while it is in either.
         var keys: Set<RecordKey> = []
@@ -104,6 +113,17 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
                 keys = Set(minimumCapacity: bound)
             }
             return true
+        }
+
+        mutating func insert(identity: String, hash: UInt32, ms: Double) {
+            let key = Series(identity: identity, hash: hash)
+            if let i = series.index(forKey: key) {
+                series.values[i].insert(ms)
+            } else {
+                series[key] = SortedTimes(sorted: [ms])
+                hashesOf[identity, default: []].append(hash)
+            }
+            count += 1
         }
     }
 
@@ -122,10 +142,7 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
     /// Records one event's hash at `timestamp`, under `HistoryIdentity.current`; always succeeds.
     public func record(hash: UInt32, timestamp: Date) -> Bool {
         let identity = HistoryIdentity.current ?? ""
-        state.withLock { s in
-            s.byIdentity[identity, default: [:]][hash, default: SortedTimes()].insert(timestamp.timeIntervalSince1970 * 1000)
-            s.count += 1
-        }
+        state.withLock { s in s.insert(identity: identity, hash: hash, ms: timestamp.timeIntervalSince1970 * 1000) }
         return true
     }
 
@@ -133,7 +150,9 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
     public func query(hash: UInt32, from: Date?, to: Date?, after: Date?) -> EventHistoryResult {
         let identity = HistoryIdentity.current ?? ""
         let (low, high) = SortedTimes.bounds(from: from, to: to, after: after)
-        return state.withLock { s in s.byIdentity[identity]?[hash]?.count(low: low, high: high) ?? EventHistoryResult(count: 0) }
+        return state.withLock { s in
+            s.series[Series(identity: identity, hash: hash)]?.count(low: low, high: high) ?? EventHistoryResult(count: 0)
+        }
     }
 
     /// Records kept.
@@ -147,9 +166,11 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
         state.withLock { s in
             var out: [HistorySlice] = []
             for identity in identities {
-                guard let table = s.byIdentity[identity] else { continue }
-                for (hash, times) in table where hashes?.contains(hash) ?? true {
-                    guard let first = times.times.first, let last = times.times.last else { continue }
+                guard let kept = s.hashesOf[identity] else { continue }
+                for hash in kept where hashes?.contains(hash) ?? true {
+                    guard let times = s.series[Series(identity: identity, hash: hash)], let first = times.times.first,
+                        let last = times.times.last
+                    else { continue }
                     out.append(
                         HistorySlice(
                             identity: identity, hash: hash, count: times.count, oldest: first, newest: last,
@@ -165,8 +186,7 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
     public func commit(_ records: [HistoryRecord]) async throws {
         state.withLock { s in
             for r in records where r.key.isEmpty || s.remember(r.key, bound: rememberedKeys) {
-                s.byIdentity[r.identity, default: [:]][r.hash, default: SortedTimes()].insert(r.ms)
-                s.count += 1
+                s.insert(identity: r.identity, hash: r.hash, ms: r.ms)
             }
         }
     }

@@ -43,28 +43,32 @@ enum Consequences {
                 case .string = detail["id"]
             else { return current }
             if schema == RulesEventNames.historySchema {
-                history(rendered, schemaData: schemaData, trigger: trigger, runtime: runtime, out: &out)
+                history(rendered, schemaData: schemaData, trigger: trigger, runtime: runtime, resolver: &r, out: &out)
             } else {
-                out.append(consequenceEvent(rendered, trigger: trigger))
+                out.append(consequenceEvent(rendered, trigger: trigger, resolver: &r))
             }
             return current
         case .other:
-            out.append(consequenceEvent(rendered, trigger: trigger))
+            out.append(consequenceEvent(rendered, trigger: trigger, resolver: &r))
             return current
         }
     }
 
-    /// The generic rules-consequence event.
-    static func consequenceEvent(_ c: Consequence, trigger: Event) -> Event {
-        trigger.createChainedEvent(
+    /// The generic rules-consequence event, its data and text shared with the last one made for an equal
+    /// rendering (`Resolver.consequenceEventData`).
+    static func consequenceEvent(_ c: Consequence, trigger: Event, resolver r: inout Resolver) -> Event {
+        let (data, text) = r.consequenceEventData(c)
+        var e = trigger.createChainedEvent(
             name: RulesEventNames.consequenceEventName, type: RulesEventNames.rulesEngineType,
-            source: RulesEventNames.responseContent, data: ["triggeredconsequence": c.value])
+            source: RulesEventNames.responseContent, data: data)
+        e.setDataText(text)
+        return e
     }
 
     /// The event-history operation of a `schema` consequence.
     static func history(
         _ c: Consequence, schemaData: ValueObject, trigger: Event, runtime: any RulesRuntime,
-        out: inout [Event]
+        resolver r: inout Resolver, out: inout [Event]
     ) {
         guard case .string(let operation)? = schemaData["operation"],
             operation == "insert" || operation == "insertIfNotExists",
@@ -79,6 +83,6 @@ enum Consequences {
             guard let first = results.first, first.count == 0 else { return }
         }
         guard runtime.recordHistory(historyEvent) else { return }
-        out.append(consequenceEvent(c, trigger: trigger))
+        out.append(consequenceEvent(c, trigger: trigger, resolver: &r))
     }
 }
