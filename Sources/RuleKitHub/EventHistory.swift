@@ -106,6 +106,11 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
 
         /// Whether `key` is new (and now known).
         mutating func remember(_ key: String, bound: Int) -> Bool {
+            // Room for the whole generation at once, made when the first key comes (a hub that records
+            // event by event keeps no keys): a set that grows doubles, and rehashing hundreds of thousands
+            // of keys under the lock held every block up for tens of milliseconds (serve's p99). Its pages
+            // are touched only as keys fill them.
+            if keys.capacity < bound { keys.reserveCapacity(bound) }
             let k = RecordKey(key)
             guard !older.contains(k), keys.insert(k).inserted else { return false }
             if keys.count >= bound {
@@ -137,10 +142,6 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
     /// twice as many).
     public init(rememberedKeys: Int = 500_000) {
         self.rememberedKeys = max(1, rememberedKeys)
-        // Room for the whole generation at once: a set that grows doubles, and rehashing hundreds of
-        // thousands of keys under the lock held every block up for tens of milliseconds (serve's p99).
-        // Its pages are touched only as keys fill them.
-        state.withLock { $0.keys.reserveCapacity(self.rememberedKeys) }
     }
 
     /// Records one event's hash at `timestamp`, under `HistoryIdentity.current`; always succeeds.
