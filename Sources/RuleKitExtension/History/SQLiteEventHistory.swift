@@ -284,7 +284,8 @@ public final class SQLiteEventHistory: EventHistoryStore, HistoryBackend {
 ///
 /// 1. In the background, on a connection of its own: a passive checkpoint waits for no writer and no
 ///    writer waits for it. Started once some 8,192 records were written since the last (about a page
-///    each: a log of some 32 MB, so that a page written many times is copied once).
+///    each: a log of some 32 MB, so that a page written many times is copied once), and repeated while
+///    more than 256 pages were written during it.
 /// 2. On the writer, after the next commit once that pass ended (`finish`): the few pages written during
 ///    the pass, with no writer able to add more. The checkpoint is then complete, and the next transaction
 ///    starts the log over. A background pass alone never completes under steady writes, and the log grew
@@ -296,6 +297,8 @@ final class Checkpointer: Sendable {
     private let state = Locked<(since: Int, running: Bool, finish: Bool)>((0, false, false))
     /// Records written between two checkpoints.
     static let every = 8_192
+    /// Most pages the writer's pass is left to copy, as far as the background passes can tell.
+    static let left = 256
     /// Checkpoints done (tests).
     let done = Locked(0)
 
@@ -316,14 +319,28 @@ final class Checkpointer: Sendable {
         let queue = self.queue
         let state = self.state
         let done = self.done
-        DispatchQueue.global(qos: .utility).async {
-            let copied = (try? queue.writeWithoutTransaction { db in try db.checkpoint(.passive) }) != nil
+        // A thread of its own at a lower priority: the copy yields the cores to the hubs (on a global
+        // queue's thread, a changed priority would outlive the pass).
+        let thread = Thread {
+            #if canImport(Glibc)
+                // Linux: `who` 0 is the calling thread, not the process.
+                _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+            #endif
+            // Again while the writers added many pages during the pass: the writer's own pass then has
+            // little left to copy.
+            var copied = false
+            for _ in 0..<8 {
+                guard let pass = try? queue.writeWithoutTransaction({ db in try db.checkpoint(.passive) }) else { break }
+                copied = true
+                if pass.walFrameCount - pass.checkpointedFrameCount <= Self.left { break }
+            }
             if copied { done.withLock { $0 += 1 } }
             state.withLock { s in
                 s.running = false
                 s.finish = copied
             }
         }
+        thread.start()
     }
 
     /// The second pass, when the first has ended since: `db` is the writer's connection, outside any
