@@ -57,8 +57,8 @@ public struct HistoryRecord: Sendable, Hashable {
 }
 
 /// A record's key as an in-memory store keeps it: the cause's 128 bits and the ordinal when the key is
-/// spelled as `HistoryRecord.key(cause:ordinal:)` spells keys, its text otherwise. 24 bytes in place of a
-/// heap string of 38, hashed and compared as three words: a service that keeps its history in memory
+/// spelled as `HistoryRecord.key(cause:ordinal:)` spells keys, its text otherwise. Three words in place of
+/// a heap string of 38 bytes, hashed and compared as such: a service that keeps its history in memory
 /// remembers one per record.
 ///
 /// Exact: only the one spelling `key(cause:ordinal:)` writes (upper-case hex, dashes in place, a decimal

@@ -158,16 +158,10 @@ public final class SQLiteEventHistory: EventHistoryStore, HistoryBackend {
         }
     }
 
-    /// Runs `body` in a write transaction, ends a checkpoint's background pass when one is due (on the
-    /// writer, with no transaction open), and counts `records` toward the next pass.
+    /// Runs `body` in a write transaction (with the checkpoint's second pass when due) and counts `records`
+    /// toward the next pass.
     private func write(records: Int, _ body: (Database) throws -> Void) throws {
-        try pool.writeWithoutTransaction { db in
-            try db.inTransaction {
-                try body(db)
-                return .commit
-            }
-            checkpointer.finish(db)
-        }
+        try pool.writeWithoutTransaction { db in try checkpointer.commit(db, body) }
         checkpointer.wrote(records)
     }
 
@@ -251,7 +245,7 @@ public final class SQLiteEventHistory: EventHistoryStore, HistoryBackend {
         let first = nextSeq(records.count)
         let checkpointer = self.checkpointer
         try await pool.writeWithoutTransaction { db in
-            try db.inTransaction {
+            try checkpointer.commit(db) { db in
                 let statement = try db.cachedStatement(
                     sql: "INSERT OR IGNORE INTO history (identity, key, hash, ts, seq) VALUES (?, ?, ?, ?, ?)")
                 var n = first
@@ -259,9 +253,7 @@ public final class SQLiteEventHistory: EventHistoryStore, HistoryBackend {
                     try statement.execute(arguments: [r.identity, r.key.isEmpty ? EventID.next().text : r.key, Int64(r.hash), r.ms, n])
                     n &+= 1
                 }
-                return .commit
             }
-            checkpointer.finish(db)
         }
         checkpointer.wrote(records.count)
         if let retention,
@@ -343,9 +335,19 @@ final class Checkpointer: Sendable {
         thread.start()
     }
 
+    /// Runs `body` in a transaction on the writer's connection `db`, then the second pass when it is due:
+    /// every write of the history goes through here.
+    func commit(_ db: Database, _ body: (Database) throws -> Void) throws {
+        try db.inTransaction {
+            try body(db)
+            return .commit
+        }
+        finish(db)
+    }
+
     /// The second pass, when the first has ended since: `db` is the writer's connection, outside any
     /// transaction.
-    func finish(_ db: Database) {
+    private func finish(_ db: Database) {
         let due = state.withLock { s -> Bool in
             defer { s.finish = false }
             return s.finish
