@@ -55,24 +55,8 @@ enum BodyScanner {
         case UInt8(ascii: "\""):
             return endOfString(b, i)
         case UInt8(ascii: "{"), UInt8(ascii: "["):
-            var depth = 0
-            var j = i
-            while j < b.count {
-                switch b[j] {
-                case UInt8(ascii: "\""):
-                    guard let e = endOfString(b, j) else { return nil }
-                    j = e
-                    continue
-                case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    depth += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    depth -= 1
-                    if depth == 0 { return j + 1 }
-                default: break
-                }
-                j += 1
-            }
-            return nil
+            // One loop over the bytes (an event is most of a body): `containerEnd`, in RuleKitCore.
+            return b.containerEnd(at: i)
         default:
             var j = i
             while j < b.count, !isSpace(b[j]), b[j] != UInt8(ascii: ","), b[j] != UInt8(ascii: "]"), b[j] != UInt8(ascii: "}") {

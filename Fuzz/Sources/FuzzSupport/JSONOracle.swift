@@ -11,6 +11,14 @@ public enum JSONOracle {
 
     /// Checks one input; traps (a finding for libFuzzer) on any disagreement.
     public static func check(_ bytes: [UInt8]) {
+        // The end of a container found over the storage (how a service splits an array body) against the
+        // byte-by-byte reference, from the input's first sixteen brackets (each scan may read to the end).
+        let brackets = bytes.indices.lazy.filter { bytes[$0] == UInt8(ascii: "{") || bytes[$0] == UInt8(ascii: "[") }
+        for start in brackets.prefix(16) {
+            if bytes.containerEnd(at: start) != bytes.containerEndByBytes(at: start) {
+                Oracle.fail(name, "containerEnd(at: \(start)) differs from the byte-by-byte reference", input: bytes)
+            }
+        }
         var ours: Document?
         var failure: DiagnosticError?
         do {

@@ -1,9 +1,14 @@
-// A byte search through the C library's `memchr`, which scans many bytes per step, and a copy of a range
-// of one byte array onto another.
+// A byte search through the C library's `memchr`, which scans many bytes per step; the end of a JSON
+// object or array found the same way; and a copy of a range of one byte array onto another.
 //
 // Invariants: the array's storage is lent for the call; `memchr` reads only `from ..< count` of it, or
 // only `range` (both checked first), and the pointer it returns, when it finds the byte, lies in that range; nothing keeps
 // a pointer. The plain reference is `Collection.firstIndex(of:)`, which `JSONLinesTests` compares it with.
+// `containerEnd(at:)` reads `p[j]` only for `start <= j < count`; its `memchr` reads `count - k` bytes from
+// `k < count`; a quote's backslash run is read backwards from the quote down to the string's opening quote,
+// never below it. Its plain reference is `containerEndByBytes(at:)`, a byte at a time in safe code, which
+// `ByteSearchTests` compares it with on generated texts (unclosed strings, escaped quotes, brackets inside
+// strings, starts past the end).
 // `append(bytesOf:_:)` reads only the range it was given, checked against the source first; its plain
 // reference is `append(contentsOf: source[range])`, which the same tests read every line through.
 internal import Foundation
@@ -34,5 +39,81 @@ extension Array where Element == UInt8 {
     mutating func append(bytesOf source: [UInt8], _ range: Range<Int>) {
         precondition(range.lowerBound >= 0 && range.upperBound <= source.count, "byte range out of bounds")
         source.withUnsafeBufferPointer { b in append(contentsOf: UnsafeBufferPointer(rebasing: b[range])) }
+    }
+
+    /// The index just past the object or array that opens at `start` (its brackets balanced, strings
+    /// passed over with their escapes), or nil when `start` holds no `{` or `[`, or the value does not
+    /// close. It finds boundaries only: the value is not checked to be JSON. A service splits an array
+    /// body into its events with it (`BodyScanner`): with a bounds check per byte and a call per string,
+    /// the split was 8.5% of serving an array body, 7.4% in this one loop (perf, serve under wrk).
+    package func containerEnd(at start: Int) -> Int? {
+        guard start >= 0, start < count, self[start] == UInt8(ascii: "{") || self[start] == UInt8(ascii: "[") else { return nil }
+        return withUnsafeBufferPointer { b -> Int? in
+            guard let p = b.baseAddress else { return nil }
+            let n = b.count
+            var depth = 0
+            var j = start
+            while j < n {
+                switch p[j] {
+                case UInt8(ascii: "\""):
+                    let open = j
+                    var k = j + 1
+                    while true {
+                        guard k < n, let found = memchr(p + k, Int32(UInt8(ascii: "\"")), n - k) else { return nil }
+                        let q = UnsafeRawPointer(p).distance(to: UnsafeRawPointer(found))
+                        var m = q - 1
+                        var backslashes = 0
+                        while m > open && p[m] == UInt8(ascii: "\\") {
+                            backslashes += 1
+                            m -= 1
+                        }
+                        if backslashes % 2 == 0 {
+                            j = q + 1
+                            break
+                        }
+                        k = q + 1
+                    }
+                    continue
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 { return j + 1 }
+                default:
+                    break
+                }
+                j += 1
+            }
+            return nil
+        }
+    }
+
+    /// `containerEnd(at:)` a byte at a time: the plain reference the tests compare it with.
+    package func containerEndByBytes(at start: Int) -> Int? {
+        guard start >= 0, start < count, self[start] == UInt8(ascii: "{") || self[start] == UInt8(ascii: "[") else { return nil }
+        var depth = 0
+        var inString = false
+        var j = start
+        while j < count {
+            let c = self[j]
+            if inString {
+                if c == UInt8(ascii: "\\") {
+                    j += 2
+                    continue
+                }
+                if c == UInt8(ascii: "\"") { inString = false }
+            } else {
+                switch c {
+                case UInt8(ascii: "\""): inString = true
+                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 { return j + 1 }
+                default: break
+                }
+            }
+            j += 1
+        }
+        return nil
     }
 }
