@@ -58,10 +58,11 @@ import Testing
         }
         #expect(store.count == blocks * 500)
         #expect(store.checkpointer.done.withLock { $0 } > 0)
-        // The file keeps the log's largest size. Measured: 14 MiB; 67 MiB for 49,152 records when the log
-        // never starts over (no checkpoint, or the background pass alone).
+        // The file keeps the log's largest size. Measured: 14 MiB alone, 45 MiB in a CI run with the machine
+        // loaded besides; 110 MiB when the log never starts over (no checkpoint, or the background pass
+        // alone).
         let size = (try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
-        #expect(size < 45 << 20, "the log is \(size >> 20) MiB")
+        #expect(size < 60 << 20, "the log is \(size >> 20) MiB")
     }
 
     @Test func retentionKeepsTheNewestRecords() throws {
