@@ -17,43 +17,12 @@ enum BodyScanner {
         return j
     }
 
-    /// The index just past the string that opens at `i` (a quote), or nil when it does not end. Strings
-    /// are most of an event's bytes: the closing quote is found with `memchr`, and a quote after an odd
-    /// run of backslashes is passed over.
-    static func endOfString(_ b: [UInt8], _ i: Int) -> Int? {
-        var j = i + 1
-        while let q = b.firstIndex(of: UInt8(ascii: "\""), in: j..<b.count) {
-            var backslashes = 0
-            var k = q - 1
-            while k > i && b[k] == UInt8(ascii: "\\") {
-                backslashes += 1
-                k -= 1
-            }
-            if backslashes % 2 == 0 { return q + 1 }
-            j = q + 1
-        }
-        return nil
-    }
-
-    /// `endOfString` a byte at a time: the plain reference the tests compare it with.
-    static func endOfStringByBytes(_ b: [UInt8], _ i: Int) -> Int? {
-        var j = i + 1
-        while j < b.count {
-            switch b[j] {
-            case UInt8(ascii: "\\"): j += 2
-            case UInt8(ascii: "\""): return j + 1
-            default: j += 1
-            }
-        }
-        return nil
-    }
-
     /// The index just past the value that starts at `i`, or nil when it does not end.
     static func endOfValue(_ b: [UInt8], _ i: Int) -> Int? {
         guard i < b.count else { return nil }
         switch b[i] {
         case UInt8(ascii: "\""):
-            return endOfString(b, i)
+            return b.stringEnd(at: i)
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             // One loop over the bytes (an event is most of a body): `containerEnd`, in RuleKitCore.
             return b.containerEnd(at: i)
@@ -96,7 +65,7 @@ enum BodyScanner {
         var j = skipSpace(b, start + 1)
         if j < b.count && b[j] == UInt8(ascii: "}") { return ([], j + 1, nil) }
         while true {
-            guard j < b.count, b[j] == UInt8(ascii: "\""), let k = endOfString(b, j) else { return nil }
+            guard j < b.count, b[j] == UInt8(ascii: "\""), let k = b.stringEnd(at: j) else { return nil }
             var c = skipSpace(b, k)
             guard c < b.count, b[c] == UInt8(ascii: ":") else { return nil }
             c = skipSpace(b, c + 1)

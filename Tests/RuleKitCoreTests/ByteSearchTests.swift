@@ -3,8 +3,8 @@ import Testing
 
 @testable import RuleKitCore
 
-/// The end of an object or array found over the storage (`containerEnd`) against the byte-by-byte
-/// reference, and both against ends known by hand.
+/// The end of an object, array or string found over the storage (`containerEnd`, `stringEnd`) against the
+/// byte-by-byte references, and both against ends known by hand.
 struct ByteSearchTests {
     @Test func knownEnds() {
         let cases: [(String, Int?)] = [
@@ -28,6 +28,26 @@ struct ByteSearchTests {
         #expect(Array("[]".utf8).containerEnd(at: -1) == nil)
     }
 
+    @Test func knownStringEnds() {
+        let cases: [(String, Int?)] = [
+            (#""a" tail"#, 3),
+            (#""\"" tail"#, 4),
+            (#""\\" tail"#, 4),
+            (#""\\\"" tail"#, 6),
+            (#""open"#, nil),
+            (#""\"#, nil),
+            (#"x"""#, nil),
+            (#""#, nil),
+        ]
+        for (text, end) in cases {
+            let b = Array(text.utf8)
+            #expect(b.stringEnd(at: 0) == end, "\(text)")
+            #expect(b.stringEndByBytes(at: 0) == end, "\(text)")
+        }
+        #expect(Array(#""""#.utf8).stringEnd(at: 2) == nil)
+        #expect(Array(#""""#.utf8).stringEnd(at: -1) == nil)
+    }
+
     @Test(arguments: [1, 2, 3] as [UInt64])
     func agreesWithTheByteByByteReference(_ seed: UInt64) {
         var rng = SeededGenerator(state: seed)
@@ -38,6 +58,9 @@ struct ByteSearchTests {
             for start in 0..<text.count {
                 #expect(
                     text.containerEnd(at: start) == text.containerEndByBytes(at: start),
+                    "\(String(decoding: text, as: UTF8.self)) from \(start)")
+                #expect(
+                    text.stringEnd(at: start) == text.stringEndByBytes(at: start),
                     "\(String(decoding: text, as: UTF8.self)) from \(start)")
             }
         }

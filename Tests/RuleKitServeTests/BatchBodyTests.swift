@@ -97,16 +97,4 @@ import Testing
             #expect(Value.array(scanned) == (try? JSONReader.read(text).value))
         }
     }
-
-    @Test func stringsEndWhereTheByteByByteReferenceSaysTheyEnd() {
-        var rng = SeededGenerator(state: 5)
-        let pieces = ["a", "\\\\", "\\\"", "\"", " ", "é", "\\u0022"]
-        for _ in 0..<2_000 {
-            var text: [UInt8] = [UInt8(ascii: "\"")]
-            for _ in 0..<rng.int(8) { text += Array(pieces[rng.int(pieces.count)].utf8) }
-            if rng.int(4) > 0 { text += Array("\"".utf8) }
-            text += Array(" tail".utf8)
-            #expect(BodyScanner.endOfString(text, 0) == BodyScanner.endOfStringByBytes(text, 0), "\(String(decoding: text, as: UTF8.self))")
-        }
-    }
 }

@@ -11,12 +11,16 @@ public enum JSONOracle {
 
     /// Checks one input; traps (a finding for libFuzzer) on any disagreement.
     public static func check(_ bytes: [UInt8]) {
-        // The end of a container found over the storage (how a service splits an array body) against the
-        // byte-by-byte reference, from the input's first sixteen brackets (each scan may read to the end).
-        let brackets = bytes.indices.lazy.filter { bytes[$0] == UInt8(ascii: "{") || bytes[$0] == UInt8(ascii: "[") }
-        for start in brackets.prefix(16) {
+        // The end of a container or string found over the storage (how a service splits an array body)
+        // against the byte-by-byte references, from the input's first sixteen brackets and quotes (each
+        // scan may read to the end).
+        let opens = bytes.indices.lazy.filter { [UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "\"")].contains(bytes[$0]) }
+        for start in opens.prefix(16) {
             if bytes.containerEnd(at: start) != bytes.containerEndByBytes(at: start) {
                 Oracle.fail(name, "containerEnd(at: \(start)) differs from the byte-by-byte reference", input: bytes)
+            }
+            if bytes.stringEnd(at: start) != bytes.stringEndByBytes(at: start) {
+                Oracle.fail(name, "stringEnd(at: \(start)) differs from the byte-by-byte reference", input: bytes)
             }
         }
         var ours: Document?

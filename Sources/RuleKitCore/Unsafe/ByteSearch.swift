@@ -4,9 +4,10 @@
 // Invariants: the array's storage is lent for the call; `memchr` reads only `from ..< count` of it, or
 // only `range` (both checked first), and the pointer it returns, when it finds the byte, lies in that range; nothing keeps
 // a pointer. The plain reference is `Collection.firstIndex(of:)`, which `JSONLinesTests` compares it with.
-// `containerEnd(at:)` reads `p[j]` only for `start <= j < count`; its `memchr` reads `count - k` bytes from
-// `k < count`; a quote's backslash run is read backwards from the quote down to the string's opening quote,
-// never below it. Its plain reference is `containerEndByBytes(at:)`, a byte at a time in safe code, which
+// `containerEnd(at:)` and `stringEnd(at:)` read `p[j]` only for `start <= j < count`; their `memchr` reads
+// `count - k` bytes from `k < count`; a quote's backslash run is read backwards from the quote down to the
+// string's opening quote, never below it. Their plain references are `containerEndByBytes(at:)` and
+// `stringEndByBytes(at:)`, a byte at a time in safe code, which
 // `ByteSearchTests` compares it with on generated texts (unclosed strings, escaped quotes, brackets inside
 // strings, starts past the end).
 // `append(bytesOf:_:)` reads only the range it was given, checked against the source first; its plain
@@ -56,23 +57,8 @@ extension Array where Element == UInt8 {
             while j < n {
                 switch p[j] {
                 case UInt8(ascii: "\""):
-                    let open = j
-                    var k = j + 1
-                    while true {
-                        guard k < n, let found = memchr(p + k, Int32(UInt8(ascii: "\"")), n - k) else { return nil }
-                        let q = UnsafeRawPointer(p).distance(to: UnsafeRawPointer(found))
-                        var m = q - 1
-                        var backslashes = 0
-                        while m > open && p[m] == UInt8(ascii: "\\") {
-                            backslashes += 1
-                            m -= 1
-                        }
-                        if backslashes % 2 == 0 {
-                            j = q + 1
-                            break
-                        }
-                        k = q + 1
-                    }
+                    guard let end = Self.stringEnd(p, n, j) else { return nil }
+                    j = end
                     continue
                 case UInt8(ascii: "{"), UInt8(ascii: "["):
                     depth += 1
@@ -86,6 +72,49 @@ extension Array where Element == UInt8 {
             }
             return nil
         }
+    }
+
+    /// The index just past the JSON string whose opening quote is at `start`, or nil when `start` holds no
+    /// quote or the string does not close. Strings are most of an event's bytes: the closing quote is found
+    /// with `memchr`, and a quote after an odd run of backslashes is passed over.
+    package func stringEnd(at start: Int) -> Int? {
+        guard start >= 0, start < count, self[start] == UInt8(ascii: "\"") else { return nil }
+        return withUnsafeBufferPointer { b -> Int? in
+            guard let p = b.baseAddress else { return nil }
+            return Self.stringEnd(p, b.count, start)
+        }
+    }
+
+    /// The one scan for a string's end, for `stringEnd(at:)` and `containerEnd(at:)`: `open < n` holds a
+    /// quote; reads `p[j]` only for `open < j < n`.
+    private static func stringEnd(_ p: UnsafePointer<UInt8>, _ n: Int, _ open: Int) -> Int? {
+        var k = open + 1
+        while k < n, let found = memchr(p + k, Int32(UInt8(ascii: "\"")), n - k) {
+            let q = UnsafeRawPointer(p).distance(to: UnsafeRawPointer(found))
+            var m = q - 1
+            var backslashes = 0
+            while m > open && p[m] == UInt8(ascii: "\\") {
+                backslashes += 1
+                m -= 1
+            }
+            if backslashes % 2 == 0 { return q + 1 }
+            k = q + 1
+        }
+        return nil
+    }
+
+    /// `stringEnd(at:)` a byte at a time: the plain reference the tests compare it with.
+    package func stringEndByBytes(at start: Int) -> Int? {
+        guard start >= 0, start < count, self[start] == UInt8(ascii: "\"") else { return nil }
+        var j = start + 1
+        while j < count {
+            switch self[j] {
+            case UInt8(ascii: "\\"): j += 2
+            case UInt8(ascii: "\""): return j + 1
+            default: j += 1
+            }
+        }
+        return nil
     }
 
     /// `containerEnd(at:)` a byte at a time: the plain reference the tests compare it with.
