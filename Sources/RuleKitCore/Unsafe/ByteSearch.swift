@@ -7,9 +7,9 @@
 // `containerEnd(at:)` and `stringEnd(at:)` read `p[j]` only for `start <= j < count`; their `memchr` reads
 // `count - k` bytes from `k < count`; a quote's backslash run is read backwards from the quote down to the
 // string's opening quote, never below it. Their plain references are `containerEndByBytes(at:)` and
-// `stringEndByBytes(at:)`, a byte at a time in safe code, which
-// `ByteSearchTests` compares it with on generated texts (unclosed strings, escaped quotes, brackets inside
-// strings, starts past the end).
+// `stringEndByBytes(at:)`, a byte at a time in safe code, which `ByteSearchTests` and the JSON fuzz oracle
+// compare them with on generated texts (unclosed strings, escaped quotes, brackets inside strings, starts
+// past the end).
 // `append(bytesOf:_:)` reads only the range it was given, checked against the source first; its plain
 // reference is `append(contentsOf: source[range])`, which the same tests read every line through.
 internal import Foundation
