@@ -3,7 +3,7 @@
 #
 #   Fuzz/run.sh TARGET SECONDS [libFuzzer options...]
 #   Fuzz/run.sh json 60
-#   Fuzz/run.sh all 30            # every target in turn (what .ci/run does)
+#   Fuzz/run.sh all 30            # every target, two at a time (what .ci/run does)
 #
 # TARGET is json, yaml, launch-json, rules, template or schema (with or without the fuzz- prefix).
 # Seeds are cut from ../shared at run time (seeds.py) into Fuzz/.seeds/TARGET; what libFuzzer finds
@@ -27,12 +27,26 @@ if [[ $target == all ]]; then
     logs=$(mktemp -d)
     trap 'rm -rf "$logs"' EXIT
     declare -A codes=()
-    for t in "${targets[@]}"; do
-        set +e
-        "$self" "$t" "$seconds" "$@" 2>&1 | tee "$logs/$t"
-        code=${PIPESTATUS[0]}
-        set -e
-        ((code == 0)) || codes[$t]=$code
+    # Two targets at a time: each fuzzes on one core, so a pair takes the time of one on a two-core
+    # machine (the second's build waits for the first's on SwiftPM's lock, then only links). Each pair's
+    # output is printed whole once both have ended.
+    for ((i = 0; i < ${#targets[@]}; i += 2)); do
+        pair=("${targets[@]:i:2}")
+        declare -A pids=()
+        for t in "${pair[@]}"; do
+            "$self" "$t" "$seconds" "$@" > "$logs/$t" 2>&1 &
+            pids[$t]=$!
+        done
+        for t in "${pair[@]}"; do
+            set +e
+            wait "${pids[$t]}"
+            code=$?
+            set -e
+            ((code == 0)) || codes[$t]=$code
+            echo "== fuzz-$t exited with $code"
+            cat "$logs/$t"
+        done
+        unset pids
     done
     failed=()
     for t in "${targets[@]}"; do if [[ -n ${codes[$t]:-} ]]; then failed+=("$t"); fi; done
