@@ -82,6 +82,21 @@ rate_of() {  # rate_of BODIES CONTENT_TYPE ; prints events/s
     awk '/^events\/s/ {print $2}' "$work/wrk.txt"
 }
 
+stage_means() {  # stage_means URL ; the mean time of a batch in each stage, from the service's /metrics
+    python3 - "$1/metrics" <<'PY'
+import re, sys, urllib.request
+text = urllib.request.urlopen(sys.argv[1]).read().decode()
+def total(kind, stage):
+    m = re.search(r'rulekit_block_stage_duration_seconds_%s\{stage="%s"\} ([0-9.e+-]+)' % (kind, stage), text)
+    return float(m.group(1)) if m else 0.0
+parts = []
+for stage in ("read", "evaluate", "write"):
+    n = total("count", stage)
+    parts.append(f"{stage} {total('sum', stage) / n * 1000:.1f} ms" if n else f"{stage} -")
+print(", ".join(parts))
+PY
+}
+
 ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
 
 echo "== rulekit run, 100,000 events, rules-1000.json"
@@ -108,9 +123,12 @@ history() {  # history LABEL --history WHERE ; figures against stateless JSON li
     half=$(python3 -c "print(max(1, $rate / 100 / 2))")
     local paced
     paced=$(python3 Benchmarks/Serve/paced.py "$url" "$work/array.txt" "$half" "$seconds")
+    local stages
+    stages=$(stage_means "$url")
     stop
     if grep -q "consequence chain" "$work/serve.err"; then echo "bench: a rule chain was cut (see the serve log)" >&2; exit 1; fi
     echo "$label: $rate events/s ($(ratio "$rate" "$lines")x stateless); at half load: $paced"
+    echo "  mean per batch over both loads: $stages"
 }
 
 echo "== serve with history rules (rules-1000.json + history-rules.yaml, --identity $identity)"

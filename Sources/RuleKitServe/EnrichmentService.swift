@@ -96,6 +96,7 @@ public final class EnrichmentService: Sendable {
             c.identityPath = options.identityPath
             c.batchStates = true
             c.onRulesMatched = { _, rules in metrics.fired(rules) }
+            c.onBlockTimed = { metrics.timed($0) }
             do { hosts.append(try RulesHost(c)) } catch {
                 throw DiagnosticError(.error("serve.hub", "the hub could not start: \(error)"))
             }

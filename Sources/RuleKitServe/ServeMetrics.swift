@@ -18,6 +18,10 @@ final class ServeMetrics: Sendable {
     let reloads: Metrics.Counter
     let reloadFailures: Metrics.Counter
     let queueDepth: Metrics.Gauge
+    /// How long blocks spent reading history, evaluating, and waiting for their records to be durable.
+    let stageRead: Metrics.Timer
+    let stageEvaluate: Metrics.Timer
+    let stageWrite: Metrics.Timer
     /// Per-rule counters, made on first use; past `maxRuleLabels` rules they share one `other` counter, so
     /// a rule set of any size keeps the exposition bounded.
     private let firedCounters = Locked<[String: Metrics.Counter]>([:])
@@ -29,6 +33,7 @@ final class ServeMetrics: Sendable {
             .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
             .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5),
         ]
+        f.durationHistogramBuckets["rulekit_block_stage_duration_seconds"] = f.durationHistogramBuckets["rulekit_request_duration_seconds"]
         factory = f
         eventsIn = Metrics.Counter(label: "rulekit_events_in_total", factory: f)
         eventsOut = Metrics.Counter(label: "rulekit_events_out_total", factory: f)
@@ -38,6 +43,23 @@ final class ServeMetrics: Sendable {
         reloads = Metrics.Counter(label: "rulekit_rules_reloads_total", factory: f)
         reloadFailures = Metrics.Counter(label: "rulekit_rules_reload_failures_total", factory: f)
         queueDepth = Metrics.Gauge(label: "rulekit_queue_depth", factory: f)
+        let stage = "rulekit_block_stage_duration_seconds"
+        stageRead = Metrics.Timer(label: stage, dimensions: [("stage", "read")], factory: f)
+        stageEvaluate = Metrics.Timer(label: stage, dimensions: [("stage", "evaluate")], factory: f)
+        stageWrite = Metrics.Timer(label: stage, dimensions: [("stage", "write")], factory: f)
+    }
+
+    /// Records where one block's time went.
+    func timed(_ t: BlockTiming) {
+        if let read = t.read { stageRead.recordNanoseconds(Self.nanoseconds(read)) }
+        stageEvaluate.recordNanoseconds(Self.nanoseconds(t.evaluate))
+        if let write = t.write { stageWrite.recordNanoseconds(Self.nanoseconds(write)) }
+    }
+
+    private static func nanoseconds(_ d: Duration) -> Int64 {
+        let (seconds, attoseconds) = d.components
+        let (ns, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? Int64.max : ns.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
     }
 
     /// Counts one firing of each rule in `labels`.

@@ -61,4 +61,28 @@ import Testing
         #expect(ada.first?.data?["returning"] == true)
         #expect(bob.first?.data?["returning"] == nil)
     }
+
+    /// Each block's stages are reported once it is answered: history read, evaluation and write with block
+    /// history, evaluation alone without.
+    @Test func blocksReportWhereTheirTimeWent() async throws {
+        let path = try Self.rules()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let timings = Locked<[BlockTiming]>([])
+        var c = RulesHost.Configuration(rules: [path])
+        c.identityPath = ["user"]
+        c.onBlockTimed = { t in timings.withLock { $0.append(t) } }
+        let plain = try RulesHost(c)
+        _ = try await plain.process([Event(name: "v", type: "visit", source: "s", data: ["user": "ada"])])
+        #expect(timings.withLock { $0.count } == 1)
+        #expect(timings.withLock { $0.first?.read == nil && $0.first?.write == nil })
+
+        timings.withLock { $0.removeAll() }
+        c.blockHistory = try BlockHistory(backend: InMemoryEventHistory())
+        let blocks = try RulesHost(c)
+        _ = try await blocks.process([Event(name: "v", type: "visit", source: "s", data: ["user": "ada"])])
+        _ = try await blocks.process([Event(name: "c", type: "check", source: "s", data: ["user": "ada"])])
+        let seen = timings.withLock { $0 }
+        #expect(seen.count == 2)
+        #expect(seen.allSatisfy { $0.read != nil && $0.write != nil && $0.evaluate >= .zero })
+    }
 }

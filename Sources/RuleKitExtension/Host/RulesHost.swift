@@ -48,6 +48,8 @@ public final class RulesHost: Sendable {
         /// is then the hub's history, in place of `history`, and each block reads its identities' history
         /// before it is dispatched and writes its records before it is answered. Several hosts may share one.
         public var blockHistory: BlockHistory?
+        /// Hears how long each block given to `process` spent in each stage (a service's `/metrics`).
+        public var onBlockTimed: (@Sendable (BlockTiming) -> Void)?
 
         /// A configuration with the rules of `rules` and nothing else: in-memory history, no states.
         public init(
@@ -72,6 +74,7 @@ public final class RulesHost: Sendable {
     private let batches: Locked<Batches>
     private let blockHistory: BlockHistory?
     private let identityPath: [String]?
+    private let onBlockTimed: (@Sendable (BlockTiming) -> Void)?
     /// Whether history is read and written per block (`Configuration.blockHistory`).
     public var keepsBlockHistory: Bool { blockHistory != nil }
     /// The turns of blocks given with a completion (dispatched in the order of the calls).
@@ -95,6 +98,7 @@ public final class RulesHost: Sendable {
         options.history = configuration.blockHistory?.workingSet ?? configuration.history
         blockHistory = configuration.blockHistory
         identityPath = configuration.identityPath
+        onBlockTimed = configuration.onBlockTimed
         options.serialDelivery = configuration.serialDelivery
         if let path = configuration.identityPath {
             options.identity = { e in HistoryIdentity.value(at: path, of: e) }
@@ -174,7 +178,12 @@ public final class RulesHost: Sendable {
     public func process(
         _ events: [Event], states: [String: ValueObject] = [:], xdmStates: [String: ValueObject] = [:]
     ) async throws(HistoryUnavailable) -> [Event] {
-        guard let history = blockHistory else { return await dispatchBlock(events, states: states, xdmStates: xdmStates) }
+        guard let history = blockHistory else {
+            let start = ContinuousClock.now
+            let produced = await dispatchBlock(events, states: states, xdmStates: xdmStates)
+            onBlockTimed?(BlockTiming(evaluate: ContinuousClock.now - start))
+            return produced
+        }
         return try await process(events, states: states, xdmStates: xdmStates, history: history, turn: nil)
     }
 
@@ -186,11 +195,16 @@ public final class RulesHost: Sendable {
     ) async throws(HistoryUnavailable) -> [Event] {
         // Rules that ask no history question need no identity read (a walk of every event's data).
         let questions = rules.historyQuestions
+        let clock = ContinuousClock()
+        let start = clock.now
         let ticket = await history.begin(identities: questions.isEmpty ? [] : identities(of: events), questions: questions)
         if let turn { await order.wait(for: turn) }
+        let read = clock.now
         let produced = await dispatchBlock(events, states: states, xdmStates: xdmStates)
         if let turn { order.pass(turn) }
+        let evaluated = clock.now
         try await history.finish(ticket, causes: produced.map(\.id))
+        onBlockTimed?(BlockTiming(read: read - start, evaluate: evaluated - read, write: clock.now - evaluated))
         return produced
     }
 
@@ -271,5 +285,24 @@ public final class RulesHost: Sendable {
                 }
                 completion(produced)
             })
+    }
+}
+
+/// Where one block's time went, from the call to its answer. The stages follow each other: a block waits
+/// for its history read (with the reads of other blocks it joined), then for the hub to deliver its events
+/// and what they caused, then for its records to be durable (behind the writes queued before its own).
+public struct BlockTiming: Sendable, Equatable {
+    /// Reading the block's history (nil: the host keeps no block history).
+    public var read: Duration?
+    /// Evaluating the block on the hub, waiting included (blocks of other calls share it).
+    public var evaluate: Duration
+    /// Making its records durable (nil: the host keeps no block history).
+    public var write: Duration?
+
+    /// The stages of one block.
+    public init(read: Duration? = nil, evaluate: Duration, write: Duration? = nil) {
+        self.read = read
+        self.evaluate = evaluate
+        self.write = write
     }
 }
