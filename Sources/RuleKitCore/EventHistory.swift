@@ -71,6 +71,15 @@ package enum RecordKey: Hashable, Sendable {
         self = Self.parse(key.utf8).map { .cause($0.0, $0.1, $0.2) } ?? .text(key)
     }
 
+    /// The key `HistoryRecord.key(cause:ordinal:)` spells, without spelling it: equal to `RecordKey` of
+    /// that text.
+    package init(cause: UUID, ordinal: Int) {
+        let u = cause.uuid
+        let hi = [u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let lo = [u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        self = .cause(hi, lo, ordinal)
+    }
+
     private static func parse(_ u: String.UTF8View) -> (UInt64, UInt64, Int)? {
         // 36 characters of cause, a slash, 1 to 18 digits.
         guard u.count >= 38, u.count <= 55 else { return nil }

@@ -15,6 +15,10 @@ public protocol EventHistoryStore: Sendable {
     /// rule recorded on, or the masked event itself): stores that keep each record once key it by its
     /// cause. The default ignores the cause.
     func record(hash: UInt32, timestamp: Date, cause: UUID) -> Bool
+    /// The events `causes` and everything they caused have been delivered: a store that numbers each
+    /// cause's records (to key them) may forget those numbers, so the same events sent again are numbered
+    /// from the start, and their records keyed as before. The default does nothing.
+    func release(causes: [UUID])
 }
 
 extension EventHistoryStore {
@@ -22,6 +26,9 @@ extension EventHistoryStore {
     public func record(hash: UInt32, timestamp: Date, cause: UUID) -> Bool {
         record(hash: hash, timestamp: timestamp)
     }
+
+    /// Nothing to forget.
+    public func release(causes: [UUID]) {}
 }
 
 /// Timestamps (milliseconds) kept sorted, with the window questions the reference asks of them.
@@ -103,15 +110,20 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
         var keys: Set<RecordKey> = []
         var older: Set<RecordKey> = []
         var count = 0
+        /// How many records each cause made so far (a keyed store's, until `release`).
+        var ordinals: [UUID: Int] = [:]
 
         /// Whether `key` is new (and now known).
         mutating func remember(_ key: String, bound: Int) -> Bool {
+            remember(RecordKey(key), bound: bound)
+        }
+
+        mutating func remember(_ k: RecordKey, bound: Int) -> Bool {
             // Room for the whole generation at once, made when the first key comes (a hub that records
             // event by event keeps no keys): a set that grows doubles, and rehashing hundreds of thousands
             // of keys under the lock held every block up for tens of milliseconds (serve's p99). Its pages
             // are touched only as keys fill them.
             if keys.capacity < bound { keys.reserveCapacity(bound) }
-            let k = RecordKey(key)
             guard !older.contains(k), keys.insert(k).inserted else { return false }
             if keys.count >= bound {
                 older = keys
@@ -137,11 +149,44 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
     /// others may be kept twice. A client retries within seconds; a service that never stops would
     /// otherwise hold every key it ever saw.
     public let rememberedKeys: Int
+    /// Whether records made on the hub (`record(hash:timestamp:cause:)`) are keyed by their cause and
+    /// kept once, as `commit` keeps records: a service whose hubs record here directly.
+    public let keyed: Bool
+    /// Past this many causes not released, their numbers are forgotten (causes no block delivered).
+    static let maxOrdinals = 1 << 16
 
     /// An empty history that remembers the keys of at least the newest `rememberedKeys` records (at most
-    /// twice as many).
-    public init(rememberedKeys: Int = 500_000) {
+    /// twice as many); with `keyed`, the records the hub makes are keyed too.
+    public init(rememberedKeys: Int = 500_000, keyed: Bool = false) {
         self.rememberedKeys = max(1, rememberedKeys)
+        self.keyed = keyed
+    }
+
+    /// Records as `record(hash:timestamp:)` does; when `keyed`, under the key of the cause's next record
+    /// (`HistoryRecord.key(cause:ordinal:)`), and only if no record with that key is kept: the same events
+    /// evaluated again (a batch retried) record nothing new.
+    public func record(hash: UInt32, timestamp: Date, cause: UUID) -> Bool {
+        guard keyed else { return record(hash: hash, timestamp: timestamp) }
+        let identity = HistoryIdentity.current ?? ""
+        let bound = rememberedKeys
+        state.withLock { s in
+            let n = s.ordinals[cause, default: 0]
+            if s.ordinals.count >= Self.maxOrdinals { s.ordinals.removeAll() }
+            s.ordinals[cause] = n + 1
+            if s.remember(RecordKey(cause: cause, ordinal: n), bound: bound) {
+                s.insert(identity: identity, hash: hash, ms: timestamp.timeIntervalSince1970 * 1000)
+            }
+        }
+        return true
+    }
+
+    /// Forgets how many records `causes` made (a keyed store).
+    public func release(causes: [UUID]) {
+        guard keyed, !causes.isEmpty else { return }
+        state.withLock { s in
+            guard !s.ordinals.isEmpty else { return }
+            for c in causes { s.ordinals[c] = nil }
+        }
     }
 
     /// Records one event's hash at `timestamp`, under `HistoryIdentity.current`; always succeeds.

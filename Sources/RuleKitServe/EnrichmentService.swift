@@ -56,9 +56,14 @@ public final class EnrichmentService: Sendable {
         if snapshot.hasErrors { throw DiagnosticError(snapshot.errors) }
         let metrics = self.metrics
         let backend: any HistoryBackend
+        // History in this process: the hubs record into it and ask it directly, each record keyed by its
+        // cause, so nothing is read before a block or written after it (no store to wait on).
+        var direct: InMemoryEventHistory?
         switch options.history {
         case .memory:
-            backend = InMemoryEventHistory()
+            let store = InMemoryEventHistory(keyed: true)
+            direct = store
+            backend = store
             postgres = nil
         case .sqlite(let path):
             let url = URL(fileURLWithPath: path)
@@ -92,7 +97,7 @@ public final class EnrichmentService: Sendable {
         for _ in 0..<max(1, options.workers) {
             var c = RulesHost.Configuration(
                 rules: options.rules, preloaded: snapshot, states: options.states, xdmStates: options.xdmStates, xdm: alignment)
-            c.blockHistory = history
+            if let direct { c.history = direct } else { c.blockHistory = history }
             c.identityPath = options.identityPath
             c.batchStates = true
             c.onRulesMatched = { _, rules in metrics.fired(rules) }

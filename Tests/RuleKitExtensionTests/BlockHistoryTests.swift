@@ -286,6 +286,38 @@ extension InMemoryEventHistoryTests {
         #expect(store.count == 410)
     }
 
+    /// A keyed store keeps each of a cause's records once: evaluated again after the block is released,
+    /// the same cause numbers its records from the start and they are known; within one evaluation, a
+    /// cause's second record is a record of its own.
+    @Test func keyedRecordsOfACauseAreKeptOnce() {
+        let store = InMemoryEventHistory(keyed: true)
+        let cause = UUID()
+        let t = Date(timeIntervalSince1970: 1)
+        func count() -> Int { HistoryIdentity.$current.withValue("ada") { store.query(hash: 1, from: nil, to: nil, after: nil).count } }
+        HistoryIdentity.$current.withValue("ada") {
+            _ = store.record(hash: 1, timestamp: t, cause: cause)
+            _ = store.record(hash: 1, timestamp: t, cause: cause)
+        }
+        #expect(count() == 2)
+        store.release(causes: [cause])
+        HistoryIdentity.$current.withValue("ada") {
+            _ = store.record(hash: 1, timestamp: t, cause: cause)
+            _ = store.record(hash: 1, timestamp: t, cause: cause)
+            _ = store.record(hash: 1, timestamp: t, cause: cause)
+        }
+        #expect(count() == 3)
+        // The same keys through a block's write: known.
+        #expect(RecordKey(cause: cause, ordinal: 2) == RecordKey(HistoryRecord.key(cause: cause, ordinal: 2)))
+        // Unkeyed (a hub on a device): every record counts.
+        let plain = InMemoryEventHistory()
+        HistoryIdentity.$current.withValue("ada") {
+            _ = plain.record(hash: 1, timestamp: t, cause: cause)
+            plain.release(causes: [cause])
+            _ = plain.record(hash: 1, timestamp: t, cause: cause)
+        }
+        #expect(plain.count == 2)
+    }
+
     private func uuid(_ n: Int) -> uuid_t {
         let b = withUnsafeBytes(of: UInt64(n).bigEndian) { Array($0) }
         return (0, 0, 0, 0, 0, 0, 0, 0, b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7])

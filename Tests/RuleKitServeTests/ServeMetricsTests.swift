@@ -25,7 +25,7 @@ import Testing
         """.write(to: dir.appendingPathComponent("rules.yaml"), atomically: true, encoding: .utf8)
         var o = ServeOptions()
         o.rules = [dir.path]
-        o.history = .memory
+        o.history = .sqlite(dir.appendingPathComponent("history.sqlite").path)
         o.identityPath = ["user"]
         o.workers = 1
         let service = try EnrichmentService(o)
@@ -36,5 +36,13 @@ import Testing
         for stage in ["read", "evaluate", "write"] {
             #expect(text.contains(#"rulekit_block_stage_duration_seconds_count{stage="\#(stage)"} 2"#), "\(stage)")
         }
+
+        // History in memory is asked and kept on the hubs: evaluation is the whole of a batch's time.
+        o.history = .memory
+        let memory = try EnrichmentService(o)
+        _ = try await memory.enrich([Event(name: "v", type: "visit", source: "s", data: ["user": "ada"])])
+        let mine = memory.metrics.render(history: memory.historyStatus)
+        #expect(mine.contains(#"rulekit_block_stage_duration_seconds_count{stage="evaluate"} 1"#))
+        #expect(mine.contains(#"rulekit_block_stage_duration_seconds_count{stage="read"} 0"#))
     }
 }

@@ -75,6 +75,8 @@ public final class RulesHost: Sendable {
     private let blockHistory: BlockHistory?
     private let identityPath: [String]?
     private let onBlockTimed: (@Sendable (BlockTiming) -> Void)?
+    /// The hub's history when it is not kept per block: told when a block's events have been delivered.
+    private let history: any EventHistoryStore
     /// Whether history is read and written per block (`Configuration.blockHistory`).
     public var keepsBlockHistory: Bool { blockHistory != nil }
     /// The turns of blocks given with a completion (dispatched in the order of the calls).
@@ -99,6 +101,7 @@ public final class RulesHost: Sendable {
         blockHistory = configuration.blockHistory
         identityPath = configuration.identityPath
         onBlockTimed = configuration.onBlockTimed
+        history = configuration.history
         options.serialDelivery = configuration.serialDelivery
         if let path = configuration.identityPath {
             options.identity = { e in HistoryIdentity.value(at: path, of: e) }
@@ -273,6 +276,9 @@ public final class RulesHost: Sendable {
             return n
         }
         let batches = self.batches
+        // Records of these events were numbered per cause while they were delivered (a keyed store); the
+        // numbers go once the block is done, so the same events sent again are keyed as the first time.
+        let history = blockHistory == nil ? self.history : nil
         hub.dispatch(
             contentsOf: events,
             whenDelivered: {
@@ -283,6 +289,7 @@ public final class RulesHost: Sendable {
                     for e in list { b.owner[e.id] = nil }
                     return list
                 }
+                history?.release(causes: produced.map(\.id))
                 completion(produced)
             })
     }
