@@ -137,11 +137,16 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
 
     /// The same event with `patch` merged into its data as `EventDataMerge.merge` does (`add`, or `mod`
     /// with `overwrite`); the same event when it has no data. Data kept as a tape stays the tape, with the
-    /// merge laid over it (`overlay`), and no tree is made.
+    /// merge laid over it (`overlay`), and no tree is made; a later merge that only adds new members joins
+    /// the overlay (`DataOverlay.adding`).
     public func merging(_ patch: ValueObject, overwrite: Bool) -> Event {
         var e = self
         if case .tape(let tape) = storage.payload {
             e.unique().payload = .overlay(DataOverlay(base: tape, patch: patch, overwrite: overwrite))
+            return e
+        }
+        if case .overlay(let overlay) = storage.payload, let more = overlay.adding(patch, overwrite: overwrite) {
+            e.unique().payload = .overlay(more)
             return e
         }
         guard let data else { return self }

@@ -193,9 +193,11 @@ import Testing
         #expect(merged.data == EventDataMerge.merge(to: tape.object(), from: patch, overwrite: false))
         #expect(merged.data == ["a": ["b": 1, "c": 2], "list": [1, 2], "new": "x"])
         #expect(merged.id == e.id && e.document === tape && e.overlay == nil)
-        // A second merge is made on the tree, as the reference makes it.
+        // A second merge is made on the tree, as the reference makes it, unless it only adds new members.
         let twice = merged.merging(["a": ["b": 5]], overwrite: true)
         #expect(twice.overlay == nil && twice.data?["a"] == ["b": 5, "c": 2])
+        let added = merged.merging(["more": 1], overwrite: false)
+        #expect(added.overlay?.base === tape && added.data == ["a": ["b": 1, "c": 2], "list": [1, 2], "new": "x", "more": 1])
         // Data made in code merges as a tree; an event without data stays as it is.
         let plain = Event(name: "e", type: "t", source: "s", data: ["k": nil, "m": 1])
         #expect(plain.merging(["z": true], overwrite: false).data == ["m": 1, "z": true])
@@ -205,6 +207,37 @@ import Testing
         var changed = merged
         changed.data = ["only": 1]
         #expect(changed.overlay == nil && changed.data == ["only": 1])
+    }
+
+    /// Two merges in turn against the reference: whenever `adding` joins them into one overlay, its object
+    /// and its text are the reference's second merge of the first.
+    @Test(arguments: [41, 42, 43, 44] as [UInt64])
+    func addingIsTheSecondMergeOfTheFirst(_ seed: UInt64) throws {
+        var g = ValueGenerator(state: seed)
+        var joined = 0
+        for round in 0..<400 {
+            let base = Self.object(&g, plainKeys: round % 4 != 0)
+            guard let tape = JSONTape.of(base) else { continue }
+            let first = Self.object(&g, plainKeys: round % 3 != 0)
+            // Often new keys only; sometimes the shared pool (names the data or the first patch uses).
+            var second = round % 2 == 0 ? ValueObject() : Self.object(&g, plainKeys: round % 5 != 0)
+            if round % 2 == 0 {
+                for k in 0..<g.below(3) { second["new\(k)"] = Self.value(&g, plainKeys: true) }
+            }
+            for (o1, o2) in [(false, false), (true, true), (false, true)] {
+                let overlay = DataOverlay(base: tape, patch: first, overwrite: o1)
+                let reference = EventDataMerge.merge(to: overlay.object(), from: second, overwrite: o2)
+                guard let both = overlay.adding(second, overwrite: o2) else { continue }
+                joined += 1
+                let comment = Comment(
+                    rawValue: "base \(Value.object(base)) first \(Value.object(first)) second \(Value.object(second)) \(o1) \(o2)")
+                #expect(both.object() == reference, comment)
+                var out: [UInt8] = []
+                both.write(to: &out)
+                #expect(out == Self.compact(reference), comment)
+            }
+        }
+        #expect(joined > 200)
     }
 
     /// Threads asking for an overlay's object at once all get the one object (ThreadSanitizer runs this).

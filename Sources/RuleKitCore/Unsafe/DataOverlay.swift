@@ -47,6 +47,44 @@ public final class DataOverlay: @unchecked Sendable {
         EventDataMerge.merge(to: base.object(), from: patch, overwrite: overwrite)
     }
 
+    /// This overlay with `more` merged after its patch, as one overlay: when that is exactly
+    /// `EventDataMerge.merge(to: object(), from: more, overwrite:)`, nil otherwise (the caller merges the
+    /// trees). It is when the flag is the same and `more` only adds new top-level members: its keys are
+    /// ASCII (so bytes compare as the reference compares keys), named neither by the patch nor by the
+    /// data, and no top-level key of the data, the patch or `more` is a wildcard. Then the merge treats
+    /// each top-level member on its own (step 1 per key, no step 2 at the top, step 3 per key), so merging
+    /// the two patches at once leaves every member as merging them in turn does. A second `add` of new
+    /// members (a second rule's) then stays on the tape instead of making a tree of the whole event.
+    public func adding(_ more: ValueObject, overwrite: Bool) -> DataOverlay? {
+        guard overwrite == self.overwrite else { return nil }
+        var combined = patch
+        for (key, value) in more {
+            var k = key
+            guard k.utf8.allSatisfy({ $0 < 0x80 }), k.withUTF8({ EventDataMerge.wildcardStart($0) }) == nil,
+                combined.index(forKey: key) == nil
+            else { return nil }
+            combined.appendNew(key: key, value: value)
+        }
+        for key in patch.keys {
+            var k = key
+            if k.withUTF8({ EventDataMerge.wildcardStart($0) }) != nil { return nil }
+        }
+        let separate = base.withUnsafeView { view -> Bool in
+            guard view.nodes[0].kind == .object else { return false }
+            var j = 1
+            for _ in 0..<Int(view.nodes[0].count) {
+                if EventDataMerge.wildcardStart(view.bytes(j)) != nil { return false }
+                j = view.next(j + 1)
+            }
+            for key in more.keys {
+                var k = key
+                if k.withUTF8({ view.member(of: 0, key: $0) }) != nil { return false }
+            }
+            return true
+        }
+        return separate ? DataOverlay(base: base, patch: combined, overwrite: overwrite) : nil
+    }
+
     /// Appends the merged object as JSON, from the tape and the patch: what the merge leaves as it was read
     /// is copied from the text as written, and only what it changes is encoded, compact. It reads as
     /// `object()`, and it is the bytes `JSONWriter` writes for `object()` when the text read was compact
