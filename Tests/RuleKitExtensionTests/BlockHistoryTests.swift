@@ -46,18 +46,7 @@ final class FlakyBackend: HistoryBackend {
 
 /// History per block (`BlockHistory` over a `HistoryWorkingSet`), through `RulesHost` as serve and run use it.
 @Suite struct BlockHistoryTests {
-    static let rules = """
-        rules:
-          - id: record
-            when: {key: ~type, eq: visit}
-            then: [{history: {operation: insert, content: {visit: "yes"}}}]
-          - id: returning
-            when:
-              all:
-                - {key: ~type, eq: check}
-                - history: {events: [{visit: "yes"}], matcher: ge, value: 2}
-            then: [{add: {returning: true}}]
-        """
+    static let rules = HistoryRules.visits
 
     static func host(_ history: BlockHistory) throws -> (RulesHost, URL) {
         let dir = Scratch.url("rk-block-\(UUID())")

@@ -12,24 +12,17 @@ import Testing
         let dir = Scratch.url("rk-host-\(UUID())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let f = dir.appendingPathComponent("rules.yaml")
-        try """
-        rules:
-          - id: tier
-            when: {key: ~state.device/tier, eq: gold}
-            then: [{add: {tier: gold}}]
-          - id: tell
-            when: {key: ~type, eq: buy}
-            then: [{dispatch: {type: told, source: s, action: copy}}]
-          - id: record
-            when: {key: ~type, eq: visit}
-            then: [{history: {operation: insert, content: {visit: "yes"}}}]
-          - id: returning
-            when:
-              all:
-                - {key: ~type, eq: check}
-                - history: {events: [{visit: "yes"}], matcher: ge, value: 1}
-            then: [{add: {returning: true}}]
-        """.write(to: f, atomically: true, encoding: .utf8)
+        let own = """
+            rules:
+              - id: tier
+                when: {key: ~state.device/tier, eq: gold}
+                then: [{add: {tier: gold}}]
+              - id: tell
+                when: {key: ~type, eq: buy}
+                then: [{dispatch: {type: told, source: s, action: copy}}]
+
+            """
+        try (own + HistoryRules.items(returningAt: 1)).write(to: f, atomically: true, encoding: .utf8)
         return f.path
     }
 
