@@ -12,7 +12,8 @@
 //    count only.
 // The plain reference is `EventDataMerge.merge` on the tape's object: `object()` is exactly that; what
 // `write(to:)` writes reads back as it, and is `JSONWriter`'s text of it for compact input; and
-// `changesData()` is its verdict. `DataOverlayTests` and the json fuzz target compare all three.
+// `changesData()` is its verdict. `DataOverlayTests` and the json fuzz target compare all three. An overlay
+// that `adding` made stands for two merges in turn; `DataOverlayTests` compares its object and text with them.
 
 internal import Foundation
 internal import Synchronization
