@@ -74,10 +74,15 @@ package enum RecordKey: Hashable, Sendable {
     /// The key `HistoryRecord.key(cause:ordinal:)` spells, without spelling it: equal to `RecordKey` of
     /// that text.
     package init(cause: UUID, ordinal: Int) {
+        // The id's 16 bytes as two big-endian words, as `parse` reads its 32 hex digits, shifted in place:
+        // no array (this runs per record on the hub's thread).
         let u = cause.uuid
-        let hi = [u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        let lo = [u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        self = .cause(hi, lo, ordinal)
+        func word(_ b: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)) -> UInt64 {
+            var w = UInt64(b.0) << 56 | UInt64(b.1) << 48 | UInt64(b.2) << 40 | UInt64(b.3) << 32
+            w |= UInt64(b.4) << 24 | UInt64(b.5) << 16 | UInt64(b.6) << 8 | UInt64(b.7)
+            return w
+        }
+        self = .cause(word((u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7)), word((u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15)), ordinal)
     }
 
     private static func parse(_ u: String.UTF8View) -> (UInt64, UInt64, Int)? {

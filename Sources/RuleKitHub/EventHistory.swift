@@ -19,6 +19,9 @@ public protocol EventHistoryStore: Sendable {
     /// cause's records (to key them) may forget those numbers, so the same events sent again are numbered
     /// from the start, and their records keyed as before. The default does nothing.
     func release(causes: [UUID])
+    /// Whether the store numbers causes' records and wants `release` (the host then lists each block's
+    /// events for it). The default is false.
+    var numbersCauses: Bool { get }
 }
 
 extension EventHistoryStore {
@@ -29,6 +32,9 @@ extension EventHistoryStore {
 
     /// Nothing to forget.
     public func release(causes: [UUID]) {}
+
+    /// No numbers kept.
+    public var numbersCauses: Bool { false }
 }
 
 /// Timestamps (milliseconds) kept sorted, with the window questions the reference asks of them.
@@ -179,6 +185,9 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
         }
         return true
     }
+
+    /// Whether `release` is wanted: a keyed store's.
+    public var numbersCauses: Bool { keyed }
 
     /// Forgets how many records `causes` made (a keyed store).
     public func release(causes: [UUID]) {

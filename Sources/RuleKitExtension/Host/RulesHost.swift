@@ -278,7 +278,7 @@ public final class RulesHost: Sendable {
         let batches = self.batches
         // Records of these events were numbered per cause while they were delivered (a keyed store); the
         // numbers go once the block is done, so the same events sent again are keyed as the first time.
-        let history = blockHistory == nil ? self.history : nil
+        let history = blockHistory == nil && self.history.numbersCauses ? self.history : nil
         hub.dispatch(
             contentsOf: events,
             whenDelivered: {
