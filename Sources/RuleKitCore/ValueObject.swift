@@ -50,6 +50,14 @@ public struct ValueObject: Sendable {
         return f
     }
 
+    /// Whether `self` and `other` are copies of one object (one member storage), and so the same in
+    /// every way, text included. `false` does not mean they differ.
+    package func sharesStorage(with other: ValueObject) -> Bool {
+        _members.withUnsafeBufferPointer { a in
+            other._members.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress && a.count == b.count }
+        } && _keyFlags == other._keyFlags
+    }
+
     /// The key count from which a hash index is kept.
     static var indexThreshold: Int { 24 }
 

@@ -4,48 +4,58 @@ import Testing
 
 @testable import RuleKitRules
 
-/// The data a resolver shares between rules-consequence events against the plain reference, the event's
-/// data made and written afresh: whatever renderings follow each other under one id, the data and text
-/// handed out are those of the rendering asked for, byte for byte.
+/// What a resolver hands out again across passes (`Renderings`) against the plain reference, the
+/// consequence rendered afresh and its event's data made and written afresh: whatever values follow each
+/// other, the consequence, data and text handed out are those of the rendering asked for, byte for byte.
 @Suite struct ConsequenceEventDataTests {
-    /// Renderings that `==` takes as equal but that are written differently, and plain variations.
-    static let pool: [ValueObject] = [
-        ["schema": "s", "data": ["content": ["seen": "caf\u{E9}"]]],
-        ["schema": "s", "data": ["content": ["seen": "cafe\u{301}"]]],
-        ["schema": "s", "data": ["content": ["seen": "a\u{301}\u{327}"]]],
-        ["schema": "s", "data": ["content": ["seen": "a\u{327}\u{301}"]]],
-        ["schema": "s", "data": ["n": .double(0.0)]],
-        ["schema": "s", "data": ["n": .double(-0.0)]],
-        ["schema": "s", "data": ["n": .int(0)]],
-        ["a": 1, "b": 2],
-        ["b": 2, "a": 1],
-        ["a": .array([1, "x", .null])],
-        ["a": .array([1, "x"])],
-        [:],
+    /// Values `==` takes as equal but that are written differently, plain variations, and none.
+    static let pool: [Value?] = [
+        "caf\u{E9}", "cafe\u{301}", "a\u{301}\u{327}", "a\u{327}\u{301}", .double(0.0), .double(-0.0), .int(0),
+        .array([1, "x", .null]), .array([1, "x"]), ["a": 1, "b": 2], ["b": 2, "a": 1], .null, nil, "",
     ]
 
-    @Test func sharedDataIsAlwaysTheRenderingAskedFor() {
-        var r = Resolver(event: Event(name: "e", type: "t", source: "s"), runtime: StaticRulesRuntime())
+    @Test func renderingsHandedOutAgainAreTheRenderingAskedFor() throws {
+        let set = try Rules.compile(
+            """
+            rules:
+              - id: one
+                when: {key: ~type, eq: edge}
+                then:
+                  - {type: schema, detail: {id: x, schema: s, data: {content: {seen: "{%name%}", n: "at {%n%}"}}}}
+                  - {type: ping, detail: {fixed: [1, "two"]}}
+                  - {type: add, detail: {eventdata: {copy: "{%name%}{%%}{%n%}"}}}
+            """)
+        let planned = try #require(set.rules.first).consequences
+        var r = Resolver(event: Event(name: "e", type: "edge", source: "s"), runtime: StaticRulesRuntime())
         var rng = SystemRandomNumberGenerator()
         var shared = 0
-        var last: [String: [UInt8]] = [:]
+        var last: [Int: Consequence] = [:]
+        var data = ValueObject()
         for _ in 0..<2000 {
-            let id = ["one", "two"][Int.random(in: 0..<2, using: &rng)]
-            let detail = Self.pool[Int.random(in: 0..<Self.pool.count, using: &rng)]
-            let c = Consequence(id: id, type: "schema", detail: detail)
-            let (data, text) = r.consequenceEventData(c)
-            let fresh: ValueObject = ["triggeredconsequence": c.value]
-            var expected: [UInt8] = []
-            JSONWriter.write(fresh, to: &expected)
-            #expect(text == expected, "\(String(decoding: text, as: UTF8.self)) for \(String(decoding: expected, as: UTF8.self))")
-            var written: [UInt8] = []
-            JSONWriter.write(data, to: &written)
-            #expect(written == expected)
-            if last[id] == expected { shared += 1 }
-            last[id] = expected
+            // Half the events carry the values of the one before (so renderings repeat), half draw anew.
+            if Bool.random(using: &rng) {
+                data = ValueObject()
+                for key in ["name", "n"] {
+                    if let v = Self.pool[Int.random(in: 0..<Self.pool.count, using: &rng)] { data[key] = v }
+                }
+            }
+            r.reset(event: Event(name: "e", type: "edge", source: "s", data: data))
+            for (i, c) in planned.enumerated() {
+                let rendered = Evaluator.render(c, &r)
+                let fresh = Evaluator.renderAfresh(c, &r)
+                var expected: [UInt8] = []
+                JSONWriter.write(["triggeredconsequence": fresh.value], to: &expected)
+                let (eventData, text) = r.renderings.eventData(rendered, serial: c.serial)
+                #expect(text == expected, "\(String(decoding: text, as: UTF8.self)) for \(String(decoding: expected, as: UTF8.self))")
+                var written: [UInt8] = []
+                JSONWriter.write(eventData, to: &written)
+                #expect(written == expected)
+                // Consequences with tokens were handed out again, not only the literal one.
+                if i != 1, let before = last[i], before.detail.sharesStorage(with: rendered.detail) { shared += 1 }
+                last[i] = rendered
+            }
         }
-        // Repeated renderings were met (and shared) often enough for the test to mean something.
-        #expect(shared > 100)
+        #expect(shared > 500)
     }
 
     @Test func theEngineWritesConsequenceEventsAsTheirData() throws {

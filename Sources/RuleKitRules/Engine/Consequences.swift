@@ -43,21 +43,21 @@ enum Consequences {
                 case .string = detail["id"]
             else { return current }
             if schema == RulesEventNames.historySchema {
-                history(rendered, schemaData: schemaData, trigger: trigger, runtime: runtime, resolver: &r, out: &out)
+                history(rendered, serial: c.serial, schemaData: schemaData, trigger: trigger, runtime: runtime, resolver: &r, out: &out)
             } else {
-                out.append(consequenceEvent(rendered, trigger: trigger, resolver: &r))
+                out.append(consequenceEvent(rendered, serial: c.serial, trigger: trigger, resolver: &r))
             }
             return current
         case .other:
-            out.append(consequenceEvent(rendered, trigger: trigger, resolver: &r))
+            out.append(consequenceEvent(rendered, serial: c.serial, trigger: trigger, resolver: &r))
             return current
         }
     }
 
-    /// The generic rules-consequence event, its data and text shared with the last one made for an equal
-    /// rendering (`Resolver.consequenceEventData`).
-    static func consequenceEvent(_ c: Consequence, trigger: Event, resolver r: inout Resolver) -> Event {
-        let (data, text) = r.consequenceEventData(c)
+    /// The generic rules-consequence event for `c`, the rendering of planned consequence `serial`: its data
+    /// and text are shared with the last one made for the same rendering (`Renderings`).
+    static func consequenceEvent(_ c: Consequence, serial: Int, trigger: Event, resolver r: inout Resolver) -> Event {
+        let (data, text) = r.renderings.eventData(c, serial: serial)
         var e = trigger.createChainedEvent(
             name: RulesEventNames.consequenceEventName, type: RulesEventNames.rulesEngineType,
             source: RulesEventNames.responseContent, data: data)
@@ -67,7 +67,7 @@ enum Consequences {
 
     /// The event-history operation of a `schema` consequence.
     static func history(
-        _ c: Consequence, schemaData: ValueObject, trigger: Event, runtime: any RulesRuntime,
+        _ c: Consequence, serial: Int, schemaData: ValueObject, trigger: Event, runtime: any RulesRuntime,
         resolver r: inout Resolver, out: inout [Event]
     ) {
         guard case .string(let operation)? = schemaData["operation"],
@@ -83,6 +83,6 @@ enum Consequences {
             guard let first = results.first, first.count == 0 else { return }
         }
         guard runtime.recordHistory(historyEvent) else { return }
-        out.append(consequenceEvent(c, trigger: trigger, resolver: &r))
+        out.append(consequenceEvent(c, serial: serial, trigger: trigger, resolver: &r))
     }
 }

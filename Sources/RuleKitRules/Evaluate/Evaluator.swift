@@ -45,38 +45,86 @@ public enum Evaluator {
 
     // MARK: rendering
 
-    /// A consequence with its tokens replaced, as `{"id","type","detail"}` parts.
+    /// A consequence with its tokens replaced, as `{"id","type","detail"}` parts. The consequence made
+    /// last time is handed out again when every token renders as it did then (`Renderings`).
     public static func render(_ c: PlannedConsequence, _ r: inout Resolver) -> Consequence {
-        guard case .object(let detail) = render(c.detail, &r) else {
+        var tokens: [String] = []
+        tokenTexts(c.detail, &r, into: &tokens)
+        if let kept = r.renderings.kept(c.serial, tokens: tokens) { return kept }
+        var next = 0
+        let rendered = consequence(c, detail: fill(c.detail, tokens, &next))
+        r.renderings.keep(c.serial, tokens: tokens, consequence: rendered)
+        return rendered
+    }
+
+    /// The plain rendering, every template filled in place: what `render` is compared against.
+    static func renderAfresh(_ c: PlannedConsequence, _ r: inout Resolver) -> Consequence {
+        var tokens: [String] = []
+        tokenTexts(c.detail, &r, into: &tokens)
+        var next = 0
+        return consequence(c, detail: fill(c.detail, tokens, &next))
+    }
+
+    private static func consequence(_ c: PlannedConsequence, detail: Value) -> Consequence {
+        guard case .object(let detail) = detail else {
             return Consequence(id: c.id, type: c.type, detail: [:], location: c.source.location)
         }
         return Consequence(id: c.id, type: c.type, detail: detail, location: c.source.location)
     }
 
-    static func render(_ t: TemplateValue, _ r: inout Resolver) -> Value {
+    /// Renders a template: missing values render "", every value renders as its Swift description.
+    public static func render(_ t: Template, _ r: inout Resolver) -> String {
+        var tokens: [String] = []
+        tokenTexts(t, &r, into: &tokens)
+        var next = 0
+        return fill(t, tokens, &next)
+    }
+
+    /// The text of each token of `t`'s templates, in order (an unclosed template renders "" and reads none).
+    static func tokenTexts(_ t: TemplateValue, _ r: inout Resolver, into out: inout [String]) {
+        switch t {
+        case .literal: return
+        case .template(let tpl): tokenTexts(tpl, &r, into: &out)
+        case .array(let a): for x in a { tokenTexts(x, &r, into: &out) }
+        case .object(let members): for (_, v) in members { tokenTexts(v, &r, into: &out) }
+        }
+    }
+
+    static func tokenTexts(_ t: Template, _ r: inout Resolver, into out: inout [String]) {
+        if t.unclosed { return }
+        for case .token(let tok) in t.segments {
+            if tok.isEmpty {
+                out.append("")
+                continue
+            }
+            var v = r.resolve(tok.key)
+            if let f = tok.function { v = Conversion.apply(f, to: v ?? .string("")) }
+            out.append(v.map(SwiftDescription.describe) ?? "")
+        }
+    }
+
+    /// `t` with its tokens' texts taken from `tokens`, from `next` on.
+    static func fill(_ t: TemplateValue, _ tokens: [String], _ next: inout Int) -> Value {
         switch t {
         case .literal(let v): return v
-        case .template(let tpl): return .string(render(tpl, &r))
-        case .array(let a): return .array(a.map { render($0, &r) })
+        case .template(let tpl): return .string(fill(tpl, tokens, &next))
+        case .array(let a): return .array(a.map { fill($0, tokens, &next) })
         case .object(let members):
             var o = ValueObject(minimumCapacity: members.count)
-            for (k, v) in members { o.appendNew(key: k, value: render(v, &r)) }
+            for (k, v) in members { o.appendNew(key: k, value: fill(v, tokens, &next)) }
             return .object(o)
         }
     }
 
-    /// Renders a template: missing values render "", every value renders as its Swift description.
-    public static func render(_ t: Template, _ r: inout Resolver) -> String {
+    static func fill(_ t: Template, _ tokens: [String], _ next: inout Int) -> String {
         if t.unclosed { return "" }
         var out = ""
         for s in t.segments {
             switch s {
             case .text(let text): out += text
-            case .token(let tok):
-                if tok.isEmpty { continue }
-                var v = r.resolve(tok.key)
-                if let f = tok.function { v = Conversion.apply(f, to: v ?? .string("")) }
-                if let v { out += SwiftDescription.describe(v) }
+            case .token:
+                out += tokens[next]
+                next += 1
             }
         }
         return out

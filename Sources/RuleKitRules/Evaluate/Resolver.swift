@@ -37,9 +37,8 @@ public struct Resolver {
     private var memoValues: [Value?] = []
     /// Bytes batch matching read ahead, summed: kept so that those loads are not optimized away.
     var touched: UInt8 = 0
-    /// Across passes: the data of the last consequence event made for each consequence id, with the
-    /// rendered consequence it carries (see `consequenceEventData`).
-    private var consequenceData: [String: (consequence: Consequence, data: ValueObject, text: [UInt8])] = [:]
+    /// Across passes: the last rendering of each planned consequence, and its event's data.
+    var renderings = Renderings()
 
     /// A resolver for `event`, with caches for `slotCount` condition keys.
     public init(event: Event, runtime: any RulesRuntime, slotCount: Int = 0) {
@@ -68,58 +67,6 @@ public struct Resolver {
         }
         if !forms.pool.isEmpty { forms.pool.removeAll(keepingCapacity: true) }
 
-    }
-
-    /// The data of a rules-consequence event carrying `c` (`{"triggeredconsequence": c}`) and its compact
-    /// JSON text. A consequence renders the same way for event after event (a history rule records the
-    /// same content each time): the data and text of the last event made for it are shared when the
-    /// rendering is equal, so each such event costs neither a tree of its own nor its writing.
-    mutating func consequenceEventData(_ c: Consequence) -> (data: ValueObject, text: [UInt8]) {
-        if let kept = consequenceData[c.id], Self.sameText(kept.consequence, c) { return (kept.data, kept.text) }
-        let data: ValueObject = ["triggeredconsequence": c.value]
-        var text: [UInt8] = []
-        JSONWriter.write(data, to: &text)
-        // Rule sets are replaced and consequences render many ways: a few hundred ids are plenty.
-        if consequenceData.count >= 256 { consequenceData.removeAll(keepingCapacity: true) }
-        consequenceData[c.id] = (c, data, text)
-        return (data, text)
-    }
-
-    /// Whether `a` and `b` are written as the same JSON text: `==` is not enough, since it takes canonically
-    /// equivalent strings, `0.0` and `-0.0`, and members in another order as equal.
-    static func sameText(_ a: Consequence, _ b: Consequence) -> Bool {
-        sameText(a.id, b.id) && sameText(a.type, b.type) && sameText(a.detail, b.detail)
-    }
-
-    /// `sameText` for objects. Recursion: as deep as a consequence's detail, which the loader bounds.
-    static func sameText(_ a: ValueObject, _ b: ValueObject) -> Bool {
-        guard a.count == b.count else { return false }
-        for (x, y) in zip(a, b) {
-            guard sameText(x.key, y.key), sameText(x.value, y.value) else { return false }
-        }
-        return true
-    }
-
-    /// Byte equality of two strings (compared in place: a walk of the `utf8` views costs more than the
-    /// whole event).
-    static func sameText(_ a: String, _ b: String) -> Bool {
-        guard a.utf8.count == b.utf8.count else { return false }
-        var x = a
-        var y = b
-        return x.withUTF8 { p in y.withUTF8 { q in p.count == 0 || memcmp(p.baseAddress!, q.baseAddress!, p.count) == 0 } }
-    }
-
-    static func sameText(_ a: Value, _ b: Value) -> Bool {
-        switch (a, b) {
-        case (.null, .null): true
-        case (.bool(let x), .bool(let y)): x == y
-        case (.int(let x), .int(let y)): x == y
-        case (.double(let x), .double(let y)): x.bitPattern == y.bitPattern
-        case (.string(let x), .string(let y)): sameText(x, y)
-        case (.array(let x), .array(let y)): x.count == y.count && zip(x, y).allSatisfy { sameText($0, $1) }
-        case (.object(let x), .object(let y)): sameText(x, y)
-        default: false
-        }
     }
 
     /// The time of this pass: the clock read the first time a key asks for it, then kept.

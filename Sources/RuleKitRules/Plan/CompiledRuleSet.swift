@@ -1,5 +1,6 @@
 internal import Foundation
 public import RuleKitCore
+internal import Synchronization
 
 /// Matcher operations of the engine, one per Launch matcher code.
 public enum Operation: String, Sendable, Hashable, CaseIterable {
@@ -175,15 +176,44 @@ public struct PlannedConsequence: Sendable, Hashable {
     }
 
     /// The consequence's id.
-    public var id: String
+    public let id: String
     /// Its type as written.
-    public var type: String
+    public let type: String
     /// Its type as the engine handles it.
-    public var kind: Kind
+    public let kind: Kind
     /// Its detail with strings parsed into templates.
-    public var detail: TemplateValue
+    public let detail: TemplateValue
     /// The consequence as written.
-    public var source: Consequence
+    public let source: Consequence
+    /// A number no other planned consequence of this process has: a resolver keeps its last rendering
+    /// under it (`Renderings`). The fields are constants, so one serial always means one detail. Not part
+    /// of equality: two plans of the same consequence are equal.
+    let serial: Int
+
+    private static let serials = Atomic<Int>(0)
+
+    init(id: String, type: String, kind: Kind, detail: TemplateValue, source: Consequence) {
+        self.id = id
+        self.type = type
+        self.kind = kind
+        self.detail = detail
+        self.source = source
+        serial = Self.serials.wrappingAdd(1, ordering: .relaxed).newValue
+    }
+
+    /// Equality of everything but the serial.
+    public static func == (a: PlannedConsequence, b: PlannedConsequence) -> Bool {
+        a.id == b.id && a.type == b.type && a.kind == b.kind && a.detail == b.detail && a.source == b.source
+    }
+
+    /// Hashes everything but the serial.
+    public func hash(into h: inout Hasher) {
+        h.combine(id)
+        h.combine(type)
+        h.combine(kind)
+        h.combine(detail)
+        h.combine(source)
+    }
 }
 
 /// A JSON value whose strings may hold tokens.
