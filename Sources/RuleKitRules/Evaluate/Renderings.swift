@@ -31,7 +31,7 @@ struct Renderings {
     /// shares): two consequences whose serials meet in one slot take turns in it. Consecutive serials
     /// (one rule set's consequences) never meet below `slots` of them.
     private var entries: [Entry?] = []
-    static let slots = 256
+    static let slots = 4096
 
     /// The consequence last made for `serial`, if its tokens rendered to exactly `tokens`.
     func kept(_ serial: Int, tokens: [String]) -> Consequence? {
