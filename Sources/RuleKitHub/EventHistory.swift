@@ -91,7 +91,10 @@ struct SortedTimes: Sendable {
     /// The window of a question as the bounds of `count(low:high:)`: `from` and `after` both bound it
     /// below.
     static func bounds(from: Date?, to: Date?, after: Date?) -> (low: Double, high: Double) {
-        let low = [from, after].compactMap { $0?.timeIntervalSince1970 }.max().map { $0 * 1000 } ?? -Double.infinity
+        // Asked once per historical condition per event: no array for the two lower bounds.
+        var low = -Double.infinity
+        if let from { low = from.timeIntervalSince1970 * 1000 }
+        if let after { low = max(low, after.timeIntervalSince1970 * 1000) }
         let high = to.map { $0.timeIntervalSince1970 * 1000 } ?? Double.infinity
         return (low, high)
     }
@@ -116,8 +119,9 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
         var keys: Set<RecordKey> = []
         var older: Set<RecordKey> = []
         var count = 0
-        /// How many records each cause made so far (a keyed store's, until `release`).
-        var ordinals: [UUID: Int] = [:]
+        /// How many records each cause made so far (a keyed store's, until `release`). The hub's id table,
+        /// not a `Dictionary`: each record reads and sets it under the lock all hubs share.
+        var ordinals = EventIDTable()
 
         /// Whether `key` is new (and now known).
         mutating func remember(_ key: String, bound: Int) -> Bool {
@@ -176,8 +180,8 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
         let identity = HistoryIdentity.current ?? ""
         let bound = rememberedKeys
         state.withLock { s in
-            let n = s.ordinals[cause, default: 0]
-            if s.ordinals.count >= Self.maxOrdinals { s.ordinals.removeAll() }
+            let n = s.ordinals[cause] ?? 0
+            if s.ordinals.count >= Self.maxOrdinals { s.ordinals = EventIDTable() }
             s.ordinals[cause] = n + 1
             if s.remember(RecordKey(cause: cause, ordinal: n), bound: bound) {
                 s.insert(identity: identity, hash: hash, ms: timestamp.timeIntervalSince1970 * 1000)
