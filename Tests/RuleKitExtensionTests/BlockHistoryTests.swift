@@ -17,6 +17,8 @@ final class FlakyBackend: HistoryBackend {
     let prefetches = Locked(0)
     /// Every call, answered or not.
     let attempts = Locked(0)
+    /// Calls that hung (down with `hangs`) until the caller gave up on them.
+    let abandoned = Locked(0)
 
     init(hangs: Bool = false) { self.hangs = hangs }
 
@@ -25,7 +27,12 @@ final class FlakyBackend: HistoryBackend {
     private func check() async throws {
         attempts.withLock { $0 += 1 }
         guard down.withLock({ $0 }) else { return }
-        if hangs { try await Task.sleep(for: .seconds(3600)) }
+        if hangs {
+            do { try await Task.sleep(for: .seconds(3600)) } catch {
+                abandoned.withLock { $0 += 1 }
+                throw error
+            }
+        }
         throw Down()
     }
 
@@ -102,7 +109,7 @@ final class FlakyBackend: HistoryBackend {
         #expect(backend.count == 4)
     }
 
-    @Test func anOutageOpensTheBreakerWithoutStallingAndTheSpoolReplaysOnce() async throws {
+    @Test(.timeLimit(.minutes(30))) func anOutageOpensTheBreakerWithoutStallingAndTheSpoolReplaysOnce() async throws {
         let backend = FlakyBackend(hangs: true)
         var options = BlockHistory.Options()
         options.timeout = .milliseconds(200)
@@ -115,13 +122,15 @@ final class FlakyBackend: HistoryBackend {
         defer { try? FileManager.default.removeItem(at: dir) }
         _ = try await host.process([Self.event("visit", "ada", id: "a"), Self.event("visit", "ada", id: "b")])
         backend.down.withLock { $0 = true }
-        // The first block that meets the outage waits one time-out (the store hangs for an hour: the
-        // bound is the time-out, not the store); the breaker is then open and the next blocks do not ask
-        // the store at all. Questions answer the error value (-1: not >= 2).
-        let clock = ContinuousClock()
-        let first = try await clock.measure { _ = try await host.process([Self.event("visit", "ada", id: "c")]) }
-        #expect(first < .seconds(30))
+        // The first block that meets the outage waits one time-out, not the store (which hangs for an
+        // hour): the hub gives up on the store's call, and the breaker is then open, so the
+        // next blocks do not ask the store at all. Questions answer the error value (-1: not >= 2).
+        // How long it took is not asked: with the suite's tests sharing two cores (under a sanitizer)
+        // the scheduler alone can take longer than any bound worth stating; the time limit (under the
+        // store's hour) catches a block that waits for the store.
+        _ = try await host.process([Self.event("visit", "ada", id: "c")])
         #expect(history.status.open)
+        try await waitUntil { backend.abandoned.withLock { $0 } >= 1 }
         let asked = backend.attempts.withLock { $0 }
         var checked: [Event] = []
         for i in 0..<20 { _ = try await host.process([Self.event("visit", "ada", id: "d\(i)")]) }
@@ -315,10 +324,11 @@ extension InMemoryEventHistoryTests {
 
 /// Waits (up to 10 s) until `condition` holds: a condition, not a sleep.
 func waitUntil(_ condition: @Sendable () -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(10)
+    // Generous: the suite's tests share two cores, under a sanitizer in CI; only a failure waits it out.
+    let deadline = ContinuousClock.now + .seconds(120)
     while !condition() {
         guard ContinuousClock.now < deadline else {
-            Issue.record("condition not met within 10 s")
+            Issue.record("condition not met within 120 s")
             return
         }
         try await Task.sleep(for: .milliseconds(10))
