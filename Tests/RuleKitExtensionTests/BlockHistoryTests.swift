@@ -322,7 +322,7 @@ extension InMemoryEventHistoryTests {
     }
 }
 
-/// Waits (up to 10 s) until `condition` holds: a condition, not a sleep.
+/// Waits (up to 120 s) until `condition` holds: a condition, not a sleep.
 func waitUntil(_ condition: @Sendable () -> Bool) async throws {
     // Generous: the suite's tests share two cores, under a sanitizer in CI; only a failure waits it out.
     let deadline = ContinuousClock.now + .seconds(120)

@@ -43,7 +43,7 @@ public final class SQLiteEventHistory: EventHistoryStore, HistoryBackend {
             // which pread page by page spent more time in the kernel than in SQLite. The page caches keep
             // SQLite's default size: a reader's cache is emptied at each read after another connection
             // wrote, and each commit walks the writer's, so a 64 MB cache cost more than it saved (serve
-            // with SQLite history: 25.0k → 27.4k events/s over five alternating pairs; `run --data-dir`
+            // with SQLite history: 25.0k → 27.4k events/s, means of five alternating rounds; `run --data-dir`
             // unchanged; a page not cached is read from the map without a system call).
             // No automatic checkpoint: it runs inside the commit that crosses the bound, and every write
             // queued behind that commit waits for it (serve's p99 at half load: 70–75 ms, 9.6 ms without).
