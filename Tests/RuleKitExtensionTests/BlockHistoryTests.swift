@@ -223,6 +223,27 @@ final class FlakyBackend: HistoryBackend {
             both.first { $0.identity == "bob" && $0.hash == 2 }
                 == HistorySlice(identity: "bob", hash: 2, count: 1, oldest: 5, newest: 5, times: [5]))
     }
+
+    /// A block's read is cut into chunks of 2,048 identities, each padded to a power of two with its last
+    /// identity: every identity answers once, whatever the block's size.
+    @Test func sqliteAnswersEachIdentityOnceInBlocksOfAnySize() async throws {
+        let dir = Scratch.url("rk-sqlite-widths-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try SQLiteEventHistory.open(directory: dir).get()
+        // Identities 0, 3, 6, ... have one record each; the others none.
+        let records = stride(from: 0, to: 2_200, by: 3).map { HistoryRecord(identity: "id\($0)", hash: 5, ms: Double($0), key: "k\($0)") }
+        try await store.commit(records)
+        for n in [1, 7, 9, 100, 2_047, 2_048, 2_049, 2_200] {
+            let ids = (0..<n).map { "id\($0)" }
+            let slices = try await store.prefetch(identities: ids, hashes: [5], timed: [5], limit: 3)
+            let expected = Set(
+                stride(from: 0, to: n, by: 3).map {
+                    HistorySlice(identity: "id\($0)", hash: 5, count: 1, oldest: Double($0), newest: Double($0), times: [Double($0)])
+                })
+            #expect(slices.count == expected.count, "\(n) identities")
+            #expect(Set(slices) == expected, "\(n) identities")
+        }
+    }
 }
 
 /// The in-memory store's index against the plain reference: every record filtered for every question.

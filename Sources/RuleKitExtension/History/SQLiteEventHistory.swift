@@ -40,11 +40,15 @@ public final class SQLiteEventHistory: EventHistoryStore, HistoryBackend {
         do {
             var config = Configuration()
             // Reads through a memory map: a block's read touches the records of hundreds of identities,
-            // which pread page by page spent more time in the kernel than in SQLite. The page caches keep
-            // SQLite's default size: a reader's cache is emptied at each read after another connection
-            // wrote, and each commit walks the writer's, so a 64 MB cache cost more than it saved (serve
-            // with SQLite history: 25.0k → 27.4k events/s, means of five alternating rounds; `run --data-dir`
-            // unchanged; a page not cached is read from the map without a system call).
+            // which pread page by page spent more time in the kernel than in SQLite. The readers' caches
+            // keep SQLite's default size: a reader's cache is emptied at each read after another
+            // connection wrote, so a 64 MB cache on every connection cost more than it saved (serve with
+            // SQLite history: 25.0k → 27.4k events/s, means of five alternating rounds; a page not cached
+            // is read from the map without a system call). The writer's is 16 MB: a block of `run`
+            // (1,024 events, each record on the page of its identity) dirties more pages than the
+            // default ~500, and SQLite then wrote pages to the log mid-transaction and read them back
+            // (`run --data-dir`: 12% less wall time, six alternating pairs; 64 MB gained nothing more,
+            // 4 MB lost 3%; serve unchanged, its groups are smaller).
             // No automatic checkpoint: it runs inside the commit that crosses the bound, and every write
             // queued behind that commit waits for it (serve's p99 at half load: 70–75 ms, 9.6 ms without).
             // `Checkpointer` copies the log back on a connection of its own instead.
@@ -54,6 +58,7 @@ public final class SQLiteEventHistory: EventHistoryStore, HistoryBackend {
                         PRAGMA synchronous = NORMAL; PRAGMA mmap_size = 1073741824;
                         PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = 67108864
                         """)
+                if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -16384") }
             }
             let pool = try DatabasePool(path: path, configuration: config)
             try pool.write { db in try migrate(db) }
@@ -220,15 +225,22 @@ public final class SQLiteEventHistory: EventHistoryStore, HistoryBackend {
             let times = try db.cachedStatement(sql: "SELECT ts FROM history WHERE identity = ? AND hash = ? ORDER BY ts DESC LIMIT ?")
             var start = 0
             while start < identities.count {
-                let chunk = Array(identities[start..<min(identities.count, start + 2_000)])
+                var chunk = Array(identities[start..<min(identities.count, start + 2_048)])
                 start += chunk.count
+                // The list is padded to a power of two with its last identity (a value twice in an IN
+                // list matches once), so a few statements, each prepared once, serve every block: parsing
+                // and planning a new one was 8% of a block's read.
+                var width = 8
+                while width < chunk.count { width *= 2 }
+                chunk += repeatElement(chunk[chunk.count - 1], count: width - chunk.count)
                 var sql = "SELECT identity, hash, count(*), min(ts), max(ts) FROM history WHERE identity IN ("
-                sql += Array(repeating: "?", count: chunk.count).joined(separator: ",") + ")"
+                sql += Array(repeating: "?", count: width).joined(separator: ",") + ")"
                 if let hashList { sql += " AND hash IN (\(Array(repeating: "?", count: hashList.count).joined(separator: ",")))" }
                 sql += " GROUP BY identity, hash"
                 var args: [any DatabaseValueConvertible] = chunk
                 if let hashList { args += hashList.map { $0 as any DatabaseValueConvertible } }
-                for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(args)) {
+                let statement = try db.cachedStatement(sql: sql)
+                for row in try Row.fetchAll(statement, arguments: StatementArguments(args)) {
                     let identity: String = row[0]
                     let h: Int64 = row[1]
                     let hash = UInt32(truncatingIfNeeded: h)
