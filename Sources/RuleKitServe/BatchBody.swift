@@ -52,15 +52,24 @@ public struct BatchBody: Sendable {
     /// Parses `bytes`; `maxDocuments` bounds how many documents one body may hold.
     ///
     /// Every form reads each event on its own, as a JSON line is read (its `data` into a tape, its text
-    /// kept): an array's elements and an envelope's `events` are found by `BodyScanner` and read one by
-    /// one, so the three forms cost the same. A body the scanner does not take is read whole, for the
+    /// kept): an array of events is read in place, each event from where the one before ended; an
+    /// envelope's `events` (and an array the in-place reading does not take) are found by `BodyScanner`
+    /// and read one by one. A body the scanner does not take is read whole, for the
     /// located error.
     public static func parse(_ bytes: [UInt8], maxDocuments: Int, limits: ReaderLimits, envelope: Bool) throws(Problem) -> BatchBody {
         guard let first = bytes.firstIndex(where: { !BodyScanner.isSpace($0) }) else {
             return BatchBody(documents: [])
         }
-        var reader = DocumentReader(bytes: bytes, limits: limits, events: envelope)
         let open = bytes[first]
+        if open == UInt8(ascii: "["), envelope {
+            // Events read in place, each from where the one before ended: no scan for their ends first.
+            // Anything this does not take is read again by the scanner's path, which says why.
+            var reader = DocumentReader(bytes: bytes, limits: limits, events: true)
+            if let end = reader.addElements(from: first, maxDocuments: maxDocuments), BodyScanner.skipSpace(bytes, end) == bytes.count {
+                return reader.body
+            }
+        }
+        var reader = DocumentReader(bytes: bytes, limits: limits, events: envelope)
         if open == UInt8(ascii: "["), let (ranges, end) = BodyScanner.elements(bytes, from: first),
             BodyScanner.skipSpace(bytes, end) == bytes.count
         {
@@ -177,6 +186,31 @@ public struct BatchBody: Sendable {
                 }
             } catch {
                 throw Problem(error)
+            }
+        }
+
+        /// Reads the event objects of the array that opens at `start` in place, each as `add` reads one,
+        /// and returns the index past the array; nil when the array is not one this takes (an element not
+        /// an object, bad JSON, over `maxDocuments`), the documents read so far then to be dropped.
+        mutating func addElements(from start: Int, maxDocuments: Int) -> Int? {
+            var j = BodyScanner.skipSpace(bytes, start + 1)
+            if j < bytes.count && bytes[j] == UInt8(ascii: "]") { return j + 1 }
+            while true {
+                guard body.documents.count < maxDocuments, j < bytes.count, bytes[j] == UInt8(ascii: "{") else { return nil }
+                let line = line(at: j)
+                guard
+                    let r = try? JSONReader.readPrefix(
+                        bytes[j...], file: "body", limits: limits, lineOffset: line - 1, capturing: "data", interner: &interner,
+                        nodeChunk: &chunk)
+                else { return nil }
+                body.documents.append((line, r.value))
+                body.dataTexts.append(r.memberText)
+                body.dataTapes.append(r.tape)
+                j = r.end
+                guard j < bytes.count else { return nil }
+                if bytes[j] == UInt8(ascii: "]") { return j + 1 }
+                guard bytes[j] == UInt8(ascii: ",") else { return nil }
+                j = BodyScanner.skipSpace(bytes, j + 1)
             }
         }
 

@@ -97,4 +97,57 @@ import Testing
             #expect(Value.array(scanned) == (try? JSONReader.read(text).value))
         }
     }
+
+    /// An array of events read in place (`addElements`, each event from where the one before ended)
+    /// against the plain path: the scanner's ranges, each event read alone. Generated arrays of events with
+    /// nested data, tricky strings, repeated keys, escaped and non-ASCII keys, data that is not an object,
+    /// and line breaks between and inside events: the same documents, data texts, tapes and lines; an
+    /// array the in-place reading does not take is the scanner's to answer.
+    @Test func eventsReadInPlaceEqualEventsReadOneByOne() {
+        var rng = SeededGenerator(state: 40)
+        let datas = [
+            #"{"x":[1,"]",{"y":"}\"{"}],"z":2.50}"#, #"{"k":"\u00e9"}"#, #"{"a":1,"a":2}"#, #"{"\u0061":1}"#, #"{"é":{"b":[]}}"#,
+            "{\n \"m\": [true, null,\n -0.0]\n}", #""not an object""#, "[]", "{}",
+        ]
+        var tookSome = false
+        for _ in 0..<400 {
+            let n = rng.int(7)
+            let parts: [String] = (0..<n).map { _ in
+                switch rng.int(12) {
+                case 0: return "5"
+                case 1: return #"{"type":"t","source":"s""#  // broken: no closing brace
+                case 2: return #"{"type":"t","type":"u","source":"s"}"#
+                default:
+                    let data = rng.int(5) == 0 ? "" : #","data":"# + datas[rng.int(datas.count)]
+                    return #"{"type":"t","source":"s""# + data + "}"
+                }
+            }
+            let text = Array(("[ " + parts.joined(separator: rng.int(2) == 0 ? " ,\n" : ",") + "\n]").utf8)
+            var inPlace = BatchBody.DocumentReader(bytes: text, limits: .default, events: true)
+            guard let end = inPlace.addElements(from: 0, maxDocuments: 100) else { continue }
+            tookSome = true
+            #expect(end == text.count)
+            guard let (ranges, _) = BodyScanner.elements(text, from: 0) else {
+                Issue.record("read in place, not scanned: \(String(decoding: text, as: UTF8.self))")
+                continue
+            }
+            var plain = BatchBody.DocumentReader(bytes: text, limits: .default, events: true)
+            do {
+                for r in ranges { try plain.add(r) }
+            } catch {
+                Issue.record("read in place, refused one by one: \(String(decoding: text, as: UTF8.self))")
+                continue
+            }
+            #expect(Self.shape(inPlace.body) == Self.shape(plain.body), "\(String(decoding: text, as: UTF8.self))")
+            #expect(inPlace.body.documents.map(\.line) == plain.body.documents.map(\.line))
+        }
+        #expect(tookSome)
+        // Past the limit, and a document over the size limit: not taken in place (the plain path says why).
+        var few = BatchBody.DocumentReader(bytes: Array("[{},{},{}]".utf8), limits: .default, events: true)
+        #expect(few.addElements(from: 0, maxDocuments: 2) == nil)
+        var small = ReaderLimits.default
+        small.maxDocumentBytes = 20
+        var big = BatchBody.DocumentReader(bytes: Array(#"[{"type":"t","source":"s","data":{"a":1}}]"#.utf8), limits: small, events: true)
+        #expect(big.addElements(from: 0, maxDocuments: 10) == nil)
+    }
 }

@@ -51,6 +51,7 @@ public enum JSONOracle {
             }
         }
         guard let doc = ours else { return }
+        prefixed(bytes)
         Oracle.checkLocations(name, doc.sourceMap, in: bytes)
         roundTrip(doc.value, bytes)
         keptText(doc.value, bytes)
@@ -90,6 +91,30 @@ public enum JSONOracle {
             o[key] = nil
             if !identical(r.value, .object(o)) { Oracle.fail(name, "reading with a tape changed the rest of the value", input: input) }
             written(tape, patch: o, input)
+        }
+    }
+
+    /// The value read from the start of a longer text (`readPrefix`: how a service reads the events of an
+    /// array body in place) is the value read alone, with the same tape and kept text, and ends where the
+    /// text read alone ended.
+    static func prefixed(_ input: [UInt8]) {
+        guard let alone = try? JSONReader.read(input[...], file: "in.json", limits: Oracle.limits, tapeOf: "data") else { return }
+        let longer = input + Array(#",{"next":1}]"#.utf8)
+        var interner: StringInterner? = nil
+        var chunk: TapeNodeChunk? = TapeNodeChunk(capacity: 24)
+        let read = try? JSONReader.readPrefix(
+            longer[...], file: "in.json", limits: Oracle.limits, lineOffset: 0, capturing: "data", interner: &interner, nodeChunk: &chunk)
+        guard let r = read else { Oracle.fail(name, "readPrefix refuses a text that reads alone", input: input) }
+        if r.end != input.count { Oracle.fail(name, "readPrefix ends at \(r.end), not at \(input.count)", input: input) }
+        if !identical(r.value, alone.value) { Oracle.fail(name, "readPrefix reads another value", input: input) }
+        if r.memberText != alone.memberText { Oracle.fail(name, "readPrefix keeps another text of 'data'", input: input) }
+        switch (r.tape, alone.tape) {
+        case (nil, nil): break
+        case (let a?, let b?):
+            if !identical(.object(a.materialize()), .object(b.materialize())) || Array(a.text) != Array(b.text) {
+                Oracle.fail(name, "readPrefix's tape of 'data' differs", input: input)
+            }
+        default: Oracle.fail(name, "readPrefix takes a tape where reading alone does not, or the reverse", input: input)
         }
     }
 

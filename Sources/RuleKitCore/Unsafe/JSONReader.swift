@@ -120,16 +120,41 @@ public enum JSONReader {
         _ bytes: ArraySlice<UInt8>, file: String, limits: ReaderLimits, lineOffset: Int, capturing member: String,
         asTape: Bool, interner: inout StringInterner?, nodeChunk: inout TapeNodeChunk?
     ) throws(DiagnosticError) -> (value: Value, tape: JSONTape?, memberText: [UInt8]?) {
+        let r = try read(
+            bytes, file: file, limits: limits, lineOffset: lineOffset, capturing: member, asTape: asTape, interner: &interner,
+            nodeChunk: &nodeChunk, prefix: false)
+        return (r.value, r.tape, r.memberText)
+    }
+
+    /// The same reading of the value that starts `bytes`, which may go on past it (an element of an
+    /// array, read with the rest of the array after it, so that no scan has to find its end first), and
+    /// the index of `bytes` just past the value and the white space after it.
+    package static func readPrefix(
+        _ bytes: ArraySlice<UInt8>, file: String, limits: ReaderLimits, lineOffset: Int, capturing member: String,
+        interner: inout StringInterner?, nodeChunk: inout TapeNodeChunk?
+    ) throws(DiagnosticError) -> (value: Value, tape: JSONTape?, memberText: [UInt8]?, end: Int) {
+        try read(
+            bytes, file: file, limits: limits, lineOffset: lineOffset, capturing: member, asTape: true, interner: &interner,
+            nodeChunk: &nodeChunk, prefix: true)
+    }
+
+    /// Both of the above: with `prefix`, text after the value is left unread, and the size limit applies
+    /// to the value's text once its end is known (the caller's `bytes` are bounded already).
+    private static func read(
+        _ bytes: ArraySlice<UInt8>, file: String, limits: ReaderLimits, lineOffset: Int, capturing member: String,
+        asTape: Bool, interner: inout StringInterner?, nodeChunk: inout TapeNodeChunk?, prefix: Bool
+    ) throws(DiagnosticError) -> (value: Value, tape: JSONTape?, memberText: [UInt8]?, end: Int) {
         var lent = interner.take()
         defer { interner = lent.take() }
         var chunk = nodeChunk.take()
         defer { nodeChunk = chunk.take() }
         let result = bytes.withUnsafeBufferPointer { b in
-            Result { () throws(DiagnosticError) -> (Value, JSONTape?, [UInt8]?) in
-                try checkSize(b.count, file: file, limits: limits, lineOffset: lineOffset)
+            Result { () throws(DiagnosticError) -> (Value, JSONTape?, [UInt8]?, Int) in
+                if !prefix { try checkSize(b.count, file: file, limits: limits, lineOffset: lineOffset) }
                 var p = JSONParser(buf: b, file: file, limits: limits, keepMap: false, lineOffset: lineOffset)
                 p.captureKey = member
                 p.capturesTape = asTape
+                p.leavesTrailingText = prefix
                 if asTape { p.source = bytes }
                 p.interner = lent.take()
                 p.nodeChunk = chunk.take()
@@ -139,17 +164,25 @@ public enum JSONReader {
                 }
                 p.skipWhitespace()
                 // The usual event line first, without the general reader's bookkeeping.
-                if asTape, let (o, tape) = p.envelope(member: member) { return (.object(o), tape, nil) }
+                if asTape, let (o, tape) = p.envelope(member: member) {
+                    if prefix { try checkSize(p.pos, file: file, limits: limits, lineOffset: lineOffset) }
+                    return (.object(o), tape, nil, bytes.startIndex + p.pos)
+                }
                 var v = try p.parseValue(depth: 0)
                 p.skipWhitespace()
-                if p.pos < b.count { throw p.error("unexpected text after the JSON value") }
+                if prefix {
+                    try checkSize(p.pos, file: file, limits: limits, lineOffset: lineOffset)
+                } else if p.pos < b.count {
+                    throw p.error("unexpected text after the JSON value")
+                }
+                let end = bytes.startIndex + p.pos
                 guard let tape = p.capturedTape, case .object(var o) = v else {
-                    return (v, nil, p.sawDuplicate ? nil : p.captured.map { Array(b[$0]) })
+                    return (v, nil, p.sawDuplicate ? nil : p.captured.map { Array(b[$0]) }, end)
                 }
                 // `v` let go first: the object's members are then `o`'s alone, and the removal copies none.
                 v = .null
                 o[member] = nil
-                return (.object(o), tape, nil)
+                return (.object(o), tape, nil, end)
             }
         }
         return try result.get()
@@ -240,6 +273,9 @@ struct JSONParser: ~Copyable {
     var source: ArraySlice<UInt8>?
     /// Whether any object of the text had a key twice (a later one replaced an earlier value).
     var sawDuplicate = false
+    /// Whether text may follow the top-level value (`JSONReader.readPrefix`): the reader then stops at its
+    /// end, and a tape's first guess at its size is not taken from the rest of the text.
+    var leavesTrailingText = false
     /// When set, strings of more than 15 bytes are shared between equal occurrences (rules files repeat
     /// their keys, URLs and tokens thousands of times).
     var interner: StringInterner?

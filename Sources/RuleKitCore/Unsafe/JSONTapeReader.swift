@@ -103,7 +103,7 @@ extension JSONParser {
             if c == UInt8(ascii: ",") { continue }
             guard c == UInt8(ascii: "}"), let tape else { return nil }
             skipWhitespace()
-            guard pos == buf.count else { return nil }
+            guard pos == buf.count || leavesTrailingText else { return nil }
             return (ValueObject(members: members, anyKeyHasDot: dotted, allKeysASCII: true), tape)
         }
     }
@@ -230,7 +230,9 @@ extension JSONParser {
         let saved = (pos, line, lineStart, nodes, columnAt, columnValue, firstNonASCII)
         // Event data runs about one node per 11 bytes: room for one per 10 spares most documents a second
         // allocation and a copy of the nodes as they grow.
-        var b = TapeBuilder(base: pos, capacity: (buf.count - pos) / 10 + 8, chunk: nodeChunk, keepsPositions: tapePositions)
+        // Followed by more text (an array's element), the rest of the text says nothing of this object's size.
+        let room = leavesTrailingText ? min(buf.count - pos, 4_096) : buf.count - pos
+        var b = TapeBuilder(base: pos, capacity: room / 10 + 8, chunk: nodeChunk, keepsPositions: tapePositions)
         if tapeValue(depth: depth, &b) {
             // The text as a slice of the caller's array when there is one (no copy: a line of a JSON-lines
             // block keeps the block's buffer), else a copy.
