@@ -52,10 +52,9 @@ public struct BatchBody: Sendable {
     /// Parses `bytes`; `maxDocuments` bounds how many documents one body may hold.
     ///
     /// Every form reads each event on its own, as a JSON line is read (its `data` into a tape, its text
-    /// kept): an array of events is read in place, each event from where the one before ended; an
-    /// envelope's `events` (and an array the in-place reading does not take) are found by `BodyScanner`
-    /// and read one by one. A body the scanner does not take is read whole, for the
-    /// located error.
+    /// kept): the events of an array or of an envelope's `events` are read in place, each from where the
+    /// one before ended. What that does not take is found by `BodyScanner` and read one by one, and what
+    /// the scanner does not take is read whole, for the located error.
     public static func parse(_ bytes: [UInt8], maxDocuments: Int, limits: ReaderLimits, envelope: Bool) throws(Problem) -> BatchBody {
         guard let first = bytes.firstIndex(where: { !BodyScanner.isSpace($0) }) else {
             return BatchBody(documents: [])
@@ -79,6 +78,24 @@ public struct BatchBody: Sendable {
             for r in ranges { try reader.add(r) }
             return reader.body
         }
+        if open == UInt8(ascii: "{"), envelope {
+            // An envelope's events read in place likewise, found by the member scan of the envelope (the
+            // first member named `events`, spelled without escapes, is read; another is not taken here).
+            var inPlace = DocumentReader(bytes: bytes, limits: limits, events: true)
+            var read = 0
+            if let (members, end, _) = BodyScanner.members(
+                bytes, from: first, elementsOf: Array("events".utf8),
+                readingElements: { at in
+                    read += 1
+                    return read == 1 ? inPlace.addElements(from: at, maxDocuments: maxDocuments) : nil
+                }),
+                read == 1, BodyScanner.skipSpace(bytes, end) == bytes.count,
+                let keys = try? members.map({ m throws(Problem) -> String in try inPlace.string(m.key) }),
+                keys.filter({ $0 == "events" }).count == 1
+            {
+                return try envelopeRest(&inPlace, keys: keys, members: members)
+            }
+        }
         if open == UInt8(ascii: "{"),
             let (members, end, scanned) = BodyScanner.members(bytes, from: first, elementsOf: Array("events".utf8)),
             BodyScanner.skipSpace(bytes, end) == bytes.count
@@ -97,17 +114,7 @@ public struct BatchBody: Sendable {
                 throw Problem("more than \(maxDocuments) documents in one request", line: 1, column: 1)
             }
             for r in ranges { try reader.add(r) }
-            var body = reader.body
-            for (k, m) in zip(keys, members) where k != "events" {
-                switch k {
-                case "states": body.states = try states(try reader.value(m.value), "states")
-                case "xdmStates": body.xdmStates = try states(try reader.value(m.value), "xdmStates")
-                default:
-                    throw Problem(
-                        "unknown key '\(k)' (expected 'events', 'states', 'xdmStates')", line: reader.line(at: m.key.lowerBound), column: 1)
-                }
-            }
-            return body
+            return try envelopeRest(&reader, keys: keys, members: members)
         }
         if open == UInt8(ascii: "[") || open == UInt8(ascii: "{") {
             // One JSON text the scanner did not take (or JSON lines): read whole, for its value or its error.
@@ -132,6 +139,24 @@ public struct BatchBody: Sendable {
             start = end + 1
         }
         return reader.body
+    }
+
+    /// The body of an envelope whose events `reader` has read: its states, and an error for a member it
+    /// does not know.
+    static func envelopeRest(
+        _ reader: inout DocumentReader, keys: [String], members: [(key: Range<Int>, value: Range<Int>)]
+    ) throws(Problem) -> BatchBody {
+        var body = reader.body
+        for (k, m) in zip(keys, members) where k != "events" {
+            switch k {
+            case "states": body.states = try states(try reader.value(m.value), "states")
+            case "xdmStates": body.xdmStates = try states(try reader.value(m.value), "xdmStates")
+            default:
+                throw Problem(
+                    "unknown key '\(k)' (expected 'events', 'states', 'xdmStates')", line: reader.line(at: m.key.lowerBound), column: 1)
+            }
+        }
+        return body
     }
 
     /// Reads the documents of one body, each on its own, sharing the strings and tape memory of the
@@ -193,6 +218,7 @@ public struct BatchBody: Sendable {
         /// and returns the index past the array; nil when the array is not one this takes (an element not
         /// an object, bad JSON, over `maxDocuments`), the documents read so far then to be dropped.
         mutating func addElements(from start: Int, maxDocuments: Int) -> Int? {
+            guard start < bytes.count, bytes[start] == UInt8(ascii: "[") else { return nil }
             var j = BodyScanner.skipSpace(bytes, start + 1)
             if j < bytes.count && bytes[j] == UInt8(ascii: "]") { return j + 1 }
             while true {

@@ -55,9 +55,11 @@ enum BodyScanner {
 
     /// The members of the object that opens at `start` (key ranges with their quotes), and the index past
     /// it; nil when it is not a well-delimited object. The elements of a member named `elementsOf` (an
-    /// envelope's `events`), when it is an array, are found in the same pass.
+    /// envelope's `events`), when it is an array, are found in the same pass; or, given
+    /// `readingElements`, that array is handed to it (at its `[`), which reads it and answers the index
+    /// past it (nil: the object is not taken).
     static func members(
-        _ b: [UInt8], from start: Int, elementsOf name: [UInt8] = []
+        _ b: [UInt8], from start: Int, elementsOf name: [UInt8] = [], readingElements: ((Int) -> Int?)? = nil
     ) -> (members: [(key: Range<Int>, value: Range<Int>)], end: Int, elements: [Range<Int>]?)? {
         guard start < b.count, b[start] == UInt8(ascii: "{") else { return nil }
         var out: [(key: Range<Int>, value: Range<Int>)] = []
@@ -70,7 +72,14 @@ enum BodyScanner {
             guard c < b.count, b[c] == UInt8(ascii: ":") else { return nil }
             c = skipSpace(b, c + 1)
             let e: Int
-            if !name.isEmpty, k - j == name.count + 2, b[(j + 1)..<(k - 1)].elementsEqual(name), let found = Self.elements(b, from: c) {
+            if let readingElements, !name.isEmpty, k - j == name.count + 2, b[(j + 1)..<(k - 1)].elementsEqual(name), c < b.count,
+                b[c] == UInt8(ascii: "[")
+            {
+                guard let end = readingElements(c) else { return nil }
+                e = end
+            } else if !name.isEmpty, k - j == name.count + 2, b[(j + 1)..<(k - 1)].elementsEqual(name),
+                let found = Self.elements(b, from: c)
+            {
                 elements = found.ranges
                 e = found.end
             } else {

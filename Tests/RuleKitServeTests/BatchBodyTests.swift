@@ -103,7 +103,7 @@ import Testing
     /// nested data, tricky strings, repeated keys, escaped and non-ASCII keys, data that is not an object,
     /// and line breaks between and inside events: the same documents, data texts, tapes and lines; an
     /// array the in-place reading does not take is the scanner's to answer.
-    @Test func eventsReadInPlaceEqualEventsReadOneByOne() {
+    @Test func eventsReadInPlaceEqualEventsReadOneByOne() throws {
         var rng = SeededGenerator(state: 40)
         let datas = [
             #"{"x":[1,"]",{"y":"}\"{"}],"z":2.50}"#, #"{"k":"\u00e9"}"#, #"{"a":1,"a":2}"#, #"{"\u0061":1}"#, #"{"é":{"b":[]}}"#,
@@ -140,8 +140,25 @@ import Testing
             }
             #expect(Self.shape(inPlace.body) == Self.shape(plain.body), "\(String(decoding: text, as: UTF8.self))")
             #expect(inPlace.body.documents.map(\.line) == plain.body.documents.map(\.line))
+            // The same events in an envelope, its states before or after them.
+            let array = String(decoding: text, as: UTF8.self)
+            for wrapped in [#"{"states":{"a":{"b":1}},"events":"# + array + "}", #"{"events":"# + array + #","xdmStates":{}}"#] {
+                guard let body = try? Self.parse(wrapped) else {
+                    Issue.record("an envelope refused: \(wrapped)")
+                    continue
+                }
+                #expect(Self.shape(body) == Self.shape(plain.body), "\(wrapped)")
+                #expect(body.documents.map(\.line) == plain.body.documents.map(\.line))
+            }
         }
         #expect(tookSome)
+        // `events` twice (the last is read, as the reader keeps a later duplicate), or spelled with an
+        // escape: the scanner's path.
+        let one = Self.events[0]
+        let two = Self.events[2]
+        #expect(try Self.shape(Self.parse(#"{"events":["# + one + #"],"events":["# + two + "]}")) == Self.shape(Self.parse(two)))
+        #expect(try Self.shape(Self.parse(#"{"ev\u0065nts":["# + one + "]}")) == Self.shape(Self.parse(one)))
+        #expect(throws: BatchBody.Problem.self) { try Self.parse(#"{"events":["# + one + #"],"other":1}"#) }
         // Past the limit, and a document over the size limit: not taken in place (the plain path says why).
         var few = BatchBody.DocumentReader(bytes: Array("[{},{},{}]".utf8), limits: .default, events: true)
         #expect(few.addElements(from: 0, maxDocuments: 2) == nil)
