@@ -72,14 +72,11 @@ enum BodyScanner {
             guard c < b.count, b[c] == UInt8(ascii: ":") else { return nil }
             c = skipSpace(b, c + 1)
             let e: Int
-            if let readingElements, !name.isEmpty, k - j == name.count + 2, b[(j + 1)..<(k - 1)].elementsEqual(name), c < b.count,
-                b[c] == UInt8(ascii: "[")
-            {
+            let named = !name.isEmpty && k - j == name.count + 2 && b[(j + 1)..<(k - 1)].elementsEqual(name)
+            if named, let readingElements, c < b.count, b[c] == UInt8(ascii: "[") {
                 guard let end = readingElements(c) else { return nil }
                 e = end
-            } else if !name.isEmpty, k - j == name.count + 2, b[(j + 1)..<(k - 1)].elementsEqual(name),
-                let found = Self.elements(b, from: c)
-            {
+            } else if named, let found = Self.elements(b, from: c) {
                 elements = found.ranges
                 e = found.end
             } else {
