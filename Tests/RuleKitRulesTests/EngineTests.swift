@@ -251,4 +251,21 @@ import Testing
         _ = r.resolve(KeyRef.parse("~timestampu"))
         #expect(reads.withLock { $0 } == 2)
     }
+
+    /// The three time tokens name the same second even when the clock reads a fraction of a
+    /// millisecond before the next one (the formatters round to milliseconds; `~timestampu` floors).
+    @Test(arguments: [0.9996, 0.99995, 0.9994, 0.0004, 0.0006, 0.5])
+    func timeTokensNameOneSecondAtASecondsEdge(fraction: Double) throws {
+        let second = 1_795_937_675
+        let runtime = StaticRulesRuntime(clock: { Date(timeIntervalSince1970: Double(second) + fraction) })
+        var r = Resolver(event: Event(name: "", type: "t", source: "s", data: [:]), runtime: runtime)
+        #expect(r.resolve(KeyRef.parse("~timestampu")) == .int(Int64(second)))
+        let millis = try #require(r.resolve(KeyRef.parse("~timestampp"))?.stringValue)
+        #expect(millis == "2026-11-29T07:34:35.\(String(format: "%03d", Int(fraction * 1000)))Z")
+        let local = try #require(r.resolve(KeyRef.parse("~timestampz"))?.stringValue)
+        let parser = DateFormatter()
+        parser.locale = Locale(identifier: "en_US_POSIX")
+        parser.dateFormat = "yyyy-MM-dd'T'HH:mm:ssXX"
+        #expect(parser.date(from: local).map { Int($0.timeIntervalSince1970) } == second)
+    }
 }

@@ -69,14 +69,25 @@ public struct Resolver {
 
     }
 
-    /// The time of this pass: the clock read the first time a key asks for it, then kept.
+    /// The time of this pass: the clock read the first time a key asks for it, cut to whole
+    /// milliseconds, then kept. The cut is why the three time tokens name one second: the date
+    /// formatters round to the nearest millisecond, so 12:00:05.9996 would print as 12:00:06 while
+    /// `~timestampu` floors it to 5.
     public var now: Date {
         mutating get {
             if let t = clockReading { return t }
-            let t = runtime.now()
+            let t = Self.wholeMilliseconds(runtime.now())
             clockReading = t
             return t
         }
+    }
+
+    /// `d` floored to a whole millisecond. The quotient of a whole number of milliseconds by 1,000 lies
+    /// within a rounding error of that millisecond, so a formatter that rounds to milliseconds prints it.
+    static func wholeMilliseconds(_ d: Date) -> Date {
+        let ms = (d.timeIntervalSince1970 * 1000).rounded(.down)
+        guard ms.isFinite else { return d }
+        return Date(timeIntervalSince1970: ms / 1000)
     }
 
     /// Lends the zeroed candidate bit set, at least `words` long.
