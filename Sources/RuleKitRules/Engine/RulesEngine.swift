@@ -179,11 +179,13 @@ public final class RulesEngine: Sendable {
         reevaluation: inout (any RuleReevaluationInterceptor, Event, [PlannedRule], Event)?,
         r: inout Resolver
     ) -> Event {
-        let matched = Evaluator.matchingRules(rules, &r)
-        if matched.isEmpty { return event }
-        onMatch?(event, matched)
+        let positions = Evaluator.matchingPositions(rules, &r)
+        if positions.isEmpty { return event }
+        let all = rules.rules
+        onMatch?(event, positions.map { all[$0] })
         var processed = event
         if let interceptor {
+            let matched = positions.map { all[$0] }
             let reevaluable = matched.filter { $0.reEvaluate && $0.hasSchemaConsequence }
             if !reevaluable.isEmpty {
                 let held = matched.filter { $0.hasSchemaConsequence }
@@ -200,8 +202,8 @@ public final class RulesEngine: Sendable {
                 return processed
             }
         }
-        for rule in matched {
-            for c in rule.consequences {
+        for i in positions {
+            for c in all[i].consequences {
                 processed = Consequences.run(
                     c, on: processed, trigger: event, resolver: &r, chain: chain,
                     chainCounts: &chainCounts, runtime: runtime, out: &out)
