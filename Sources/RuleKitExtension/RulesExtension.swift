@@ -97,11 +97,7 @@ public final class RulesExtension: Extension, @unchecked Sendable {
     public init(runtime: any ExtensionRuntime, configuration: Configuration) {
         self.runtime = runtime
         hubRuntime = HubRulesRuntime(runtime: runtime, override: configuration.stateOverride)
-        var onMatch: (@Sendable (Event, [PlannedRule]) -> Void)?
-        if let heard = configuration.onRulesMatched {
-            onMatch = { @Sendable event, rules in heard(event, rules.map(\.label)) }
-        }
-        engine = RulesEngine(name: configuration.engineName, runtime: hubRuntime, onMatch: onMatch)
+        engine = RulesEngine(name: configuration.engineName, runtime: hubRuntime, onMatch: configuration.onRulesMatched)
         control = RulesControl(configuration: configuration)
         control.extensionRef = self
     }

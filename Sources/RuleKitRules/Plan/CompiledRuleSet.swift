@@ -278,9 +278,12 @@ public struct CompiledRuleSet: Sendable {
         let program: Program
         let diagnostics: [Diagnostic]
         let historyQuestions: HistoryQuestions
+        /// Each rule's `label`, made once: a service counts every match by it.
+        let labels: [String]
 
         init(rules: [PlannedRule], slotCount: Int, index: RuleIndex, program: Program, diagnostics: [Diagnostic]) {
             self.rules = rules
+            labels = rules.map(\.label)
             self.slotCount = slotCount
             self.index = index
             self.program = program
@@ -315,6 +318,8 @@ public struct CompiledRuleSet: Sendable {
 
     /// The rules that survived planning, in evaluation order.
     public var rules: [PlannedRule] { parts.rules }
+    /// The rules' labels (`PlannedRule.label`), in evaluation order.
+    public var labels: [String] { parts.labels }
     /// How many distinct condition keys the rules read (the size of the per-event cache).
     public var slotCount: Int { parts.slotCount }
     var index: RuleIndex { parts.index }
