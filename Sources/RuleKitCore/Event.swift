@@ -47,6 +47,10 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
         var responseID: UUID?
         var parentID: UUID?
         var mask: [String]?
+        /// The rules layer's count of rules-consequence events in a row (`chainDepth`), and the parent's
+        /// (`parentChainDepth`): bookkeeping, not part of the event's equality.
+        var chainDepth: Int32 = 0
+        var parentChainDepth: Int32 = 0
 
         init(
             id: UUID, name: String, type: String, source: String, payload: EventData, timestamp: Date,
@@ -64,9 +68,12 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
         }
 
         func copy() -> Storage {
-            Storage(
+            let c = Storage(
                 id: id, name: name, type: type, source: source, payload: payload, timestamp: timestamp,
                 responseID: responseID, parentID: parentID, mask: mask)
+            c.chainDepth = chainDepth
+            c.parentChainDepth = parentChainDepth
+            return c
         }
     }
 
@@ -211,6 +218,17 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
         get { storage.mask }
         set { unique().mask = newValue }
     }
+    /// How many rules-consequence events in a row end with this one, when the rules engine made it (0
+    /// otherwise): the rules layer's bound on consequence chains reads it instead of looking the parent
+    /// up. Not part of equality.
+    package var chainDepth: Int32 {
+        get { storage.chainDepth }
+        set { unique().chainDepth = newValue }
+    }
+    /// The parent's `chainDepth` when this event was made by `createChainedEvent` or
+    /// `createResponseEvent` (0 otherwise): what lets a chain be counted through events other extensions make.
+    package var parentChainDepth: Int32 { storage.parentChainDepth }
+
     /// The hub's sequence number, set when the hub delivers the event (its shared-state version); nil for
     /// an event no hub has numbered.
     ///
@@ -252,14 +270,19 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
 
     /// A response to this event: `responseID` and `parentID` are this event's id.
     public func createResponseEvent(name: String, type: String, source: String, data: ValueObject?) -> Event {
-        Event(name: name, type: type, source: source, data: data, responseID: id, parentID: id)
+        let e = Event(name: name, type: type, source: source, data: data, responseID: id, parentID: id)
+        e.storage.parentChainDepth = storage.chainDepth
+        return e
     }
 
     /// An event caused by this one: only `parentID` is set.
     public func createChainedEvent(
         name: String, type: String, source: String, data: ValueObject?, mask: [String]? = nil
     ) -> Event {
-        Event(name: name, type: type, source: source, data: data, parentID: id, mask: mask)
+        let e = Event(name: name, type: type, source: source, data: data, parentID: id, mask: mask)
+        // A new box, referenced only here: set in place.
+        e.storage.parentChainDepth = storage.chainDepth
+        return e
     }
 
     /// The same event (id, timestamp, links, mask, number) with other data: what preprocessors and

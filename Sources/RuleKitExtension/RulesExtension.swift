@@ -297,40 +297,16 @@ public final class RulesControl: Sendable {
 
 /// Bounds chains of rules-consequence events: an event descending from `limit` consequence events is
 /// delivered unprocessed (and the cut is logged), so a rule that matches its own consequences cannot
-/// loop forever. A rule set that terminates in the reference never reaches the bound.
-final class ConsequenceChain: Sendable {
+/// loop forever. A rule set that terminates in the reference never reaches the bound. The depth is the
+/// one the event carries (`ConsequenceDepth`): no table, no lock.
+struct ConsequenceChain: Sendable {
     let limit: Int
-    /// The depth of each consequence event seen, for the last `remembered` of them: a ring of their ids
-    /// says which to forget (a shift of an array of 65,536 ids per event cost a fifth of a service's time).
-    /// The hub's id table, not a `Dictionary`: one is asked and one added for every consequence event.
-    private let depths = Locked<(depth: EventIDTable, ring: [UUID?], next: Int)>((EventIDTable(), [], 0))
-    static let remembered = 65_536
 
-    init(limit: Int) {
-        self.limit = limit
-    }
-
-    /// Whether `event` is too deep; consequence events record their depth as they pass.
+    /// Whether `event` is too deep.
     func exceeded(_ event: Event) -> Bool {
-        guard event.type == RulesEventNames.rulesEngineType, event.source == RulesEventNames.responseContent,
-            let parent = event.parentID
-        else { return false }
-        return depths.withLock { d in
-            let depth = (d.depth[parent] ?? 0) + 1
-            d.depth[event.id] = depth
-            if d.ring.count < Self.remembered {
-                d.ring.append(event.id)
-            } else {
-                if let old = d.ring[d.next] { d.depth[old] = nil }
-                d.ring[d.next] = event.id
-                d.next = (d.next + 1) % Self.remembered
-            }
-            if depth > limit {
-                RuleKitLog.rules.warning("consequence chain of \(depth) events cut at event \(event.id) (limit \(limit))")
-                return true
-            }
-            return false
-        }
+        let depth = ConsequenceDepth.of(event)
+        guard depth > limit else { return false }
+        RuleKitLog.rules.warning("consequence chain of \(depth) events cut at event \(event.id) (limit \(limit))")
+        return true
     }
-
 }

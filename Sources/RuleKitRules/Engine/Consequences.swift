@@ -36,7 +36,7 @@ enum Consequences {
             }
             let e = trigger.createChainedEvent(name: RulesEventNames.dispatchEventName, type: type, source: source, data: data)
             chainCounts[e.id] = chain + 1
-            out.append(e)
+            out.append(ConsequenceDepth.stamped(e, trigger: trigger))
             return current
         case .schema:
             guard case .string(let schema)? = detail["schema"], case .object(let schemaData)? = detail["data"],
@@ -62,6 +62,7 @@ enum Consequences {
             name: RulesEventNames.consequenceEventName, type: RulesEventNames.rulesEngineType,
             source: RulesEventNames.responseContent, data: data)
         e.setDataText(text)
+        e.chainDepth = Int32(clamping: ConsequenceDepth.of(trigger) + 1)
         return e
     }
 
