@@ -34,9 +34,10 @@ enum Consequences {
                 }
             default: return current
             }
-            let e = trigger.createChainedEvent(name: RulesEventNames.dispatchEventName, type: type, source: source, data: data)
+            var e = trigger.createChainedEvent(name: RulesEventNames.dispatchEventName, type: type, source: source, data: data)
+            ConsequenceDepth.stamp(&e, trigger: trigger)
             chainCounts[e.id] = chain + 1
-            out.append(ConsequenceDepth.stamped(e, trigger: trigger))
+            out.append(e)
             return current
         case .schema:
             guard case .string(let schema)? = detail["schema"], case .object(let schemaData)? = detail["data"],
@@ -62,7 +63,7 @@ enum Consequences {
             name: RulesEventNames.consequenceEventName, type: RulesEventNames.rulesEngineType,
             source: RulesEventNames.responseContent, data: data)
         e.setDataText(text)
-        e.chainDepth = Int32(clamping: ConsequenceDepth.of(trigger) + 1)
+        ConsequenceDepth.stamp(&e, trigger: trigger)
         return e
     }
 
