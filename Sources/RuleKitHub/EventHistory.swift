@@ -79,6 +79,14 @@ struct SortedTimes: Sendable {
         return lo
     }
 
+    /// Removes one `t` if it is kept; whether it was.
+    mutating func remove(_ t: Double) -> Bool {
+        let i = lowerBound(t)
+        guard i < times.count, times[i] == t else { return false }
+        times.remove(at: i)
+        return true
+    }
+
     /// How many times fall in [low, high], and the oldest and newest of them: two bisections.
     func count(low: Double, high: Double) -> EventHistoryResult {
         let a = lowerBound(low)
@@ -122,6 +130,12 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
         /// How many records each cause made so far (a keyed store's, until `release`). The hub's id table,
         /// not a `Dictionary`: each record reads and sets it under the lock all hubs share.
         var ordinals = EventIDTable()
+        /// A journaled store's records made on the hubs and not yet written to its file, in the order
+        /// they were made; those a write gave back go first. `unwritten` holds their keys (and the keys of
+        /// records spooled since), so that a write of them is not passed over as a key already kept.
+        var pending: [MadeRecord] = []
+        var restored: [HistoryRecord] = []
+        var unwritten: Set<RecordKey> = []
 
         /// Whether `key` is new (and now known).
         mutating func remember(_ key: String, bound: Int) -> Bool {
@@ -152,6 +166,16 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
             }
             count += 1
         }
+
+        mutating func remove(identity: String, hash: UInt32, ms: Double) {
+            let key = Series(identity: identity, hash: hash)
+            guard let i = series.index(forKey: key), series.values[i].remove(ms) else { return }
+            count -= 1
+            guard series.values[i].count == 0 else { return }
+            series.remove(at: i)
+            hashesOf[identity]?.removeAll { $0 == hash }
+            if hashesOf[identity]?.isEmpty == true { hashesOf[identity] = nil }
+        }
     }
 
     private let state = Locked(State())
@@ -162,14 +186,24 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
     /// Whether records made on the hub (`record(hash:timestamp:cause:)`) are keyed by their cause and
     /// kept once, as `commit` keeps records: a service whose hubs record here directly.
     public let keyed: Bool
+    /// Whether records made on the hub are also journaled for a store that indexes its file here
+    /// (`SQLiteEventHistory`): kept here at once, taken by `takePending()` to be written.
+    public let journaled: Bool
     /// Past this many causes not released, their numbers are forgotten (causes no block delivered).
     static let maxOrdinals = 1 << 16
 
     /// An empty history that remembers the keys of at least the newest `rememberedKeys` records (at most
     /// twice as many); with `keyed`, the records the hub makes are keyed too.
-    public init(rememberedKeys: Int = 500_000, keyed: Bool = false) {
+    public convenience init(rememberedKeys: Int = 500_000, keyed: Bool = false) {
+        self.init(rememberedKeys: rememberedKeys, keyed: keyed, journaled: false)
+    }
+
+    /// A keyed history whose records made on the hub wait in a journal (`takePending()`) to be written to
+    /// a file; `commit` then writes through `toWrite` and `written`.
+    package init(rememberedKeys: Int, keyed: Bool, journaled: Bool) {
         self.rememberedKeys = max(1, rememberedKeys)
-        self.keyed = keyed
+        self.keyed = keyed || journaled
+        self.journaled = journaled
     }
 
     /// Records as `record(hash:timestamp:)` does; when `keyed`, under the key of the cause's next record
@@ -183,8 +217,14 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
             let n = s.ordinals[cause] ?? 0
             if s.ordinals.count >= Self.maxOrdinals { s.ordinals = EventIDTable() }
             s.ordinals[cause] = n + 1
-            if s.remember(RecordKey(cause: cause, ordinal: n), bound: bound) {
-                s.insert(identity: identity, hash: hash, ms: timestamp.timeIntervalSince1970 * 1000)
+            let key = RecordKey(cause: cause, ordinal: n)
+            if s.remember(key, bound: bound) {
+                let ms = timestamp.timeIntervalSince1970 * 1000
+                s.insert(identity: identity, hash: hash, ms: ms)
+                if journaled {
+                    s.pending.append(MadeRecord(identity: identity, hash: hash, ms: ms, cause: cause, ordinal: n))
+                    s.unwritten.insert(key)
+                }
             }
         }
         return true
@@ -247,10 +287,89 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
     /// Keeps each record whose key it has not kept among the newest `rememberedKeys` (records without a
     /// key: each kept).
     public func commit(_ records: [HistoryRecord]) async throws {
-        state.withLock { s in
-            for r in records where r.key.isEmpty || s.remember(r.key, bound: rememberedKeys) {
+        keep(records)
+    }
+
+    /// What `commit` does, at once: returns how many records were kept.
+    @discardableResult
+    package func keep(_ records: [HistoryRecord]) -> Int {
+        let bound = rememberedKeys
+        return state.withLock { s in
+            var kept = 0
+            for r in records where r.key.isEmpty || s.remember(r.key, bound: bound) {
                 s.insert(identity: r.identity, hash: r.hash, ms: r.ms)
+                kept += 1
             }
+            return kept
+        }
+    }
+
+    /// What a write of `records` to the file this indexes must add, in their order, each key once: the
+    /// records whose keys it has not kept (`new`), and those it kept on the hub and has not seen written
+    /// (`unwritten`); a record already written is passed over. Records without a key: each new.
+    package func toWrite(_ records: [HistoryRecord]) -> [(record: HistoryRecord, key: RecordKey?, new: Bool)] {
+        state.withLock { s in
+            var seen = Set<RecordKey>(minimumCapacity: records.count)
+            var out: [(record: HistoryRecord, key: RecordKey?, new: Bool)] = []
+            out.reserveCapacity(records.count)
+            for r in records {
+                guard !r.key.isEmpty else {
+                    out.append((r, nil, true))
+                    continue
+                }
+                let k = RecordKey(r.key)
+                guard seen.insert(k).inserted else { continue }
+                if s.unwritten.contains(k) {
+                    out.append((r, k, false))
+                } else if !s.keys.contains(k) && !s.older.contains(k) {
+                    out.append((r, k, true))
+                }
+            }
+            return out
+        }
+    }
+
+    /// `toWrite`'s records are in the file now: the new ones are kept here, the others are written.
+    package func written(_ plan: [(record: HistoryRecord, key: RecordKey?, new: Bool)]) {
+        let bound = rememberedKeys
+        state.withLock { s in
+            for p in plan {
+                if let k = p.key {
+                    if p.new {
+                        guard s.remember(k, bound: bound) else { continue }
+                    } else {
+                        s.unwritten.remove(k)
+                        continue
+                    }
+                }
+                s.insert(identity: p.record.identity, hash: p.record.hash, ms: p.record.ms)
+            }
+        }
+    }
+
+    /// The journal's records (made on the hub since the last call, after those given back), to be
+    /// written; their keys stay unwritten until `written` says otherwise.
+    package func takePending() -> [HistoryRecord] {
+        let (restored, made) = state.withLock { s in
+            defer {
+                s.restored = []
+                s.pending.removeAll(keepingCapacity: true)
+            }
+            return (s.restored, s.pending)
+        }
+        return restored + made.map(\.record)
+    }
+
+    /// Gives back records a write could not make durable, to go first in the next.
+    package func restorePending(_ records: [HistoryRecord]) {
+        guard !records.isEmpty else { return }
+        state.withLock { s in s.restored = records + s.restored }
+    }
+
+    /// Forgets one record of each (identity, hash, time) given (retention). Their keys stay remembered.
+    package func remove(_ records: [(identity: String, hash: UInt32, ms: Double)]) {
+        state.withLock { s in
+            for r in records { s.remove(identity: r.identity, hash: r.hash, ms: r.ms) }
         }
     }
 }

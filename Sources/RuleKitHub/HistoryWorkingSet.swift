@@ -62,25 +62,11 @@ public final class HistoryWorkingSet: EventHistoryStore {
         var hashes: [UInt32: Known]
     }
 
-    /// A record made on a hub, its key not spelled yet: the hub's thread, the busiest, does not spell keys;
-    /// the write that takes the record does.
-    private struct Made {
-        var identity: String
-        var hash: UInt32
-        var ms: Double
-        var cause: UUID
-        var ordinal: Int
-
-        var record: HistoryRecord {
-            HistoryRecord(identity: identity, hash: hash, ms: ms, key: HistoryRecord.key(cause: cause, ordinal: ordinal))
-        }
-    }
-
     private struct State {
         var entries: [String: Entry] = [:]
         /// Records a write could not make durable, to go before `pending`.
         var restored: [HistoryRecord] = []
-        var pending: [Made] = []
+        var pending: [MadeRecord] = []
         var ordinals: [UUID: Int] = [:]
     }
 
@@ -106,7 +92,7 @@ public final class HistoryWorkingSet: EventHistoryStore {
         state.withLock { s in
             let n = s.ordinals[cause, default: 0]
             s.ordinals[cause] = n + 1
-            s.pending.append(Made(identity: identity, hash: hash, ms: ms, cause: cause, ordinal: n))
+            s.pending.append(MadeRecord(identity: identity, hash: hash, ms: ms, cause: cause, ordinal: n))
             s.entries[identity]?.hashes[hash, default: Known()].record(ms)
         }
         return true
@@ -188,4 +174,18 @@ public final class HistoryWorkingSet: EventHistoryStore {
 
     /// Identities held now (tests, metrics).
     public var heldIdentities: Int { state.withLock { $0.entries.count } }
+}
+
+/// A record made on a hub, its key not spelled yet: the hub's thread, the busiest, does not spell keys;
+/// the write that takes the record does.
+package struct MadeRecord: Sendable {
+    var identity: String
+    var hash: UInt32
+    var ms: Double
+    var cause: UUID
+    var ordinal: Int
+
+    var record: HistoryRecord {
+        HistoryRecord(identity: identity, hash: hash, ms: ms, key: HistoryRecord.key(cause: cause, ordinal: ordinal))
+    }
 }

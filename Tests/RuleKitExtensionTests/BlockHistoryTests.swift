@@ -51,6 +51,29 @@ final class FlakyBackend: HistoryBackend {
     func ready() async throws { try await check() }
 }
 
+/// A store indexed in this process, as `SQLiteEventHistory` is, whose file (`file`) refuses writes while
+/// `down` is set.
+final class FlakyIndexedBackend: IndexedHistoryBackend {
+    let index = InMemoryEventHistory(rememberedKeys: 1_000, keyed: true, journaled: true)
+    let file = Locked<[HistoryRecord]>([])
+    let down = Locked(false)
+
+    func prefetch(identities: [String], hashes: Set<UInt32>?, timed: Set<UInt32>, limit: Int) async throws -> [HistorySlice] {
+        try await index.prefetch(identities: identities, hashes: hashes, timed: timed, limit: limit)
+    }
+
+    func commit(_ records: [HistoryRecord]) async throws {
+        if down.withLock({ $0 }) { throw FlakyBackend.Down() }
+        let plan = index.toWrite(records)
+        file.withLock { $0 += plan.map(\.record) }
+        index.written(plan)
+    }
+
+    func ready() async throws {
+        if down.withLock({ $0 }) { throw FlakyBackend.Down() }
+    }
+}
+
 /// History per block (`BlockHistory` over a `HistoryWorkingSet`), through `RulesHost` as serve and run use it.
 @Suite struct BlockHistoryTests {
     static let rules = HistoryRules.visits
@@ -193,6 +216,70 @@ final class FlakyBackend: HistoryBackend {
         await history.start()
         _ = try await host.process([Self.event("visit", "bob", id: "z")])
         #expect(backend.inner.count == 3)
+    }
+
+    /// A store indexed here: the hubs ask the index (nothing read before a block), a block's records go
+    /// from the index's journal to the file once each, and an outage spools them while questions are
+    /// still answered from the index, which holds every record.
+    @Test func aStoreIndexedHereIsAskedOnTheHubsAndWritesEachRecordOnce() async throws {
+        let backend = FlakyIndexedBackend()
+        let history = try BlockHistory(backend: backend)
+        #expect(!history.readsBlocks)
+        let (host, dir) = try Self.host(history)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func written() -> [HistoryRecord] { backend.file.withLock { $0 } }
+        let out = try await host.process([
+            Self.event("check", "ada"), Self.event("visit", "ada", id: "a1"), Self.event("visit", "ada", id: "a2"),
+            Self.event("check", "ada"),
+        ])
+        #expect(Self.returning(out) == [false, true])
+        #expect(written().count == 2)
+        _ = try await host.process([Self.event("visit", "ada", id: "a1"), Self.event("visit", "ada", id: "a2")])
+        #expect(written().count == 2)
+        #expect(history.status.prefetches == 0)
+
+        backend.down.withLock { $0 = true }
+        let during = try await host.process([
+            Self.event("visit", "bob", id: "b1"), Self.event("visit", "bob", id: "b2"), Self.event("check", "bob"),
+        ])
+        #expect(Self.returning(during) == [true])
+        #expect(history.status.open)
+        #expect(history.status.spooled == 2)
+        // Retried during the outage: its records are known, nothing more is spooled.
+        _ = try await host.process([Self.event("visit", "bob", id: "b1"), Self.event("visit", "bob", id: "b2")])
+        #expect(history.status.spooled == 2)
+        #expect(written().count == 2)
+
+        backend.down.withLock { $0 = false }
+        await history.start()
+        #expect(history.status.spooled == 0)
+        #expect(!history.status.open)
+        _ = try await host.process([Self.event("visit", "bob", id: "b3"), Self.event("visit", "bob", id: "b1")])
+        #expect(written().count == 5)
+        #expect(Set(written().map(\.key)).count == 5)
+        #expect(backend.index.takePending().isEmpty)
+    }
+
+    /// `rulekit run --data-dir` and serve on SQLite: a block retried after the process restarted is
+    /// counted once (the keys are read back with the records).
+    @Test func sqliteThroughTheHostCountsARetryAcrossARestartOnce() async throws {
+        let dir = Scratch.url("rk-sqlite-host-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let block = [Self.event("visit", "ada", id: "r1"), Self.event("visit", "ada", id: "r2")]
+        do {
+            let store = try SQLiteEventHistory.open(directory: dir).get()
+            let (host, rules) = try Self.host(try BlockHistory(backend: store))
+            defer { try? FileManager.default.removeItem(at: rules) }
+            _ = try await host.process(block)
+            _ = try await host.process(block)
+            #expect(store.count == 2)
+        }
+        let store = try SQLiteEventHistory.open(directory: dir).get()
+        let (host, rules) = try Self.host(try BlockHistory(backend: store))
+        defer { try? FileManager.default.removeItem(at: rules) }
+        let out = try await host.process(block + [Self.event("check", "ada")])
+        #expect(Self.returning(out) == [true])
+        #expect(store.count == 2)
     }
 
     @Test func sqliteKeepsEachKeyOnceAndReadsABlockInOneQuery() async throws {

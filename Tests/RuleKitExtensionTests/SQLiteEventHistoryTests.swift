@@ -15,17 +15,69 @@ import Testing
 
     @Test func recordsPersistAcrossReopeningAndAnswerWindows() throws {
         let dir = Self.directory()
-        let store = try SQLiteEventHistory.open(directory: dir).get()
         let now = Date()
-        #expect(store.record(hash: 42, timestamp: now.addingTimeInterval(-60)))
-        #expect(store.record(hash: 42, timestamp: now))
-        #expect(store.record(hash: 7, timestamp: now))
+        do {
+            let store = try SQLiteEventHistory.open(directory: dir).get()
+            #expect(store.record(hash: 42, timestamp: now.addingTimeInterval(-60)))
+            #expect(store.record(hash: 42, timestamp: now))
+            #expect(store.record(hash: 7, timestamp: now))
+        }
         let again = try SQLiteEventHistory.open(directory: dir).get()
         #expect(again.query(hash: 42, from: nil, to: nil, after: nil).count == 2)
         #expect(again.query(hash: 42, from: now.addingTimeInterval(-10), to: nil, after: nil).count == 1)
         let r = again.query(hash: 42, from: nil, to: nil, after: nil)
         #expect(abs((r.newest ?? .distantPast).timeIntervalSince(now)) < 0.01)
         #expect(again.query(hash: 99, from: nil, to: nil, after: nil).count == 0)
+    }
+
+    /// The index in memory is the one view of the file: a second open while the first is alive, in this
+    /// process or another, is refused (it would not see the first one's writes); once the first is gone,
+    /// the file opens again.
+    @Test func aHistoryFileIsKeptByOneOpenAtATime() throws {
+        let dir = Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        do {
+            let first = try SQLiteEventHistory.open(directory: dir).get()
+            guard case .failure(let e) = SQLiteEventHistory.open(directory: dir) else {
+                Issue.record("a second open of a history in use succeeded")
+                return
+            }
+            #expect(e.diagnostics[0].code == "history.busy")
+            #expect(e.diagnostics[0].message.contains("history.sqlite"))
+            #expect(first.record(hash: 1, timestamp: Date()))
+        }
+        let again = try SQLiteEventHistory.open(directory: dir).get()
+        #expect(again.count == 1)
+    }
+
+    /// A key written again after a reopen (a client retrying a batch across a restart) is kept once: the
+    /// keys are read back with the records. Retention deletes from the file and the index alike.
+    @Test func keysAndRetentionHoldAcrossReopening() async throws {
+        let dir = Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let records = (0..<10).map { HistoryRecord(identity: $0 % 2 == 0 ? "ada" : "bob", hash: 3, ms: Double($0), key: "k\($0)") }
+        do {
+            let store = try SQLiteEventHistory.open(directory: dir).get()
+            try await store.commit(records)
+        }
+        do {
+            let store = try SQLiteEventHistory.open(directory: dir, retention: 4).get()
+            #expect(store.count == 10)
+            try await store.commit(records + [HistoryRecord(identity: "ada", hash: 3, ms: 10, key: "k10")])
+            #expect(store.count == 11)
+            store.prune(keeping: 4)
+            // The newest four: 7, 8, 9, 10.
+            let slices = try await store.prefetch(identities: ["ada", "bob"], hashes: nil, timed: [3], limit: 100)
+            #expect(slices.flatMap { $0.times ?? [] }.sorted() == [7, 8, 9, 10])
+        }
+        let store = try SQLiteEventHistory.open(directory: dir).get()
+        let slices = try await store.prefetch(identities: ["ada", "bob"], hashes: nil, timed: [3], limit: 100)
+        #expect(slices.flatMap { $0.times ?? [] }.sorted() == [7, 8, 9, 10])
+        #expect(
+            Set(slices) == [
+                HistorySlice(identity: "ada", hash: 3, count: 2, oldest: 8, newest: 10, times: [8, 10]),
+                HistorySlice(identity: "bob", hash: 3, count: 2, oldest: 7, newest: 9, times: [7, 9]),
+            ])
     }
 
     /// Checkpoints run off the commits and the log still starts over: under steady writes and reads, the
@@ -72,32 +124,65 @@ import Testing
         #expect(store.count >= 500)
     }
 
-    @Test func aFileOfTheEarlierLayoutMovesItsRecordsOverOnOpen() async throws {
+    @Test func aFileOfTheEarliestLayoutMovesItsRecordsOverOnOpen() async throws {
         let dir = Self.directory()
-        let made = try SQLiteEventHistory.open(directory: dir).get()
-        // The layout before records were clustered by identity: a rowid table, keys only on block writes.
-        try made.execute(
-            """
-            DROP TABLE history;
-            CREATE TABLE events (hash INTEGER NOT NULL, ts REAL NOT NULL, identity TEXT NOT NULL DEFAULT '', key TEXT);
-            INSERT INTO events (hash, ts, identity, key) VALUES (7, 1000, 'ada', 'e1/0'), (7, 2000, 'ada', 'e2/0'),
-                (7, 3000, 'ada', NULL), (7, 4000, 'ada', NULL), (9, 5000, 'bob', 'e3/0');
-            """)
-        let store = try SQLiteEventHistory.open(directory: dir).get()
-        #expect(store.count == 5)
-        let slices = try await store.prefetch(identities: ["ada", "bob"], hashes: nil, timed: [7], limit: 10)
-        let ada = slices.first { $0.identity == "ada" && $0.hash == 7 }
-        #expect(ada?.count == 4)
-        #expect(ada?.times == [1000, 2000, 3000, 4000])
-        #expect(slices.first { $0.identity == "bob" }?.count == 1)
-        // Keys moved over are kept once; a retried write of one of them adds nothing.
-        try await store.commit([HistoryRecord(identity: "ada", hash: 7, ms: 9000, key: "e1/0")])
-        #expect(store.count == 5)
+        do {
+            let made = try SQLiteEventHistory.open(directory: dir).get()
+            // The first layout: a rowid table, keys only on block writes.
+            try made.execute(
+                """
+                DROP TABLE history_log;
+                CREATE TABLE events (hash INTEGER NOT NULL, ts REAL NOT NULL, identity TEXT NOT NULL DEFAULT '', key TEXT);
+                INSERT INTO events (hash, ts, identity, key) VALUES (7, 1000, 'ada', 'e1/0'), (7, 2000, 'ada', 'e2/0'),
+                    (7, 3000, 'ada', NULL), (7, 4000, 'ada', NULL), (9, 5000, 'bob', 'e3/0'), (9, 6000, 'bob', 'e3/0');
+                """)
+        }
+        do {
+            let store = try SQLiteEventHistory.open(directory: dir).get()
+            #expect(store.count == 5)
+            let slices = try await store.prefetch(identities: ["ada", "bob"], hashes: nil, timed: [7], limit: 10)
+            let ada = slices.first { $0.identity == "ada" && $0.hash == 7 }
+            #expect(ada?.count == 4)
+            #expect(ada?.times == [1000, 2000, 3000, 4000])
+            #expect(slices.first { $0.identity == "bob" } == HistorySlice(identity: "bob", hash: 9, count: 1, oldest: 5000, newest: 5000))
+            // Keys moved over are kept once; a retried write of one of them adds nothing.
+            try await store.commit([HistoryRecord(identity: "ada", hash: 7, ms: 9000, key: "e1/0")])
+            #expect(store.count == 5)
+        }
         // Retention goes on in the order the records were made.
         let pruned = try SQLiteEventHistory.open(directory: dir, retention: 2).get()
         pruned.prune(keeping: 2)
         let left = try await pruned.prefetch(identities: ["ada", "bob"], hashes: nil, timed: [7, 9], limit: 10)
         #expect(left.flatMap { $0.times ?? [] }.sorted() == [4000, 5000])
+    }
+
+    /// The layout before the log: one table clustered by identity and key, numbered by `seq`.
+    @Test func aFileClusteredByIdentityMovesItsRecordsOverInTheirOrder() async throws {
+        let dir = Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        do {
+            let made = try SQLiteEventHistory.open(directory: dir).get()
+            try made.execute(
+                """
+                DROP TABLE history_log;
+                CREATE TABLE history (
+                    identity TEXT NOT NULL, key TEXT NOT NULL, hash INTEGER NOT NULL, ts REAL NOT NULL, seq INTEGER NOT NULL,
+                    PRIMARY KEY (identity, key)) WITHOUT ROWID;
+                CREATE INDEX history_seq ON history (seq);
+                INSERT INTO history VALUES ('bob', 'k1', 5, 100, 1), ('ada', 'k2', 5, 200, 2), ('ada', 'k3', 6, 300, 3);
+                """)
+        }
+        let store = try SQLiteEventHistory.open(directory: dir, retention: 2).get()
+        #expect(store.count == 3)
+        store.prune(keeping: 2)
+        let slices = try await store.prefetch(identities: ["ada", "bob"], hashes: nil, timed: [], limit: 10)
+        #expect(
+            Set(slices) == [
+                HistorySlice(identity: "ada", hash: 5, count: 1, oldest: 200, newest: 200),
+                HistorySlice(identity: "ada", hash: 6, count: 1, oldest: 300, newest: 300),
+            ])
+        try await store.commit([HistoryRecord(identity: "ada", hash: 6, ms: 400, key: "k3")])
+        #expect(store.count == 2)
     }
 
     @Test func aCorruptFileIsReportedAndHistoryAnswersTheErrorValue() throws {

@@ -31,8 +31,8 @@ import Testing
         Event(name: type, type: type, source: "s", data: ["user": .string(user)])
     }
 
-    @Test func aBatchSentTwiceIsCountedOnce() async throws {
-        try await Self.withService(sqlite: false, workers: 2) { service, _ in
+    @Test(arguments: [false, true]) func aBatchSentTwiceIsCountedOnce(sqlite: Bool) async throws {
+        try await Self.withService(sqlite: sqlite, workers: 2) { service, _ in
             func returning(_ user: String) async throws -> Value? {
                 try await service.enrich([Self.event("check", user)]).first?.data?["returning"]
             }

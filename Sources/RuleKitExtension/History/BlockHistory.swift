@@ -68,8 +68,11 @@ public final class BlockHistory: Sendable {
         let identities: [String]
     }
 
-    /// What the hubs read and record: give it to them as their history (`EventHub.Options.history`).
+    /// What the hubs read and record for a store read per block.
     public let workingSet = HistoryWorkingSet()
+    /// The index of a store kept in this process (`IndexedHistoryBackend`): the hubs ask and record on it
+    /// directly, and a block's records are taken from its journal to be written.
+    let index: InMemoryEventHistory?
     let backend: any HistoryBackend
     let options: Options
     let gate: HistoryGate
@@ -82,6 +85,7 @@ public final class BlockHistory: Sendable {
     public init(backend: any HistoryBackend, options: Options = Options()) throws(DiagnosticError) {
         self.backend = backend
         self.options = options
+        index = (backend as? any IndexedHistoryBackend)?.index
         let spool = try HistorySpool(file: options.spoolFile, capacity: options.spoolCapacity)
         var status = Status()
         status.spooled = spool.count
@@ -94,10 +98,16 @@ public final class BlockHistory: Sendable {
     /// The breaker and the spool now.
     public var status: Status { state.withLock { $0 } }
 
+    /// What the hubs read and record: give it to them as their history (`EventHub.Options.history`).
+    public var hubHistory: any EventHistoryStore { index ?? workingSet }
+
+    /// Whether a block's identities are read before it (`begin`): not for a store indexed in memory.
+    public var readsBlocks: Bool { index == nil }
+
     /// Reads what `questions` need for `identities` not already held by a block in flight: one round
     /// trip, bounded by `timeout`; with the breaker open, nothing (they answer the error value).
     public func begin(identities: Set<String>, questions: HistoryQuestions) async -> Ticket {
-        guard !questions.isEmpty, !identities.isEmpty else { return Ticket(identities: []) }
+        guard index == nil, !questions.isEmpty, !identities.isEmpty else { return Ticket(identities: []) }
         let missing = workingSet.hold(identities)
         if !missing.isEmpty {
             if state.withLock({ $0.open }) {
@@ -117,13 +127,25 @@ public final class BlockHistory: Sendable {
     /// - Throws: `HistoryUnavailable` when its records could be kept nowhere (the spool full or
     ///   unwritable): they stay pending, and the block must not be answered as done.
     public func finish(_ ticket: Ticket, causes: [UUID]) async throws(HistoryUnavailable) {
-        let workingSet = self.workingSet
-        let result = await gate.write {
-            workingSet.takePending()
-        } restore: {
-            workingSet.restorePending($0)
+        let result: Result<Void, HistoryUnavailable>
+        if let index {
+            result = await gate.write {
+                index.takePending()
+            } restore: {
+                index.restorePending($0)
+            }
+            // The causes' numbers go once their records are durable: the same events sent again are
+            // numbered as the first time, and their records passed over.
+            index.release(causes: causes)
+        } else {
+            let workingSet = self.workingSet
+            result = await gate.write {
+                workingSet.takePending()
+            } restore: {
+                workingSet.restorePending($0)
+            }
+            workingSet.release(ticket.identities, causes: causes)
         }
-        workingSet.release(ticket.identities, causes: causes)
         if case .failure(let e) = result {
             state.withLock { $0.refused += 1 }
             throw e
@@ -156,6 +178,16 @@ public final class BlockHistory: Sendable {
         }
         return state.withLock { $0.spooled }
     }
+}
+
+/// A store whose every record is indexed in this process (a SQLite file): `BlockHistory` reads nothing
+/// before a block, the hubs ask and record on `index` directly, and a block's records are taken from the
+/// index's journal and written with `commit`, which writes each key once (`InMemoryEventHistory.toWrite`).
+/// With the breaker open, questions are still answered from the index: it holds every record, spooled
+/// ones included.
+public protocol IndexedHistoryBackend: HistoryBackend {
+    /// The index, journaled (`InMemoryEventHistory.journaled`).
+    var index: InMemoryEventHistory { get }
 }
 
 /// The reads of blocks, `concurrentReads` at a time: blocks that start while the reads are under way wait

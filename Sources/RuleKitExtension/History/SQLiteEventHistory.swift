@@ -6,6 +6,17 @@ public import RuleKitHub
 /// Event history in a SQLite database file (through GRDB): events recorded by the hash of their masked
 /// data, as the reference records them, searched by hash and time window.
 ///
+/// The file is the history's durable home; the questions are answered from an index of it in memory
+/// (`InMemoryEventHistory`: per identity and hash, the sorted times), built from the file at open and
+/// kept with every write. The file is a log: records are appended in the order they were made, so a
+/// write touches the last page or two of one table, however many identities it holds. Why: when the
+/// table was clustered by identity (and before that, indexed by it), every record landed on a random
+/// page, and SQLite writes each page a transaction touches to its log again: serve with the history rules
+/// spent most of its time there (40–45k events/s; 104–150k with the writes left out). The price is
+/// memory: some 60 bytes per record kept (the time, the key, the identity's series), bounded by
+/// `retention`; and one process at a time (the index would not see another's writes): a second open of
+/// the file, from this process or another, is refused with a clear error (`FILE.lock`, `flock`).
+///
 /// Why GRDB: a well-kept Swift layer over the system SQLite that gives WAL mode, a connection pool that is
 /// safe to share across threads, typed errors and migrations, where hand-written libsqlite3 calls would
 /// add a second C folder to the package. WAL with `synchronous=NORMAL`: a committed insert survives the
@@ -13,18 +24,20 @@ public import RuleKitHub
 /// `FailingEventHistory` then answers the reference's error value (count -1) so the engine goes on.
 ///
 /// It is also a `HistoryBackend` (`rulekit run --data-dir`, `rulekit serve --history sqlite:FILE`): a
-/// block's history read in one query and its records written in one transaction, each key once (the
-/// table's primary key is identity and key).
-public final class SQLiteEventHistory: EventHistoryStore, HistoryBackend {
+/// block's history read from the index and its records written in one transaction, each key once among
+/// the records kept (the index remembers the keys of at least the newest `retention` records).
+public final class SQLiteEventHistory: EventHistoryStore, IndexedHistoryBackend {
     let pool: DatabasePool
     let checkpointer: Checkpointer
+    /// Every record of the file, by identity and hash, with their keys; journaled: records the hubs make
+    /// on it wait there until a block's write (`BlockHistory`).
+    public let index: InMemoryEventHistory
     /// Most records kept (oldest pruned first), or nil for no limit.
     public let retention: Int?
     private let inserts = Locked(0)
-    /// The number of the last record made.
-    private let seq: Locked<Int64>
+    private let lock: FileLock
 
-    /// Opens (or creates) the history in `directory/file`.
+    /// Opens (or creates) the history in `directory/file`, and reads it into memory.
     public static func open(
         directory: String, file: String = "history.sqlite", retention: Int? = 1_000_000
     ) -> Result<SQLiteEventHistory, DiagnosticError> {
@@ -37,18 +50,15 @@ public final class SQLiteEventHistory: EventHistoryStore, HistoryBackend {
             return .failure(
                 DiagnosticError(.error("history.unreadable", "cannot use '\(directory)' as a data folder: \(reason(error))")))
         }
+        let lock: FileLock
+        switch FileLock.take(path + ".lock") {
+        case .success(let l): lock = l
+        case .failure(let e): return .failure(e)
+        }
         do {
             var config = Configuration()
-            // Reads through a memory map: a block's read touches the records of hundreds of identities,
-            // which pread page by page spent more time in the kernel than in SQLite. The readers' caches
-            // keep SQLite's default size: a reader's cache is emptied at each read after another
-            // connection wrote, so a 64 MB cache on every connection cost more than it saved (serve with
-            // SQLite history: 25.0k → 27.4k events/s, means of five alternating rounds; a page not cached
-            // is read from the map without a system call). The writer's is 16 MB: a block of `run`
-            // (1,024 events, each record on the page of its identity) dirties more pages than the
-            // default ~500, and SQLite then wrote pages to the log mid-transaction and read them back
-            // (`run --data-dir`: 12% less wall time, six alternating pairs; 64 MB gained nothing more,
-            // 4 MB lost 3%; serve unchanged, its groups are smaller).
+            // Reads through a memory map (opening reads the whole log once). The writer's cache is 16 MB:
+            // a migration from an earlier layout moves every record in one transaction.
             // No automatic checkpoint: it runs inside the commit that crosses the bound, and every write
             // queued behind that commit waits for it (serve's p99 at half load: 70–75 ms, 9.6 ms without).
             // `Checkpointer` copies the log back on a connection of its own instead.
@@ -63,9 +73,10 @@ public final class SQLiteEventHistory: EventHistoryStore, HistoryBackend {
             let pool = try DatabasePool(path: path, configuration: config)
             try pool.write { db in try migrate(db) }
             // A corrupt file can open; reading it is what fails.
-            let last = try pool.read { db in try Int64.fetchOne(db, sql: "SELECT max(seq) FROM history") } ?? 0
+            let index = InMemoryEventHistory(rememberedKeys: max(retention ?? 0, 500_000), keyed: true, journaled: true)
+            try pool.read { db in try load(db, into: index) }
             let checkpointer = Checkpointer(try DatabaseQueue(path: path))
-            return .success(SQLiteEventHistory(pool: pool, checkpointer: checkpointer, retention: retention, lastSeq: last))
+            return .success(SQLiteEventHistory(pool: pool, checkpointer: checkpointer, index: index, retention: retention, lock: lock))
         } catch {
             return .failure(
                 DiagnosticError(
@@ -75,40 +86,60 @@ public final class SQLiteEventHistory: EventHistoryStore, HistoryBackend {
         }
     }
 
-    init(pool: DatabasePool, checkpointer: Checkpointer, retention: Int?, lastSeq: Int64) {
+    init(pool: DatabasePool, checkpointer: Checkpointer, index: InMemoryEventHistory, retention: Int?, lock: FileLock) {
         self.pool = pool
         self.checkpointer = checkpointer
+        self.index = index
         self.retention = retention
-        seq = Locked(lastSeq)
+        self.lock = lock
     }
 
-    /// The table, made or brought up to date. Records live in one B-tree clustered by identity and key
-    /// (`WITHOUT ROWID`): a block's read finds each identity's records together, with their hashes and
-    /// times, and a key is kept once. The earlier layout (a rowid table with an index by identity, hash
-    /// and time, and a second, unique one by identity and key) put every record on a random page of two
-    /// indexes, and every page a block touched was written again: a third of a run's history time.
-    /// `seq` numbers records in the order they were made, for retention (its index only ever grows at
-    /// its end).
+    /// The table, made or brought up to date: `history_log`, one row per record in the order they were
+    /// made (`seq`, the rowid: appends only, and retention deletes from the front). Earlier layouts move
+    /// over in that order: the table clustered by identity and key (`history`), and before it the rowid
+    /// table `events`, whose records made an event at a time had no key and get one from their row.
     static func migrate(_ db: Database) throws {
         try db.execute(
             sql: """
-                CREATE TABLE IF NOT EXISTS history (
-                    identity TEXT NOT NULL, key TEXT NOT NULL, hash INTEGER NOT NULL, ts REAL NOT NULL, seq INTEGER NOT NULL,
-                    PRIMARY KEY (identity, key)) WITHOUT ROWID;
-                CREATE INDEX IF NOT EXISTS history_seq ON history (seq);
+                CREATE TABLE IF NOT EXISTS history_log (
+                    seq INTEGER PRIMARY KEY, identity TEXT NOT NULL, key TEXT NOT NULL, hash INTEGER NOT NULL, ts REAL NOT NULL)
                 """)
-        // A history of an earlier version: its records move over (those made an event at a time, with no
-        // key, get one from their row), in the order they were made.
+        if try db.tableExists("history") {
+            try db.execute(
+                sql: """
+                    INSERT INTO history_log (identity, key, hash, ts) SELECT identity, key, hash, ts FROM history ORDER BY seq;
+                    DROP TABLE history;
+                    """)
+        }
         guard try db.tableExists("events") else { return }
         let columns = Set(try db.columns(in: "events").map(\.name))
         let identity = columns.contains("identity") ? "identity" : "''"
         let key = columns.contains("key") ? "coalesce(key, 'row/' || rowid)" : "'row/' || rowid"
+        // Each identity and key once (the first row of it), as the earlier layouts kept them.
         try db.execute(
             sql: """
-                INSERT OR IGNORE INTO history (identity, key, hash, ts, seq)
-                    SELECT \(identity), \(key), hash, ts, rowid FROM events ORDER BY rowid;
+                INSERT INTO history_log (identity, key, hash, ts)
+                    SELECT i, k, h, t FROM (
+                        SELECT \(identity) AS i, \(key) AS k, hash AS h, ts AS t, min(rowid) AS r FROM events GROUP BY i, k)
+                    ORDER BY r;
                 DROP TABLE events;
                 """)
+    }
+
+    /// Reads every record into `index`, in the order they were made.
+    static func load(_ db: Database, into index: InMemoryEventHistory) throws {
+        let rows = try Row.fetchCursor(db, sql: "SELECT identity, key, hash, ts FROM history_log ORDER BY seq")
+        var chunk: [HistoryRecord] = []
+        chunk.reserveCapacity(4_096)
+        while let row = try rows.next() {
+            let h: Int64 = row[2]
+            chunk.append(HistoryRecord(identity: row[0], hash: UInt32(truncatingIfNeeded: h), ms: row[3], key: row[1]))
+            if chunk.count == 4_096 {
+                index.keep(chunk)
+                chunk.removeAll(keepingCapacity: true)
+            }
+        }
+        index.keep(chunk)
     }
 
     /// Runs raw SQL in a write transaction (tests make files of earlier layouts with it).
@@ -116,175 +147,140 @@ public final class SQLiteEventHistory: EventHistoryStore, HistoryBackend {
         try pool.write { db in try db.execute(sql: sql) }
     }
 
-    /// The next record number.
-    private func nextSeq(_ n: Int = 1) -> Int64 {
-        seq.withLock { s in
-            defer { s &+= Int64(n) }
-            return s &+ 1
-        }
-    }
-
     /// Records one event's hash at `timestamp`, under `HistoryIdentity.current`; false when the write
     /// failed.
     public func record(hash: UInt32, timestamp: Date) -> Bool {
-        let identity = HistoryIdentity.current ?? ""
-        do {
-            let seq = nextSeq()
-            try write(records: 1) { db in
-                try db.execute(
-                    sql: "INSERT INTO history (identity, key, hash, ts, seq) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [identity, EventID.next().text, Int64(hash), timestamp.timeIntervalSince1970 * 1000, seq])
-            }
-            if let retention,
-                inserts.withLock({
-                    $0 += 1
-                    return $0 % 1000 == 0
-                })
-            {
-                prune(keeping: retention)
-            }
-            return true
-        } catch {
-            return false
-        }
+        record([(hash, timestamp)])
     }
 
     /// Inserts many records in one transaction (benchmarks, imports), under `HistoryIdentity.current`.
     public func record(_ records: [(UInt32, Date)]) -> Bool {
         let identity = HistoryIdentity.current ?? ""
+        let made = records.map {
+            HistoryRecord(identity: identity, hash: $0.0, ms: $0.1.timeIntervalSince1970 * 1000, key: EventID.next().text)
+        }
         do {
-            var n = nextSeq(records.count)
-            try write(records: records.count) { db in
-                let stmt = try db.makeStatement(sql: "INSERT INTO history (identity, key, hash, ts, seq) VALUES (?, ?, ?, ?, ?)")
-                for (h, t) in records {
-                    try stmt.execute(arguments: [identity, EventID.next().text, Int64(h), t.timeIntervalSince1970 * 1000, n])
-                    n &+= 1
-                }
+            let index = self.index
+            try pool.writeWithoutTransaction { db in
+                try checkpointer.commit(db) { db in try Self.append(made, db) }
+                index.keep(made)
             }
+            wrote(made.count)
             return true
         } catch {
             return false
         }
     }
 
-    /// Runs `body` in a write transaction (with the checkpoint's second pass when due) and counts `records`
-    /// toward the next pass.
-    private func write(records: Int, _ body: (Database) throws -> Void) throws {
-        try pool.writeWithoutTransaction { db in try checkpointer.commit(db, body) }
-        checkpointer.wrote(records)
+    /// Appends `records` to the log, in a transaction the caller opened.
+    private static func append(_ records: [HistoryRecord], _ db: Database) throws {
+        let statement = try db.cachedStatement(sql: "INSERT INTO history_log (identity, key, hash, ts) VALUES (?, ?, ?, ?)")
+        for r in records { try statement.execute(arguments: [r.identity, r.key, Int64(r.hash), r.ms]) }
     }
 
-    func prune(keeping n: Int) {
-        try? pool.write { db in
-            try db.execute(sql: "DELETE FROM history WHERE seq <= (SELECT max(seq) FROM history) - ?", arguments: [n])
-        }
-    }
-
-    /// Counts the records of `hash` within the window, among those of `HistoryIdentity.current`; the error
-    /// value when the read failed.
-    public func query(hash: UInt32, from: Date?, to: Date?, after: Date?) -> EventHistoryResult {
-        var sql = "SELECT count(*), min(ts), max(ts) FROM history WHERE identity = ? AND hash = ?"
-        var args: [any DatabaseValueConvertible] = [HistoryIdentity.current ?? "", Int64(hash)]
-        if let from {
-            sql += " AND ts >= ?"
-            args.append(from.timeIntervalSince1970 * 1000)
-        }
-        if let to {
-            sql += " AND ts <= ?"
-            args.append(to.timeIntervalSince1970 * 1000)
-        }
-        if let after {
-            sql += " AND ts >= ?"
-            args.append(after.timeIntervalSince1970 * 1000)
-        }
-        do {
-            let row = try pool.read { db in try Row.fetchOne(db, sql: sql, arguments: StatementArguments(args)) }
-            guard let row else { return EventHistoryResult(count: 0) }
-            let count: Int = row[0]
-            let oldest: Double? = row[1]
-            let newest: Double? = row[2]
-            return EventHistoryResult(
-                count: count, oldest: oldest.map { Date(timeIntervalSince1970: $0 / 1000) },
-                newest: newest.map { Date(timeIntervalSince1970: $0 / 1000) })
-        } catch {
-            return .databaseError
-        }
-    }
-
-    // MARK: HistoryBackend
-
-    /// Per identity and hash among `hashes` (every hash when nil): the count, oldest and newest, and the
-    /// newest `limit` times of the `timed` hashes; in one read transaction.
-    public func prefetch(identities: [String], hashes: Set<UInt32>?, timed: Set<UInt32>, limit: Int) async throws -> [HistorySlice] {
-        guard !identities.isEmpty else { return [] }
-        let hashList = hashes.map { $0.sorted().map { Int64($0) } }
-        if let hashList, hashList.isEmpty { return [] }
-        return try await pool.read { db in
-            var out: [HistorySlice] = []
-            // One statement for the block's identities (in chunks within SQLite's limit on variables).
-            let times = try db.cachedStatement(sql: "SELECT ts FROM history WHERE identity = ? AND hash = ? ORDER BY ts DESC LIMIT ?")
-            var start = 0
-            while start < identities.count {
-                var chunk = Array(identities[start..<min(identities.count, start + 2_048)])
-                start += chunk.count
-                // The list is padded to a power of two with its last identity (a value twice in an IN
-                // list matches once), so a few statements, each prepared once, serve every block: parsing
-                // and planning a new one was 8% of a block's read.
-                var width = 8
-                while width < chunk.count { width *= 2 }
-                chunk += repeatElement(chunk[chunk.count - 1], count: width - chunk.count)
-                var sql = "SELECT identity, hash, count(*), min(ts), max(ts) FROM history WHERE identity IN ("
-                sql += Array(repeating: "?", count: width).joined(separator: ",") + ")"
-                if let hashList { sql += " AND hash IN (\(Array(repeating: "?", count: hashList.count).joined(separator: ",")))" }
-                sql += " GROUP BY identity, hash"
-                var args: [any DatabaseValueConvertible] = chunk
-                if let hashList { args += hashList.map { $0 as any DatabaseValueConvertible } }
-                let statement = try db.cachedStatement(sql: sql)
-                for row in try Row.fetchAll(statement, arguments: StatementArguments(args)) {
-                    let identity: String = row[0]
-                    let h: Int64 = row[1]
-                    let hash = UInt32(truncatingIfNeeded: h)
-                    var slice = HistorySlice(identity: identity, hash: hash, count: row[2], oldest: row[3], newest: row[4])
-                    if timed.contains(hash) {
-                        slice.times = try Double.fetchAll(times, arguments: [identity, h, limit]).reversed()
-                    }
-                    out.append(slice)
-                }
-            }
-            return out
-        }
-    }
-
-    /// Writes `records` in one transaction; a key already kept is passed over.
-    public func commit(_ records: [HistoryRecord]) async throws {
-        guard !records.isEmpty else { return }
-        let first = nextSeq(records.count)
-        let checkpointer = self.checkpointer
-        try await pool.writeWithoutTransaction { db in
-            try checkpointer.commit(db) { db in
-                let statement = try db.cachedStatement(
-                    sql: "INSERT OR IGNORE INTO history (identity, key, hash, ts, seq) VALUES (?, ?, ?, ?, ?)")
-                var n = first
-                for r in records {
-                    try statement.execute(arguments: [r.identity, r.key.isEmpty ? EventID.next().text : r.key, Int64(r.hash), r.ms, n])
-                    n &+= 1
-                }
-            }
-        }
-        checkpointer.wrote(records.count)
+    /// Counts `n` records written: the log's checkpoint, and retention every thousand.
+    private func wrote(_ n: Int) {
+        guard n > 0 else { return }
+        checkpointer.wrote(n)
         if let retention,
-            inserts.withLock({ n -> Bool in
-                let before = n / 1000
-                n += records.count
-                return n / 1000 != before
+            inserts.withLock({ c -> Bool in
+                let before = c / 1000
+                c += n
+                return c / 1000 != before
             })
         {
             prune(keeping: retention)
         }
     }
 
+    /// Deletes all but the newest `n` records, from the file and then from the index.
+    func prune(keeping n: Int) {
+        let gone = try? pool.write { db in
+            try Row.fetchAll(
+                db, sql: "DELETE FROM history_log WHERE seq <= (SELECT max(seq) FROM history_log) - ? RETURNING identity, hash, ts",
+                arguments: [n]
+            ).map { row -> (identity: String, hash: UInt32, ms: Double) in
+                let h: Int64 = row[1]
+                return (row[0], UInt32(truncatingIfNeeded: h), row[2])
+            }
+        }
+        if let gone, !gone.isEmpty { index.remove(gone) }
+    }
+
+    /// Counts the records of `hash` within the window, among those of `HistoryIdentity.current`.
+    public func query(hash: UInt32, from: Date?, to: Date?, after: Date?) -> EventHistoryResult {
+        index.query(hash: hash, from: from, to: to, after: after)
+    }
+
+    // MARK: HistoryBackend
+
+    /// Per identity and hash among `hashes` (every hash when nil): the count, oldest and newest, and the
+    /// newest `limit` times of the `timed` hashes; from the index, which holds every record written.
+    public func prefetch(identities: [String], hashes: Set<UInt32>?, timed: Set<UInt32>, limit: Int) async throws -> [HistorySlice] {
+        try await index.prefetch(identities: identities, hashes: hashes, timed: timed, limit: limit)
+    }
+
+    /// Writes `records` in one transaction, passing over a key already written (or twice in `records`);
+    /// the index keeps the new ones once the transaction has committed.
+    public func commit(_ records: [HistoryRecord]) async throws {
+        guard !records.isEmpty else { return }
+        let checkpointer = self.checkpointer
+        let index = self.index
+        let keyed = records.map {
+            $0.key.isEmpty ? HistoryRecord(identity: $0.identity, hash: $0.hash, ms: $0.ms, key: EventID.next().text) : $0
+        }
+        // On the writer's queue, one write at a time: what the index says to write is still so when the
+        // transaction has committed.
+        let written = try await pool.writeWithoutTransaction { db -> Int in
+            let plan = index.toWrite(keyed)
+            guard !plan.isEmpty else { return 0 }
+            try checkpointer.commit(db) { db in try Self.append(plan.map(\.record), db) }
+            index.written(plan)
+            return plan.count
+        }
+        wrote(written)
+    }
+
     /// Records kept.
-    public var count: Int { (try? pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM history") ?? 0 }) ?? -1 }
+    public var count: Int { index.count }
+}
+
+/// A file held with `flock` for the life of this object: the one process, and the one object in it, that
+/// keeps a SQLite history's index. The lock goes with the descriptor (closed at exit, or by `deinit`),
+/// so a process that was killed holds nothing. A file of its own beside the database: SQLite's own locks
+/// on the database are POSIX locks, which a close of any other descriptor on that file would drop.
+final class FileLock: Sendable {
+    private let fd: Int32
+
+    private init(fd: Int32) {
+        self.fd = fd
+    }
+
+    deinit {
+        close(fd)
+    }
+
+    /// The lock on `path` (made if missing), or why it cannot be had.
+    static func take(_ path: String) -> Result<FileLock, DiagnosticError> {
+        let fd = Foundation.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            return .failure(
+                DiagnosticError(.error("history.unreadable", "cannot open '\(path)': \(String(cString: strerror(errno)).lowercased())")))
+        }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let busy = errno == EWOULDBLOCK
+            let why = String(cString: strerror(errno)).lowercased()
+            close(fd)
+            return .failure(
+                DiagnosticError(
+                    .error(
+                        "history.busy",
+                        busy
+                            ? "event history '\(path.dropLast(5))' is in use by another process (or opened twice): a SQLite history is kept by one process at a time; use PostgreSQL to share one"
+                            : "cannot lock '\(path)': \(why)")))
+        }
+        return .success(FileLock(fd: fd))
+    }
 }
 
 /// Copies a history's write-ahead log back into its file in two passes, so that no commit pays for the copy

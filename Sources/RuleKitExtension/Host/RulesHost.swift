@@ -97,7 +97,7 @@ public final class RulesHost: Sendable {
     /// - Throws: `HubError` when an extension could not be registered.
     public init(_ configuration: Configuration) throws(HubError) {
         var options = EventHub.Options()
-        options.history = configuration.blockHistory?.workingSet ?? configuration.history
+        options.history = configuration.blockHistory?.hubHistory ?? configuration.history
         blockHistory = configuration.blockHistory
         identityPath = configuration.identityPath
         onBlockTimed = configuration.onBlockTimed
@@ -200,7 +200,8 @@ public final class RulesHost: Sendable {
         let questions = rules.historyQuestions
         let clock = ContinuousClock()
         let start = clock.now
-        let ticket = await history.begin(identities: questions.isEmpty ? [] : identities(of: events), questions: questions)
+        let ticket = await history.begin(
+            identities: questions.isEmpty || !history.readsBlocks ? [] : identities(of: events), questions: questions)
         if let turn { await order.wait(for: turn) }
         let read = clock.now
         let produced = await dispatchBlock(events, states: states, xdmStates: xdmStates)
