@@ -264,6 +264,21 @@ enum HTTP {
         #expect(!(try HTTP.call(url, method: "POST", body: Self.event("check", "bob")).body.contains("returning")))
     }
 
+    /// A SQLite history is indexed in the memory of the process that holds it: another process that
+    /// opens it (a second server, a run over the same data folder) is refused with a clear error, exit 2.
+    @Test func aSQLiteHistoryInUseIsRefusedToAnotherProcess() throws {
+        let rules = try Self.rulesFile()
+        let dir = rules.deletingLastPathComponent()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let server = try ServeProcess(["--rules", rules.path, "--history", "sqlite:" + dir.appendingPathComponent("history.sqlite").path])
+        defer { #expect(server.stop() == 0) }
+        let events = dir.appendingPathComponent("events.jsonl")
+        try #"{"type":"visit","source":"s","data":{}}"#.write(to: events, atomically: true, encoding: .utf8)
+        let run = try CLIRunner.run(["run", "--rules", rules.path, "--data-dir", dir.path, events.path])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("is in use by another process"), "\(run.stderr)")
+    }
+
     @Test(.enabled(if: ProcessInfo.processInfo.environment["RULEKIT_TEST_POSTGRES"] != nil, "set RULEKIT_TEST_POSTGRES (.ci/run does)"))
     func aFleetSharesHistoryThroughPostgreSQL() throws {
         let pg = try #require(ProcessInfo.processInfo.environment["RULEKIT_TEST_POSTGRES"])
