@@ -171,7 +171,7 @@ let package = Package(
             name: "ReferralKitTests",
             dependencies: ["ReferralKit", "RuleKitCore", "RuleKitHub", "RuleKitShared", "RuleKitExtension", "RuleKitTestSupport"],
             swiftSettings: strict),
-        .testTarget(name: "RuleKitHubTests", dependencies: ["RuleKitHub", "RuleKitCore"], swiftSettings: strict),
+        .testTarget(name: "RuleKitHubTests", dependencies: ["RuleKitHub", "RuleKitCore", "RuleKitTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "RuleKitServeTests", dependencies: ["RuleKitServe", "RuleKitCore", "RuleKitSources", "RuleKitTestSupport"],
             swiftSettings: strict),
