@@ -1,7 +1,8 @@
 // Event history in PostgreSQL (through postgres-nio), shared by every `rulekit serve` of a fleet, one
 // history per identity, read and written a block at a time (`BlockHistory`):
-// - a block's identities are read in one statement (the newest records of each, among the hashes its
-//   rules can ask);
+// - a block's identities are read in one statement: per identity and hash its rules can ask, the count,
+//   oldest and newest from a summary table a trigger keeps in each insert's transaction, and the newest
+//   times of the hashes asked within windows;
 // - a block's records are written in one multi-row statement (one transaction), each keyed by the event
 //   that caused it: `ON CONFLICT DO NOTHING` on (identity, event_key) keeps a retried block, or a spool
 //   replayed after a write whose answer was lost, from counting twice;
@@ -18,9 +19,12 @@ internal import RuleKitHub
 final class PostgresEventHistory: HistoryBackend {
     let client: PostgresClient
     private let migrated = Locked(false)
+    /// The migration under way, if any: it runs to its end even when a caller stops waiting for it (a
+    /// summary built from a large table may take longer than the history's time-out).
+    private let migration = Locked<Task<Void, any Error>?>(nil)
     private let logger = Logger(label: "rulekit.history")
     /// The schema version this build writes (`rulekit_schema_version`, component `history`).
-    static let schemaVersion = 2
+    static let schemaVersion = 3
     /// The advisory lock the migration holds (any fixed number; the same on every server).
     static let migrationLock: Int64 = 0x52_4B_48_49_53_54
 
@@ -57,23 +61,21 @@ final class PostgresEventHistory: HistoryBackend {
         for try await _ in try await client.execute(statement) {}
     }
 
-    /// A block's read, prepared once per connection: per identity (an equality on the question index's
-    /// first column, whatever the table's statistics say: a plan made while the table was empty stays good
-    /// as it grows), the counts per hash, and for the timed hashes the newest times, as an array.
+    /// A block's read, prepared once per connection: per identity and hash, the count, oldest and newest
+    /// from the summary (`rulekit_history_summary`, one row each, kept by a trigger in the transaction of
+    /// every insert): a lookup whatever the history's length, where counting the records themselves
+    /// fetched each of them; and for the timed hashes the newest times, as an array (the question index).
     struct Prefetch: PostgresPreparedStatement {
-        static let name = "rulekit_history_prefetch_v3"
+        static let name = "rulekit_history_prefetch_v4"
         static let sql = """
-            SELECT i.id, a.hash, a.n, a.lo, a.hi,
-                CASE WHEN a.hash = ANY($4::int8[]) THEN (
+            SELECT s.identity, s.hash, s.n, s.lo, s.hi,
+                CASE WHEN s.hash = ANY($4::int8[]) THEN (
                     SELECT array_agg(ts ORDER BY ts) FROM (
-                        SELECT ts FROM rulekit_history r WHERE r.identity = i.id AND r.hash = a.hash
+                        SELECT ts FROM rulekit_history r WHERE r.identity = s.identity AND r.hash = s.hash
                         ORDER BY ts DESC LIMIT $5) newest)
                 END
-            FROM unnest($1::text[]) AS i(id)
-            CROSS JOIN LATERAL (
-                SELECT hash, count(*)::int8 AS n, min(ts) AS lo, max(ts) AS hi FROM rulekit_history
-                WHERE identity = i.id AND ($2::bool OR hash = ANY($3::int8[]))
-                GROUP BY hash) a
+            FROM rulekit_history_summary s
+            WHERE s.identity = ANY($1::text[]) AND ($2::bool OR s.hash = ANY($3::int8[]))
             """
         typealias Row = HistorySlice
         let identities: [String]
@@ -125,18 +127,31 @@ final class PostgresEventHistory: HistoryBackend {
         func decodeRow(_ row: PostgresRow) throws {}
     }
 
-    /// Migrates once, then answers a cheap query: the database is there.
+    /// Migrates once, then answers a cheap query: the database is there. A caller that stops waiting (a
+    /// time-out) leaves the migration running; the next call waits for the same one.
     func ready() async throws {
         if migrated.withLock({ $0 }) {
             try await client.query("SELECT 1")
             return
         }
-        try await migrate()
+        let task = migration.withLock { m -> Task<Void, any Error> in
+            if let m { return m }
+            let t = Task { try await self.migrate() }
+            m = t
+            return t
+        }
+        do {
+            try await task.value
+        } catch {
+            migration.withLock { if $0 == task { $0 = nil } }
+            throw error
+        }
         migrated.withLock { $0 = true }
     }
 
     /// Brings the table to `schemaVersion`: 1 made the table and its question index; 2 keys each record
-    /// (`event_key`, unique per identity) for exactly-once writes. Tables made before versions were
+    /// (`event_key`, unique per identity) for exactly-once writes; 3 adds the summary a block's read
+    /// counts from (`rulekit_history_summary`) and the trigger that keeps it. Tables made before versions were
     /// recorded are taken as version 1.
     func migrate() async throws {
         let logger = self.logger
@@ -163,6 +178,93 @@ final class PostgresEventHistory: HistoryBackend {
                 try await c.query(
                     "CREATE UNIQUE INDEX IF NOT EXISTS rulekit_history_identity_key ON rulekit_history (identity, event_key)",
                     logger: logger)
+            }
+            if version < 3 {
+                // The summary: one row per identity and hash, kept by a statement trigger from the rows an
+                // insert actually added (its transition table: a key passed over adds nothing), in the
+                // insert's own transaction, so a read sees the summary and the records agree. Rows are
+                // upserted in one order (identity, hash), so two servers' inserts never wait on each other
+                // in a cycle. Made while this transaction holds the table (the trigger's lock waits for
+                // inserts under way, and holds new ones), then filled from what the table holds.
+                try await c.query(
+                    """
+                    CREATE TABLE IF NOT EXISTS rulekit_history_summary (
+                        identity TEXT NOT NULL, hash BIGINT NOT NULL, n BIGINT NOT NULL, lo DOUBLE PRECISION NOT NULL,
+                        hi DOUBLE PRECISION NOT NULL, PRIMARY KEY (identity, hash))
+                    """, logger: logger)
+                try await c.query(
+                    """
+                    CREATE OR REPLACE FUNCTION rulekit_history_summarize() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN
+                        INSERT INTO rulekit_history_summary AS s (identity, hash, n, lo, hi)
+                            SELECT identity, hash, count(*), min(ts), max(ts) FROM added GROUP BY identity, hash ORDER BY identity, hash
+                        ON CONFLICT (identity, hash) DO UPDATE
+                            SET n = s.n + EXCLUDED.n, lo = least(s.lo, EXCLUDED.lo), hi = greatest(s.hi, EXCLUDED.hi);
+                        RETURN NULL;
+                    END $$
+                    """, logger: logger)
+                // Records deleted or changed by hand (an operator's retention, a fix): their pairs are
+                // counted again from the table; a table emptied empties the summary.
+                try await c.query(
+                    """
+                    CREATE OR REPLACE FUNCTION rulekit_history_recount(ids TEXT[], hs BIGINT[]) RETURNS void LANGUAGE sql AS $$
+                        DELETE FROM rulekit_history_summary s USING unnest(ids, hs) AS k(identity, hash)
+                            WHERE s.identity = k.identity AND s.hash = k.hash;
+                        INSERT INTO rulekit_history_summary (identity, hash, n, lo, hi)
+                            SELECT h.identity, h.hash, count(*), min(h.ts), max(h.ts) FROM rulekit_history h
+                            JOIN (SELECT DISTINCT * FROM unnest(ids, hs) AS k(identity, hash)) k ON h.identity = k.identity AND h.hash = k.hash
+                            GROUP BY 1, 2 ORDER BY 1, 2
+                        ON CONFLICT (identity, hash) DO UPDATE SET n = EXCLUDED.n, lo = EXCLUDED.lo, hi = EXCLUDED.hi;
+                    $$
+                    """, logger: logger)
+                try await c.query(
+                    """
+                    CREATE OR REPLACE FUNCTION rulekit_history_forget() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN
+                        PERFORM rulekit_history_recount(array_agg(identity), array_agg(hash)) FROM gone;
+                        RETURN NULL;
+                    END $$
+                    """, logger: logger)
+                try await c.query(
+                    """
+                    CREATE OR REPLACE FUNCTION rulekit_history_recount_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN
+                        PERFORM rulekit_history_recount(array_agg(identity), array_agg(hash))
+                            FROM (SELECT identity, hash FROM gone UNION SELECT identity, hash FROM added) k;
+                        RETURN NULL;
+                    END $$
+                    """, logger: logger)
+                try await c.query(
+                    """
+                    CREATE OR REPLACE FUNCTION rulekit_history_clear() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN
+                        TRUNCATE rulekit_history_summary;
+                        RETURN NULL;
+                    END $$
+                    """, logger: logger)
+                for (name, when, function) in [
+                    (
+                        "rulekit_history_summary", "AFTER INSERT ON rulekit_history REFERENCING NEW TABLE AS added",
+                        "rulekit_history_summarize"
+                    ),
+                    ("rulekit_history_forget", "AFTER DELETE ON rulekit_history REFERENCING OLD TABLE AS gone", "rulekit_history_forget"),
+                    (
+                        "rulekit_history_changed", "AFTER UPDATE ON rulekit_history REFERENCING OLD TABLE AS gone NEW TABLE AS added",
+                        "rulekit_history_recount_changed"
+                    ),
+                    ("rulekit_history_clear", "AFTER TRUNCATE ON rulekit_history", "rulekit_history_clear"),
+                ] {
+                    try await c.query(PostgresQuery(unsafeSQL: "DROP TRIGGER IF EXISTS \(name) ON rulekit_history"), logger: logger)
+                    try await c.query(
+                        PostgresQuery(unsafeSQL: "CREATE TRIGGER \(name) \(when) FOR EACH STATEMENT EXECUTE FUNCTION \(function)()"),
+                        logger: logger)
+                }
+                try await c.query(
+                    """
+                    INSERT INTO rulekit_history_summary AS s (identity, hash, n, lo, hi)
+                        SELECT identity, hash, count(*), min(ts), max(ts) FROM rulekit_history GROUP BY identity, hash
+                    ON CONFLICT (identity, hash) DO UPDATE SET n = EXCLUDED.n, lo = EXCLUDED.lo, hi = EXCLUDED.hi
+                    """, logger: logger)
             }
             if version < Self.schemaVersion {
                 try await c.query(

@@ -29,6 +29,22 @@ final class PostgresCluster: @unchecked Sendable {
         return n
     }
 
+    /// Runs `sql` (stopping at the first error).
+    func execute(_ sql: String) throws {
+        _ = try Self.run(["/usr/bin/env", "psql", url, "-v", "ON_ERROR_STOP=1", "-qc", sql])
+    }
+
+    /// How many (identity, hash) pairs the summary gets wrong: counted otherwise than the records are, or
+    /// missing, or left over.
+    func summaryDisagreements() throws -> Int {
+        try count(
+            """
+            SELECT count(*) FROM (SELECT identity, hash, count(*) AS n, min(ts) AS lo, max(ts) AS hi FROM rulekit_history GROUP BY 1, 2) a
+            FULL JOIN rulekit_history_summary s USING (identity, hash)
+            WHERE a.n IS DISTINCT FROM s.n OR a.lo IS DISTINCT FROM s.lo OR a.hi IS DISTINCT FROM s.hi
+            """)
+    }
+
     static func run(_ args: [String]) throws -> String {
         // Output to a file, not a pipe: a server the script starts would hold a pipe open, and the
         // process would never be seen to end.
@@ -150,7 +166,57 @@ struct ServeHistoryFaultTests {
         // Every record of every event answered 200, exactly once.
         #expect(try pg.count("SELECT count(*) FROM rulekit_history WHERE identity = 'load'") == answered)
         #expect(try pg.count("SELECT count(DISTINCT event_key) FROM rulekit_history WHERE identity = 'load'") == answered)
-        #expect(try pg.count("SELECT version FROM rulekit_schema_version WHERE component = 'history'") == 2)
+        #expect(try pg.count("SELECT version FROM rulekit_schema_version WHERE component = 'history'") == 3)
+        #expect(try pg.summaryDisagreements() == 0)
+    }
+
+    /// A database of schema version 2 (records, no summary) is brought to version 3 when a server starts:
+    /// the summary is filled from the records already there, and the reads count from it.
+    @Test func aVersion2DatabaseGetsItsSummaryWhenAServerStarts() throws {
+        let pg = try PostgresCluster()
+        let setup = try Self.setUp()
+        defer { try? FileManager.default.removeItem(at: setup.dir) }
+        do {
+            let server = try Self.serve(pg, setup)
+            defer { #expect(server.stop() == 0) }
+            #expect(try Self.settled(server))
+            let url = server.base.appendingPathComponent("v1/events")
+            #expect(try HTTP.call(url, method: "POST", body: Self.batch("old", ids: 0..<2)).status == 200)
+            #expect(try HTTP.call(url, method: "POST", body: Self.batch("other", ids: 0..<4)).status == 200)
+        }
+        // Back to what a version-2 server left: the records alone.
+        try pg.execute(
+            """
+            DROP TRIGGER rulekit_history_summary ON rulekit_history; DROP TRIGGER rulekit_history_forget ON rulekit_history;
+            DROP TRIGGER rulekit_history_changed ON rulekit_history; DROP TRIGGER rulekit_history_clear ON rulekit_history;
+            DROP TABLE rulekit_history_summary; UPDATE rulekit_schema_version SET version = 2 WHERE component = 'history'
+            """)
+        let server = try Self.serve(pg, setup)
+        defer { #expect(server.stop() == 0) }
+        #expect(try Self.settled(server))
+        #expect(try pg.count("SELECT version FROM rulekit_schema_version WHERE component = 'history'") == 3)
+        #expect(try pg.summaryDisagreements() == 0)
+        #expect(try pg.count("SELECT n FROM rulekit_history_summary WHERE identity = 'other'") == 4)
+        let url = server.base.appendingPathComponent("v1/events")
+        // Two visits are not three; a third is.
+        #expect(!(try HTTP.call(url, method: "POST", body: Self.batch("old", ids: 0..<1, type: "check")).body.contains("returning")))
+        #expect(try HTTP.call(url, method: "POST", body: Self.batch("old", ids: 2..<3)).status == 200)
+        let check = try HTTP.call(url, method: "POST", body: Self.batch("old", ids: 1..<2, type: "check"))
+        #expect(check.body.contains(#""returning":true"#))
+        #expect(try pg.summaryDisagreements() == 0)
+        // Records deleted, changed or emptied by hand leave the summary right.
+        try pg.execute("DELETE FROM rulekit_history WHERE ctid IN (SELECT ctid FROM rulekit_history WHERE identity = 'other' LIMIT 1)")
+        #expect(try pg.count("SELECT n FROM rulekit_history_summary WHERE identity = 'other'") == 3)
+        try pg.execute(
+            "UPDATE rulekit_history SET ts = ts + 1000, hash = hash + 1 WHERE ctid IN (SELECT ctid FROM rulekit_history WHERE identity = 'old' LIMIT 1)"
+        )
+        #expect(try pg.count("SELECT count(*) FROM rulekit_history_summary WHERE identity = 'old'") == 2)
+        #expect(try pg.summaryDisagreements() == 0)
+        try pg.execute("DELETE FROM rulekit_history WHERE identity = 'old'")
+        #expect(try pg.count("SELECT count(*) FROM rulekit_history_summary WHERE identity = 'old'") == 0)
+        #expect(try pg.summaryDisagreements() == 0)
+        try pg.execute("TRUNCATE rulekit_history")
+        #expect(try pg.count("SELECT count(*) FROM rulekit_history_summary") == 0)
     }
 
     @Test func aServerKilledDuringAnOutageReplaysItsSpoolAtTheNextStart() throws {
@@ -188,6 +254,7 @@ struct ServeHistoryFaultTests {
         #expect(try HTTP.call(url, method: "POST", body: body).status == 200)
         #expect(try HTTP.call(url, method: "POST", body: body).status == 200)
         #expect(try pg.count("SELECT count(*) FROM rulekit_history WHERE identity = 'twice'") == 2)
+        #expect(try pg.summaryDisagreements() == 0)
         // Two visits are not three: the retry did not count.
         let check = try HTTP.call(url, method: "POST", body: Self.batch("twice", ids: 0..<1, type: "check"))
         #expect(!check.body.contains("returning"))
@@ -223,6 +290,8 @@ struct ServeHistoryFaultTests {
         group.wait()
         #expect(statuses.withLock { $0 } == Array(repeating: 200, count: 6))
         #expect(try pg.count("SELECT count(*) FROM rulekit_history WHERE identity = 'shared'") == 60)
+        #expect(try pg.count("SELECT n FROM rulekit_history_summary WHERE identity = 'shared'") == 60)
+        #expect(try pg.summaryDisagreements() == 0)
         // Once answered, every later block on either server sees them all (docs/serving.md).
         for server in [a, b] {
             let check = try HTTP.call(
