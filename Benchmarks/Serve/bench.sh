@@ -7,6 +7,7 @@
 #     a historical condition on each), --identity xdm.identityMap.ECID.0.id, history in memory, SQLite and
 #     (given a URL) PostgreSQL, against stateless serve; p99 latency at half the measured load;
 #   PostgreSQL with 1,000,000 records of 100,000 identities already in the table, against an empty one;
+#     and with 1,000,000 records on the workload's own identities (returning users: long histories);
 #   `rulekit run --data-dir` with the two rule files over 100,000 events, against `run` without history.
 # Every rule file is linted first: an error fails the benchmark.
 # usage: Benchmarks/Serve/bench.sh [POSTGRES_URL]   (from the repository root, after
@@ -135,14 +136,25 @@ echo "== serve with history rules (rules-1000.json + history-rules.yaml, --ident
 history "memory" --history memory
 history "SQLite" --history "sqlite:$work/h.sqlite"
 if [[ -n $pg ]]; then
-    psql "$pg" -q -c "DROP TABLE IF EXISTS rulekit_history; DROP TABLE IF EXISTS rulekit_schema_version" >/dev/null
+    psql "$pg" -q -c "DROP TABLE IF EXISTS rulekit_history, rulekit_history_summary, rulekit_schema_version CASCADE" >/dev/null
     history "PostgreSQL (empty table)" --history "$pg"
     if command -v psql >/dev/null; then
+        # The identities and hash the workload records, for the returning users below.
+        psql "$pg" -q -c "DROP TABLE IF EXISTS rulekit_bench_pairs;
+            CREATE TABLE rulekit_bench_pairs AS SELECT DISTINCT identity, hash FROM rulekit_history" >/dev/null
         psql "$pg" -q -c "TRUNCATE rulekit_history" >/dev/null
         psql "$pg" -q -c "INSERT INTO rulekit_history (identity, hash, ts, event_key)
             SELECT 'seed-' || (i % 100000), 1000 + (i % 7), 1.7e12 + i, 'seed-' || i FROM generate_series(1, 1000000) AS i;
             ANALYZE rulekit_history" >/dev/null
         history "PostgreSQL (1,000,000 records of 100,000 identities)" --history "$pg"
+        # Returning users: about 1,000,000 records on the workload's own identities, every one of the hash
+        # its historical condition counts, so each question is about a long history.
+        psql "$pg" -q -c "TRUNCATE rulekit_history" >/dev/null
+        psql "$pg" -q -c "INSERT INTO rulekit_history (identity, hash, ts, event_key)
+            SELECT p.identity, p.hash, 1.7e12 + g, p.identity || '/seed-' || g
+            FROM rulekit_bench_pairs p, generate_series(1, 1000000 / (SELECT count(*) FROM rulekit_bench_pairs)) AS g;
+            DROP TABLE rulekit_bench_pairs; ANALYZE rulekit_history" >/dev/null
+        history "PostgreSQL (1,000,000 records on the workload's own identities)" --history "$pg"
     fi
 fi
 

@@ -494,3 +494,74 @@ func waitUntil(_ condition: @Sendable () -> Bool) async throws {
         #expect(HistoryIdentity.$current.withValue("ada") { set.query(hash: 1, from: nil, to: nil, after: nil) }.count == -1)
     }
 }
+
+/// A store whose writes each wait until their first record's key is released.
+final class HeldBackend: HistoryBackend {
+    let calls = Locked<[[String]]>([])
+    let inFlight = Locked((now: 0, most: 0))
+    let released = Locked<Set<String>>([])
+
+    func prefetch(identities: [String], hashes: Set<UInt32>?, timed: Set<UInt32>, limit: Int) async throws -> [HistorySlice] { [] }
+
+    func commit(_ records: [HistoryRecord]) async throws {
+        calls.withLock { $0.append(records.map(\.key)) }
+        inFlight.withLock { f in
+            f.now += 1
+            f.most = max(f.most, f.now)
+        }
+        defer { inFlight.withLock { $0.now -= 1 } }
+        while !released.withLock({ $0.contains(records[0].key) }) { try await Task.sleep(for: .milliseconds(2)) }
+    }
+}
+
+/// The line of writes (`HistoryGate`): writes start in the order they were asked for, at most
+/// `concurrency` at once, each taking what is pending as it starts, and each returns only once every
+/// earlier write has ended, so a block is never answered before a write that took its records.
+@Suite struct HistoryGateTests {
+    @Test func writesStartInOrderUpToTheLimitAndReturnInOrder() async throws {
+        let backend = HeldBackend()
+        let gate = HistoryGate(
+            spool: try HistorySpool(file: nil, capacity: 100), backend: backend, timeout: .seconds(60), concurrency: 2,
+            state: Locked(BlockHistory.Status()))
+        let pending = Locked<[HistoryRecord]>([])
+        let returned = Locked<[String]>([])
+        func add(_ k: String) { pending.withLock { $0.append(HistoryRecord(identity: "a", hash: 1, ms: 0, key: k)) } }
+        func write(_ name: String) -> Task<Void, Never> {
+            Task {
+                let result = await gate.write {
+                    pending.withLock { p in
+                        defer { p = [] }
+                        return p
+                    }
+                } restore: { _ in
+                }
+                #expect((try? result.get()) != nil)
+                returned.withLock { $0.append(name) }
+            }
+        }
+        add("k0")
+        let a = write("a")
+        try await waitUntil { backend.calls.withLock { $0.count } == 1 }
+        add("k1")
+        let b = write("b")
+        try await waitUntil { backend.calls.withLock { $0.count } == 2 }
+        add("k2")
+        let c = write("c")
+        // Two run: the third waits, and what is made meanwhile is still there for it to take.
+        try await Task.sleep(for: .milliseconds(50))
+        add("k3")
+        #expect(backend.calls.withLock { $0.count } == 2)
+        backend.released.withLock { _ = $0.insert("k1") }
+        try await waitUntil { backend.calls.withLock { $0.count } == 3 }
+        #expect(backend.calls.withLock { $0 } == [["k0"], ["k1"], ["k2", "k3"]])
+        // The second write has ended, but it returns only after the first.
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(returned.withLock { $0 }.isEmpty)
+        backend.released.withLock { $0.formUnion(["k0", "k2"]) }
+        await a.value
+        await b.value
+        await c.value
+        #expect(returned.withLock { $0 } == ["a", "b", "c"])
+        #expect(backend.inFlight.withLock { $0.most } == 2)
+    }
+}

@@ -38,6 +38,9 @@ public final class BlockHistory: Sendable {
         public var concurrentReads = 2
         /// How often an open breaker tries the store again.
         public var retryInterval: Duration = .milliseconds(500)
+        /// Writes under way at once. Each takes, when its turn to start comes, every record made so far;
+        /// blocks are still answered in the order they finished.
+        public var concurrentWrites = 2
 
         /// The defaults.
         public init() {}
@@ -91,7 +94,8 @@ public final class BlockHistory: Sendable {
         status.spooled = spool.count
         status.open = spool.count > 0
         state = Locked(status)
-        gate = HistoryGate(spool: spool, backend: backend, timeout: options.timeout, state: state)
+        gate = HistoryGate(
+            spool: spool, backend: backend, timeout: options.timeout, concurrency: max(1, options.concurrentWrites), state: state)
         reads = HistoryReads(backend: backend, options: options, state: state, gate: gate)
     }
 
@@ -291,42 +295,87 @@ func withTimeout<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () 
     return try result.get()
 }
 
-/// The breaker and the spool, behind one serial line of writes (each a task that starts when the one
-/// before it has ended).
+/// The breaker and the spool, behind a line of writes: each write gets a ticket when it is asked for, and
+/// starts in ticket order, up to `concurrency` at once. A write takes its records as it starts, on the
+/// actor, in ticket order, so the records a block made before asking are taken by its own write or by an
+/// earlier one; and a write returns only once every earlier one has ended. So a block answered after its
+/// write returned has every one of its records durable, whichever write took them. A replay of the spool
+/// starts alone (nothing beside it).
 actor HistoryGate {
     let spool: HistorySpool
     let backend: any HistoryBackend
     let timeout: Duration
+    let concurrency: Int
     let state: Locked<BlockHistory.Status>
+    /// The end of the last write asked for (and so of every write before it).
     private var tail: Task<Void, Never>?
+    private var nextTicket = 0
+    private var nextToStart = 0
+    private var running = 0
+    /// Tickets waiting for their turn: whether they go alone, and what starts them (on the actor).
+    private var starters: [Int: (exclusive: Bool, start: @Sendable () -> Void)] = [:]
     private let logger = Logger(label: "rulekit.history")
 
-    init(spool: HistorySpool, backend: any HistoryBackend, timeout: Duration, state: Locked<BlockHistory.Status>) {
+    init(
+        spool: HistorySpool, backend: any HistoryBackend, timeout: Duration, concurrency: Int = 1, state: Locked<BlockHistory.Status>
+    ) {
         self.spool = spool
         self.backend = backend
         self.timeout = timeout
+        self.concurrency = concurrency
         self.state = state
     }
 
-    /// Runs `body` after every write queued before it.
-    private func serially<T: Sendable>(_ body: @escaping @Sendable () async -> T) async -> T {
+    /// Starts the waiting tickets whose turn has come, in order, while there is room (one that goes alone
+    /// only when nothing runs).
+    private func admit() {
+        while let next = starters[nextToStart] {
+            if next.exclusive ? running != 0 : running >= concurrency { return }
+            starters[nextToStart] = nil
+            nextToStart += 1
+            running += next.exclusive ? concurrency : 1
+            next.start()
+        }
+    }
+
+    /// Waits for ticket `n`'s turn; `onStart` runs on the actor as it starts, and its value is returned.
+    private func start<S: Sendable>(_ n: Int, exclusive: Bool, _ onStart: @escaping @Sendable () -> S) async -> S {
+        await withCheckedContinuation { (go: CheckedContinuation<S, Never>) in
+            starters[n] = (exclusive, { go.resume(returning: onStart()) })
+            admit()
+        }
+    }
+
+    private func ended(exclusive: Bool) {
+        running -= exclusive ? concurrency : 1
+        admit()
+    }
+
+    /// Takes a ticket now, runs `body` with what `onStart` gave when the ticket's turn came, and returns
+    /// once every earlier ticket has ended too.
+    private func inTurn<S: Sendable, T: Sendable>(
+        exclusive: Bool, onStart: @escaping @Sendable () -> S, _ body: @escaping @Sendable (S) async -> T
+    ) async -> T {
+        let n = nextTicket
+        nextTicket += 1
         let previous = tail
         let task = Task { () -> T in
+            let started = await self.start(n, exclusive: exclusive, onStart)
+            let result = await body(started)
+            self.ended(exclusive: exclusive)
             await previous?.value
-            return await body()
+            return result
         }
         tail = Task { _ = await task.value }
         return await task.value
     }
 
-    /// Writes what `take` hands over when its turn comes: to the store while the breaker is closed and the
-    /// spool empty (records keep their order), to the spool otherwise. What could be kept nowhere goes
-    /// back through `restore`.
+    /// Writes what `take` hands over as its turn starts: to the store while the breaker is closed and the
+    /// spool empty, to the spool otherwise. What could be kept nowhere goes back through `restore`.
     func write(
         take: @escaping @Sendable () -> [HistoryRecord], restore: @escaping @Sendable ([HistoryRecord]) -> Void
     ) async -> Result<Void, HistoryUnavailable> {
-        await serially {
-            let records = take()
+        await inTurn(exclusive: false, onStart: take) { records in
             guard !records.isEmpty else { return .success(()) }
             return await self.store(records, restore: restore)
         }
@@ -395,7 +444,8 @@ actor HistoryGate {
             }
             return false
         }
-        return await serially {
+        let nothing: @Sendable () -> Void = {}
+        return await inTurn(exclusive: true, onStart: nothing) { _ in
             do {
                 let batch = Array(self.spool.records.prefix(5_000))
                 var done = 0
