@@ -133,8 +133,7 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
         /// A journaled store's records made on the hubs and not yet written to its file, in the order
         /// they were made; those a write gave back go first. `unwritten` holds their keys (and the keys of
         /// records spooled since), so that a write of them is not passed over as a key already kept.
-        var pending: [MadeRecord] = []
-        var restored: [HistoryRecord] = []
+        var journal = RecordJournal()
         var unwritten: Set<RecordKey> = []
 
         /// Whether `key` is new (and now known).
@@ -223,7 +222,7 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
                 let ms = timestamp.timeIntervalSince1970 * 1000
                 s.insert(identity: identity, hash: hash, ms: ms)
                 if journaled {
-                    s.pending.append(MadeRecord(identity: identity, hash: hash, ms: ms, cause: cause, ordinal: n))
+                    s.journal.append(MadeRecord(identity: identity, hash: hash, ms: ms, cause: cause, ordinal: n))
                     s.unwritten.insert(key)
                 }
             }
@@ -351,20 +350,13 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
     /// The journal's records (made on the hub since the last call, after those given back), to be
     /// written; their keys stay unwritten until `written` says otherwise.
     package func takePending() -> [HistoryRecord] {
-        let (restored, made) = state.withLock { s in
-            defer {
-                s.restored = []
-                s.pending.removeAll(keepingCapacity: true)
-            }
-            return (s.restored, s.pending)
-        }
-        return restored + made.map(\.record)
+        RecordJournal.spelled(state.withLock { $0.journal.take() })
     }
 
     /// Gives back records a write could not make durable, to go first in the next.
     package func restorePending(_ records: [HistoryRecord]) {
         guard !records.isEmpty else { return }
-        state.withLock { s in s.restored = records + s.restored }
+        state.withLock { $0.journal.restore(records) }
     }
 
     /// Forgets one record of each (identity, hash, time) given (retention). Their keys stay remembered.

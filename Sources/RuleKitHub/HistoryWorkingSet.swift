@@ -64,9 +64,8 @@ public final class HistoryWorkingSet: EventHistoryStore {
 
     private struct State {
         var entries: [String: Entry] = [:]
-        /// Records a write could not make durable, to go before `pending`.
-        var restored: [HistoryRecord] = []
-        var pending: [MadeRecord] = []
+        /// The records waiting for a write.
+        var journal = RecordJournal()
         var ordinals: [UUID: Int] = [:]
     }
 
@@ -92,7 +91,7 @@ public final class HistoryWorkingSet: EventHistoryStore {
         state.withLock { s in
             let n = s.ordinals[cause, default: 0]
             s.ordinals[cause] = n + 1
-            s.pending.append(MadeRecord(identity: identity, hash: hash, ms: ms, cause: cause, ordinal: n))
+            s.journal.append(MadeRecord(identity: identity, hash: hash, ms: ms, cause: cause, ordinal: n))
             s.entries[identity]?.hashes[hash, default: Known()].record(ms)
         }
         return true
@@ -155,21 +154,14 @@ public final class HistoryWorkingSet: EventHistoryStore {
 
     /// The records made since the last call, in the order they were made.
     public func takePending() -> [HistoryRecord] {
-        let (restored, made) = state.withLock { s in
-            defer {
-                s.restored = []
-                s.pending.removeAll(keepingCapacity: true)
-            }
-            return (s.restored, s.pending)
-        }
-        return restored + made.map(\.record)
+        RecordJournal.spelled(state.withLock { $0.journal.take() })
     }
 
     /// Puts records a write could not make durable back in front of those made since, to be written
     /// with the next block's.
     public func restorePending(_ records: [HistoryRecord]) {
         guard !records.isEmpty else { return }
-        state.withLock { s in s.restored = records + s.restored }
+        state.withLock { $0.journal.restore(records) }
     }
 
     /// Identities held now (tests, metrics).
@@ -187,5 +179,36 @@ package struct MadeRecord: Sendable {
 
     var record: HistoryRecord {
         HistoryRecord(identity: identity, hash: hash, ms: ms, key: HistoryRecord.key(cause: cause, ordinal: ordinal))
+    }
+}
+
+/// Records waiting to be written: those a write gave back, then those made since, in the order they were
+/// made (a working set's, or a journaled index's).
+package struct RecordJournal: Sendable {
+    private var restored: [HistoryRecord] = []
+    private var made: [MadeRecord] = []
+
+    package init() {}
+
+    mutating func append(_ record: MadeRecord) {
+        made.append(record)
+    }
+
+    /// Empties the journal (under the owner's lock); `spelled` makes the records of what it gave outside it.
+    mutating func take() -> (restored: [HistoryRecord], made: [MadeRecord]) {
+        defer {
+            restored = []
+            made.removeAll(keepingCapacity: true)
+        }
+        return (restored, made)
+    }
+
+    static func spelled(_ taken: (restored: [HistoryRecord], made: [MadeRecord])) -> [HistoryRecord] {
+        taken.restored + taken.made.map(\.record)
+    }
+
+    /// Puts records a write could not make durable back in front, to go with the next write.
+    mutating func restore(_ records: [HistoryRecord]) {
+        restored = records + restored
     }
 }
