@@ -18,10 +18,10 @@ public import RuleKitHub
 ///
 /// Writes go through a line, up to `concurrentWrites` at once: each finishing block's write takes, as its
 /// turn starts, every record made so far (its own and those of blocks still in flight, so writes group
-/// under load), and a block is answered only once every write before its own has ended. When the store fails (an error, or no answer within `timeout`) the
-/// breaker opens: blocks read no history (questions answer the reference's error value, count -1) and
-/// their records go to the spool, which `maintain()` replays in order, once each (records keep their
-/// keys), before the breaker closes again.
+/// under load), and a block is answered only once every write before its own has ended. When the store
+/// fails (an error, or no answer within `timeout`) the breaker opens: blocks read no history (questions
+/// answer the reference's error value, count -1) and their records go to the spool, which `maintain()`
+/// replays in order, once each (records keep their keys), before the breaker closes again.
 public final class BlockHistory: Sendable {
     /// Bounds and places.
     public struct Options: Sendable {
