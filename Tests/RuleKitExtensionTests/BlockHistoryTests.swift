@@ -495,36 +495,46 @@ func waitUntil(_ condition: @Sendable () -> Bool) async throws {
     }
 }
 
-/// A store whose writes each wait until their first record's key is released.
+/// A store whose writes each wait until their first record's key is released; each write's keys are
+/// told on `started` as it begins.
 final class HeldBackend: HistoryBackend {
     let calls = Locked<[[String]]>([])
     let inFlight = Locked((now: 0, most: 0))
     let released = Locked<Set<String>>([])
+    let started = AsyncStream<[String]>.makeStream()
+    /// The first keys of the writes that have ended.
+    let ended = Locked<Set<String>>([])
 
     func prefetch(identities: [String], hashes: Set<UInt32>?, timed: Set<UInt32>, limit: Int) async throws -> [HistorySlice] { [] }
 
     func commit(_ records: [HistoryRecord]) async throws {
-        calls.withLock { $0.append(records.map(\.key)) }
+        let keys = records.map(\.key)
+        calls.withLock { $0.append(keys) }
         inFlight.withLock { f in
             f.now += 1
             f.most = max(f.most, f.now)
         }
         defer { inFlight.withLock { $0.now -= 1 } }
-        while !released.withLock({ $0.contains(records[0].key) }) { try await Task.sleep(for: .milliseconds(2)) }
+        started.continuation.yield(keys)
+        while !released.withLock({ $0.contains(keys[0]) }) { try await Task.sleep(for: .milliseconds(2)) }
+        ended.withLock { _ = $0.insert(keys[0]) }
     }
 }
 
 /// The line of writes (`HistoryGate`): writes start in the order they were asked for, at most
 /// `concurrency` at once, each taking what is pending as it starts, and each returns only once every
-/// earlier write has ended, so a block is never answered before a write that took its records.
+/// earlier write has ended, so a block is never answered before a write that took its records. It waits
+/// on events, not on the clock (the suite's tests share two cores, under a sanitizer in CI, where a task
+/// may wait minutes for a thread); the time limit is the safety net.
 @Suite struct HistoryGateTests {
-    @Test func writesStartInOrderUpToTheLimitAndReturnInOrder() async throws {
+    @Test(.timeLimit(.minutes(30))) func writesStartInOrderUpToTheLimitAndReturnInOrder() async throws {
         let backend = HeldBackend()
         let gate = HistoryGate(
-            spool: try HistorySpool(file: nil, capacity: 100), backend: backend, timeout: .seconds(60), concurrency: 2,
+            spool: try HistorySpool(file: nil, capacity: 100), backend: backend, timeout: .seconds(3_600), concurrency: 2,
             state: Locked(BlockHistory.Status()))
         let pending = Locked<[HistoryRecord]>([])
-        let returned = Locked<[String]>([])
+        // For each write that returned: the writes that had ended by then.
+        let returned = Locked<[String: Set<String>]>([:])
         func add(_ k: String) { pending.withLock { $0.append(HistoryRecord(identity: "a", hash: 1, ms: 0, key: k)) } }
         func write(_ name: String) -> Task<Void, Never> {
             Task {
@@ -536,15 +546,17 @@ final class HeldBackend: HistoryBackend {
                 } restore: { _ in
                 }
                 #expect((try? result.get()) != nil)
-                returned.withLock { $0.append(name) }
+                let ended = backend.ended.withLock { $0 }
+                returned.withLock { $0[name] = ended }
             }
         }
+        var starts = backend.started.stream.makeAsyncIterator()
         add("k0")
         let a = write("a")
-        try await waitUntil { backend.calls.withLock { $0.count } == 1 }
+        #expect(await starts.next() == ["k0"])
         add("k1")
         let b = write("b")
-        try await waitUntil { backend.calls.withLock { $0.count } == 2 }
+        #expect(await starts.next() == ["k1"])
         add("k2")
         let c = write("c")
         // Two run: the third waits, and what is made meanwhile is still there for it to take.
@@ -552,8 +564,7 @@ final class HeldBackend: HistoryBackend {
         add("k3")
         #expect(backend.calls.withLock { $0.count } == 2)
         backend.released.withLock { _ = $0.insert("k1") }
-        try await waitUntil { backend.calls.withLock { $0.count } == 3 }
-        #expect(backend.calls.withLock { $0 } == [["k0"], ["k1"], ["k2", "k3"]])
+        #expect(await starts.next() == ["k2", "k3"])
         // The second write has ended, but it returns only after the first.
         try await Task.sleep(for: .milliseconds(50))
         #expect(returned.withLock { $0 }.isEmpty)
@@ -561,7 +572,12 @@ final class HeldBackend: HistoryBackend {
         await a.value
         await b.value
         await c.value
-        #expect(returned.withLock { $0 } == ["a", "b", "c"])
+        // Each returned once its own write and every earlier one had ended.
+        let seen = returned.withLock { $0 }
+        #expect(seen.count == 3)
+        for (name, needed) in [("a", ["k0"]), ("b", ["k0", "k1"]), ("c", ["k0", "k1", "k2"])] {
+            #expect(seen[name].map { $0.isSuperset(of: needed) } == true, "\(name) returned when \(seen[name] ?? []) had ended")
+        }
         #expect(backend.inFlight.withLock { $0.most } == 2)
     }
 }
