@@ -24,7 +24,7 @@ final class PostgresEventHistory: HistoryBackend {
     private let migration = Locked<Task<Void, any Error>?>(nil)
     private let logger = Logger(label: "rulekit.history")
     /// The schema version this build writes (`rulekit_schema_version`, component `history`).
-    static let schemaVersion = 3
+    static let schemaVersion = 4
     /// The advisory lock the migration holds (any fixed number; the same on every server).
     static let migrationLock: Int64 = 0x52_4B_48_49_53_54
 
@@ -151,8 +151,8 @@ final class PostgresEventHistory: HistoryBackend {
 
     /// Brings the table to `schemaVersion`: 1 made the table and its question index; 2 keys each record
     /// (`event_key`, unique per identity) for exactly-once writes; 3 adds the summary a block's read
-    /// counts from (`rulekit_history_summary`) and the trigger that keeps it. Tables made before versions were
-    /// recorded are taken as version 1.
+    /// counts from (`rulekit_history_summary`) and the trigger that keeps it; 4 compares identities and keys
+    /// byte for byte (`COLLATE "C"`). Tables made before versions were recorded are taken as version 1.
     func migrate() async throws {
         let logger = self.logger
         let from: Int = try await client.withTransaction(logger: logger) { c in
@@ -168,13 +168,13 @@ final class PostgresEventHistory: HistoryBackend {
             }
             if version < 1 {
                 try await c.query(
-                    "CREATE TABLE IF NOT EXISTS rulekit_history (identity TEXT NOT NULL, hash BIGINT NOT NULL, ts DOUBLE PRECISION NOT NULL)",
+                    "CREATE TABLE IF NOT EXISTS rulekit_history (identity TEXT COLLATE \"C\" NOT NULL, hash BIGINT NOT NULL, ts DOUBLE PRECISION NOT NULL)",
                     logger: logger)
                 try await c.query(
                     "CREATE INDEX IF NOT EXISTS rulekit_history_identity_hash_ts ON rulekit_history (identity, hash, ts)", logger: logger)
             }
             if version < 2 {
-                try await c.query("ALTER TABLE rulekit_history ADD COLUMN IF NOT EXISTS event_key TEXT", logger: logger)
+                try await c.query("ALTER TABLE rulekit_history ADD COLUMN IF NOT EXISTS event_key TEXT COLLATE \"C\"", logger: logger)
                 try await c.query(
                     "CREATE UNIQUE INDEX IF NOT EXISTS rulekit_history_identity_key ON rulekit_history (identity, event_key)",
                     logger: logger)
@@ -189,7 +189,7 @@ final class PostgresEventHistory: HistoryBackend {
                 try await c.query(
                     """
                     CREATE TABLE IF NOT EXISTS rulekit_history_summary (
-                        identity TEXT NOT NULL, hash BIGINT NOT NULL, n BIGINT NOT NULL, lo DOUBLE PRECISION NOT NULL,
+                        identity TEXT COLLATE "C" NOT NULL, hash BIGINT NOT NULL, n BIGINT NOT NULL, lo DOUBLE PRECISION NOT NULL,
                         hi DOUBLE PRECISION NOT NULL, PRIMARY KEY (identity, hash))
                     """, logger: logger)
                 try await c.query(
@@ -265,6 +265,17 @@ final class PostgresEventHistory: HistoryBackend {
                         SELECT identity, hash, count(*), min(ts), max(ts) FROM rulekit_history GROUP BY identity, hash
                     ON CONFLICT (identity, hash) DO UPDATE SET n = EXCLUDED.n, lo = EXCLUDED.lo, hi = EXCLUDED.hi
                     """, logger: logger)
+            }
+            if version < 4 {
+                // Identities and keys are ids, not words: compared byte for byte, every B-tree step of an insert,
+                // of its key check and of its summary upsert is a memcmp, where the database's own collation
+                // (C.UTF-8, ICU en-US, ...) compared by locale. 300,000 rows into the table's two indexes took
+                // 15-25% less time (both collations, both orders). The indexes are rebuilt; the rows stay.
+                try await c.query(
+                    """
+                    ALTER TABLE rulekit_history ALTER COLUMN identity TYPE TEXT COLLATE "C", ALTER COLUMN event_key TYPE TEXT COLLATE "C"
+                    """, logger: logger)
+                try await c.query(#"ALTER TABLE rulekit_history_summary ALTER COLUMN identity TYPE TEXT COLLATE "C""#, logger: logger)
             }
             if version < Self.schemaVersion {
                 try await c.query(

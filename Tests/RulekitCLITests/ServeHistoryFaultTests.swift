@@ -166,12 +166,13 @@ struct ServeHistoryFaultTests {
         // Every record of every event answered 200, exactly once.
         #expect(try pg.count("SELECT count(*) FROM rulekit_history WHERE identity = 'load'") == answered)
         #expect(try pg.count("SELECT count(DISTINCT event_key) FROM rulekit_history WHERE identity = 'load'") == answered)
-        #expect(try pg.count("SELECT version FROM rulekit_schema_version WHERE component = 'history'") == 3)
+        #expect(try pg.count("SELECT version FROM rulekit_schema_version WHERE component = 'history'") == 4)
         #expect(try pg.summaryDisagreements() == 0)
     }
 
-    /// A database of schema version 2 (records, no summary) is brought to version 3 when a server starts:
-    /// the summary is filled from the records already there, and the reads count from it.
+    /// A database of schema version 2 (records in the database's own collation, no summary) is brought to the
+    /// current version when a server starts: the summary is filled from the records already there, the reads
+    /// count from it, and identities and keys are compared byte for byte (version 4).
     @Test func aVersion2DatabaseGetsItsSummaryWhenAServerStarts() throws {
         let pg = try PostgresCluster()
         let setup = try Self.setUp()
@@ -189,12 +190,19 @@ struct ServeHistoryFaultTests {
             """
             DROP TRIGGER rulekit_history_summary ON rulekit_history; DROP TRIGGER rulekit_history_forget ON rulekit_history;
             DROP TRIGGER rulekit_history_changed ON rulekit_history; DROP TRIGGER rulekit_history_clear ON rulekit_history;
-            DROP TABLE rulekit_history_summary; UPDATE rulekit_schema_version SET version = 2 WHERE component = 'history'
+            DROP TABLE rulekit_history_summary; UPDATE rulekit_schema_version SET version = 2 WHERE component = 'history';
+            ALTER TABLE rulekit_history ALTER COLUMN identity TYPE TEXT COLLATE "default", ALTER COLUMN event_key TYPE TEXT COLLATE "default"
             """)
+        let byteOrdered = """
+            SELECT count(*) FROM information_schema.columns WHERE collation_name = 'C'
+            AND (table_name, column_name) IN (('rulekit_history', 'identity'), ('rulekit_history', 'event_key'), ('rulekit_history_summary', 'identity'))
+            """
+        #expect(try pg.count(byteOrdered) == 0)
         let server = try Self.serve(pg, setup)
         defer { #expect(server.stop() == 0) }
         #expect(try Self.settled(server))
-        #expect(try pg.count("SELECT version FROM rulekit_schema_version WHERE component = 'history'") == 3)
+        #expect(try pg.count("SELECT version FROM rulekit_schema_version WHERE component = 'history'") == 4)
+        #expect(try pg.count(byteOrdered) == 3)
         #expect(try pg.summaryDisagreements() == 0)
         #expect(try pg.count("SELECT n FROM rulekit_history_summary WHERE identity = 'other'") == 4)
         let url = server.base.appendingPathComponent("v1/events")
