@@ -5,9 +5,9 @@
 #     envelope with the device's states), against `rulekit run` on 100,000 of the same events;
 #   history: serve with rules-1000.json plus ../shared/bench/history-rules.yaml (every edge event recorded,
 #     a historical condition on each), --identity xdm.identityMap.ECID.0.id, history in memory, SQLite and
-#     (given a URL) PostgreSQL, against stateless serve; p99 latency at half the measured load; and their
-#     ceiling: the same consequence events and attached data with no history kept or asked
-#     (Benchmarks/Serve/history-consequences.yaml);
+#     (given a URL) PostgreSQL, each against stateless serve and against its ceiling (the same consequence
+#     events and attached data with no history kept or asked: Benchmarks/Serve/history-consequences.yaml),
+#     both measured just before it; p99 latency at half the measured load;
 #   PostgreSQL with 1,000,000 records of 100,000 identities already in the table, against an empty one;
 #     and with 1,000,000 records on the workload's own identities (returning users: long histories);
 #   `rulekit run --data-dir` with the two rule files over 100,000 events, against `run` without history.
@@ -120,9 +120,21 @@ echo "JSON lines: $lines events/s ($(ratio "$lines" "$run")x run)"
 echo "array:      $array events/s ($(ratio "$array" "$run")x run)"
 echo "envelope:   $envelope events/s ($(ratio "$envelope" "$run")x run)"
 
-history() {  # history LABEL --history WHERE ; figures against stateless JSON lines
+# The anchors of one history figure, measured just before it (the machine's load drifts over minutes, and a
+# ratio to a rate measured minutes earlier moved with it): stateless serve (JSON lines) and the ceiling.
+anchors() {
+    serve --rules "$rules1000" $state --history memory
+    anchor=$(rate_of "$work/lines.txt" application/x-ndjson)
+    stop
+    serve --rules "$rules1000" --rules "$ceiling_rules" $state --history memory
+    ceiling=$(rate_of "$work/lines.txt" application/x-ndjson)
+    stop
+}
+
+history() {  # history LABEL --history WHERE ; figures against stateless JSON lines and the ceiling, just before
     local label=$1
     shift
+    anchors
     serve --rules "$rules1000" --rules "$hrules" $state --identity "$identity" "$@" --history-spool "$work/spool"
     local rate
     rate=$(rate_of "$work/lines.txt" application/x-ndjson)
@@ -134,15 +146,14 @@ history() {  # history LABEL --history WHERE ; figures against stateless JSON li
     stages=$(stage_means "$url")
     stop
     if grep -q "consequence chain" "$work/serve.err"; then echo "bench: a rule chain was cut (see the serve log)" >&2; exit 1; fi
-    echo "$label: $rate events/s ($(ratio "$rate" "$lines")x stateless, $(ratio "$rate" "$ceiling")x the ceiling); at half load: $paced"
+    echo "$label: $rate events/s ($(ratio "$rate" "$anchor")x stateless, $(ratio "$rate" "$ceiling")x the ceiling; just before:" \
+        "stateless $anchor, the ceiling $ceiling events/s, $(ratio "$ceiling" "$anchor")x stateless)"
+    echo "  at half load: $paced"
     echo "  mean per batch over both loads: $stages"
 }
 
 echo "== serve with history rules (rules-1000.json + history-rules.yaml, --identity $identity)"
-serve --rules "$rules1000" --rules "$ceiling_rules" $state --history memory
-ceiling=$(rate_of "$work/lines.txt" application/x-ndjson)
-stop
-echo "ceiling (the same consequence events and attached data, no history kept or asked): $ceiling events/s ($(ratio "$ceiling" "$lines")x stateless)"
+echo "(the ceiling: the same consequence events and attached data, no history kept or asked)"
 history "memory" --history memory
 history "SQLite" --history "sqlite:$work/h.sqlite"
 if [[ -n $pg ]]; then
