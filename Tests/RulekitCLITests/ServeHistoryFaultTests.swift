@@ -185,7 +185,13 @@ struct ServeHistoryFaultTests {
             #expect(try HTTP.call(url, method: "POST", body: Self.batch("old", ids: 0..<2)).status == 200)
             #expect(try HTTP.call(url, method: "POST", body: Self.batch("other", ids: 0..<4)).status == 200)
         }
-        // Back to what a version-2 server left: the records alone.
+        let byteOrdered = """
+            SELECT count(*) FROM information_schema.columns WHERE collation_name = 'C'
+            AND (table_name, column_name) IN (('rulekit_history', 'identity'), ('rulekit_history', 'event_key'), ('rulekit_history_summary', 'identity'))
+            """
+        // A new database runs every step, the byte order last.
+        #expect(try pg.count(byteOrdered) == 3)
+        // Back to what a version-2 server left: the records alone, in the database's own collation.
         try pg.execute(
             """
             DROP TRIGGER rulekit_history_summary ON rulekit_history; DROP TRIGGER rulekit_history_forget ON rulekit_history;
@@ -193,10 +199,6 @@ struct ServeHistoryFaultTests {
             DROP TABLE rulekit_history_summary; UPDATE rulekit_schema_version SET version = 2 WHERE component = 'history';
             ALTER TABLE rulekit_history ALTER COLUMN identity TYPE TEXT COLLATE "default", ALTER COLUMN event_key TYPE TEXT COLLATE "default"
             """)
-        let byteOrdered = """
-            SELECT count(*) FROM information_schema.columns WHERE collation_name = 'C'
-            AND (table_name, column_name) IN (('rulekit_history', 'identity'), ('rulekit_history', 'event_key'), ('rulekit_history_summary', 'identity'))
-            """
         #expect(try pg.count(byteOrdered) == 0)
         let server = try Self.serve(pg, setup)
         defer { #expect(server.stop() == 0) }
