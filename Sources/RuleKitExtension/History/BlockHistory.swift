@@ -259,42 +259,6 @@ final class HistoryReads: Sendable {
     }
 }
 
-/// No answer within the time given.
-struct HistoryTimeout: Error {}
-
-/// `body`, or `HistoryTimeout` when it has not finished within `limit`. The body is then cancelled and
-/// not waited for: a client that does not answer cancellation at once (a query on a connection whose
-/// server went away) must not hold up the caller past the limit.
-func withTimeout<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    let outcome = Locked<Bool>(false)
-    let work = Locked<Task<Void, Never>?>(nil)
-    let timer = Locked<Task<Void, Never>?>(nil)
-    let result: Result<T, any Error> = await withCheckedContinuation { (done: CheckedContinuation<Result<T, any Error>, Never>) in
-        // Whichever ends first resumes; the other finds `outcome` set and does nothing.
-        let finish: @Sendable (Result<T, any Error>) -> Void = { r in
-            let first = outcome.withLock { o -> Bool in
-                defer { o = true }
-                return !o
-            }
-            if first { done.resume(returning: r) }
-        }
-        work.withLock {
-            $0 = Task {
-                do { finish(.success(try await body())) } catch { finish(.failure(error)) }
-            }
-        }
-        timer.withLock {
-            $0 = Task {
-                try? await Task.sleep(for: limit)
-                finish(.failure(HistoryTimeout()))
-            }
-        }
-    }
-    work.withLock { $0?.cancel() }
-    timer.withLock { $0?.cancel() }
-    return try result.get()
-}
-
 /// The breaker and the spool, behind a line of writes: each write gets a ticket when it is asked for, and
 /// starts in ticket order, up to `concurrency` at once. A write takes its records as it starts, on the
 /// actor, in ticket order, so the records a block made before asking are taken by its own write or by an
@@ -307,8 +271,9 @@ actor HistoryGate {
     let timeout: Duration
     let concurrency: Int
     let state: Locked<BlockHistory.Status>
-    /// The end of the last write asked for (and so of every write before it).
-    private var tail: Task<Void, Never>?
+    /// Waits for the end of the last write asked for (and so of every write before it). A closure over
+    /// that write's task, not a task of its own: one task fewer to start and wake for each block.
+    private var tail: (@Sendable () async -> Void)?
     private var nextTicket = 0
     private var nextToStart = 0
     private var running = 0
@@ -363,10 +328,10 @@ actor HistoryGate {
             let started = await self.start(n, exclusive: exclusive, onStart)
             let result = await body(started)
             self.ended(exclusive: exclusive)
-            await previous?.value
+            await previous?()
             return result
         }
-        tail = Task { _ = await task.value }
+        tail = { _ = await task.value }
         return await task.value
     }
 
