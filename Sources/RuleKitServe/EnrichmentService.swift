@@ -100,7 +100,8 @@ public final class EnrichmentService: Sendable {
             if let direct { c.history = direct } else { c.blockHistory = history }
             c.identityPath = options.identityPath
             c.batchStates = true
-            c.onRulesMatched = { _, rules in metrics.fired(rules) }
+            let fired = metrics.tally()
+            c.onRulesMatched = { _, rules in fired.add(rules) }
             c.onBlockTimed = { metrics.timed($0) }
             do { hosts.append(try RulesHost(c)) } catch {
                 throw DiagnosticError(.error("serve.hub", "the hub could not start: \(error)"))
