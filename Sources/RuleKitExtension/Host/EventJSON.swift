@@ -36,7 +36,7 @@ public enum EventJSON {
     /// The hub id of an input event's `id`: the UUID it spells, or one made from its text (the same text,
     /// the same id): what keys the history an event causes, so a retried event is recorded once.
     public static func eventID(_ text: String) -> UUID {
-        if let u = UUID(uuidString: text) { return u }
+        if let u = EventID.canonical(text) ?? UUID(uuidString: text) { return u }
         // Two FNV-1a 64 passes with different offsets: 128 bits of the text; version 8 (vendor-defined)
         // and the RFC variant marked, so it reads as a UUID and never as one a client sent.
         var a: UInt64 = 0xCBF2_9CE4_8422_2325
@@ -46,14 +46,7 @@ public enum EventJSON {
             b = (b ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
             b = (b << 7) | (b >> 57)
         }
-        a = (a & 0xFFFF_FFFF_FFFF_0FFF) | 0x8000
-        b = (b & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
-        func byte(_ v: UInt64, _ i: Int) -> UInt8 { UInt8(truncatingIfNeeded: v >> (56 - 8 * i)) }
-        return UUID(
-            uuid: (
-                byte(a, 0), byte(a, 1), byte(a, 2), byte(a, 3), byte(a, 4), byte(a, 5), byte(a, 6), byte(a, 7),
-                byte(b, 0), byte(b, 1), byte(b, 2), byte(b, 3), byte(b, 4), byte(b, 5), byte(b, 6), byte(b, 7)
-            ))
+        return EventID.uuid((a & 0xFFFF_FFFF_FFFF_0FFF) | 0x8000, (b & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000)
     }
 
     /// The event a record of `JSONLinesBlock.records(tapeOf: "data")` describes, or nil when the line is
