@@ -21,7 +21,8 @@ import Testing
         for i in 0..<5_000 {
             let u = EventID.uuid(g.next(), g.next())
             let upper = u.uuidString
-            let mixed = String(upper.enumerated().map { i % 2 == 0 && $0.offset % 3 == 0 ? Character($0.element.lowercased()) : $0.element })
+            let mixed = String(
+                upper.enumerated().map { i % 2 == 0 && $0.offset % 3 == 0 ? Character($0.element.lowercased()) : $0.element })
             for text in [upper, upper.lowercased(), mixed] {
                 #expect(EventID.canonical(text) == u, "\(text)")
                 #expect(UUID(uuidString: text) == u, "\(text)")
