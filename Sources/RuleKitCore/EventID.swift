@@ -16,35 +16,6 @@ public enum EventID {
         return make(a, b)
     }
 
-    /// The UUID a canonical text spells: 36 characters, hyphens at offsets 8, 13, 18 and 23 and hex digits
-    /// (either case) elsewhere; nil for any other text. On these texts it is `UUID(uuidString:)`, which on
-    /// Linux reads them with `sscanf`: a sixth of `rulekit run`'s time over small events that carry ids.
-    /// Other texts are left to `UUID(uuidString:)` itself, which reads some of them too (a space, a sign
-    /// or `0x` within a group), so that every text keeps the id it had. `EventIDTests` compares the two.
-    public static func canonical(_ text: String) -> UUID? {
-        let utf8 = text.utf8
-        guard utf8.count == 36 else { return nil }
-        var hi: UInt64 = 0
-        var lo: UInt64 = 0
-        var digits = 0
-        for (i, c) in utf8.enumerated() {
-            if i == 8 || i == 13 || i == 18 || i == 23 {
-                guard c == UInt8(ascii: "-") else { return nil }
-                continue
-            }
-            let v: UInt8
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): v = c &- UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): v = c &- UInt8(ascii: "a") &+ 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): v = c &- UInt8(ascii: "A") &+ 10
-            default: return nil
-            }
-            if digits < 16 { hi = hi << 4 | UInt64(v) } else { lo = lo << 4 | UInt64(v) }
-            digits += 1
-        }
-        return uuid(hi, lo)
-    }
-
     /// The UUID of 128 random bits, with the version and variant bits set.
     static func make(_ a: UInt64, _ b: UInt64) -> UUID {
         uuid((a & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000, (b & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000)

@@ -23,6 +23,7 @@ public enum JSONOracle {
                 Oracle.fail(name, "stringEnd(at: \(start)) differs from the byte-by-byte reference", input: bytes)
             }
         }
+        uuidText(bytes)
         var ours: Document?
         var failure: DiagnosticError?
         do {
@@ -55,6 +56,24 @@ public enum JSONOracle {
         Oracle.checkLocations(name, doc.sourceMap, in: bytes)
         roundTrip(doc.value, bytes)
         keptText(doc.value, bytes)
+    }
+
+    /// The id reader against Foundation's, on the input's first 36 bytes and on a canonical UUID text with
+    /// the input's byte pairs (offset, byte) written over it (texts near the canonical form): where ours
+    /// reads a UUID, Foundation reads the same.
+    static func uuidText(_ input: [UInt8]) {
+        var near = Array("358b3f29-7AFE-4200-8973-e880557cd851".utf8)
+        var i = 0
+        while i + 1 < input.count && i < 16 {
+            near[Int(input[i]) % near.count] = input[i + 1]
+            i += 2
+        }
+        for bytes in [Array(input.prefix(36)), near] {
+            let text = String(decoding: bytes, as: UTF8.self)
+            if let ours = EventID.canonical(text), ours != UUID(uuidString: text) {
+                Oracle.fail(name, "EventID.canonical reads \(text.debugDescription) unlike UUID(uuidString:)", input: input)
+            }
+        }
     }
 
     /// Reading a top-level member into a tape changes nothing: the same error, or the same value with the
