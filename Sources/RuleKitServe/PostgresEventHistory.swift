@@ -4,8 +4,9 @@
 //   oldest and newest from a summary table a trigger keeps in each insert's transaction, and the newest
 //   times of the hashes asked within windows;
 // - a block's records are written in one multi-row statement (one transaction), each keyed by the event
-//   that caused it: `ON CONFLICT DO NOTHING` on (identity, event_key) keeps a retried block, or a spool
-//   replayed after a write whose answer was lost, from counting twice;
+//   that caused it: the unique index on (identity, event_key) keeps a retried block, or a spool replayed
+//   after a write whose answer was lost, from counting twice (a block with a key kept already is written
+//   again with `ON CONFLICT DO NOTHING`);
 // - the table and its indexes are made by a migration at start (`ready()`), under an advisory lock so
 //   that servers starting together migrate once, and the schema version is recorded.
 // No thread waits on the database: the client runs in the service group, and every call is async.
@@ -37,6 +38,13 @@ final class PostgresEventHistory: HistoryBackend {
             host: host, port: url.port ?? 5432, username: user, password: url.password, database: database.isEmpty ? nil : database,
             tls: .disable)
         config.options.connectTimeout = .seconds(1)
+        // Each statement's plan made once per connection, for any arguments. Left to choose, PostgreSQL plans
+        // a block's read anew for the arguments it is given, from the table's statistics; on a table made
+        // at start and filling, they say "small" until autovacuum's first ANALYZE (a minute or more), and
+        // the plan scans the whole summary for each read, comparing every row with the block's identities:
+        // a fifth of the database's CPU, and 15-45% fewer events a second in serve's benchmark. The generic
+        // plan looks each identity up in the summary's primary key whatever the table's size.
+        config.options.additionalStartupParameters = [("plan_cache_mode", "force_generic_plan")]
         client = PostgresClient(configuration: config)
     }
 
@@ -53,12 +61,38 @@ final class PostgresEventHistory: HistoryBackend {
         return out
     }
 
+    /// Writes a block's records: as new ones first, and only if one of them is kept already (a unique
+    /// violation, which undoes that statement whole) again, passing over what is kept. `ON CONFLICT`
+    /// looks each row's key up in the unique index before inserting it, and the insert looks it up again:
+    /// that first look was 30% of the database's CPU under serve's history benchmark (`perf`), paid for
+    /// the few blocks that are retries.
     func commit(_ records: [HistoryRecord]) async throws {
         guard !records.isEmpty else { return }
-        let statement = Insert(
+        let rows = Rows(
             identities: records.map(\.identity), hashes: records.map { Int64($0.hash) }, times: records.map(\.ms),
             keys: records.map { $0.key.isEmpty ? EventID.next().text : $0.key })
-        for try await _ in try await client.execute(statement) {}
+        do {
+            for try await _ in try await client.execute(InsertNew(rows: rows)) {}
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == PostgresError.Code.uniqueViolation.raw {
+            for try await _ in try await client.execute(Insert(rows: rows)) {}
+        }
+    }
+
+    /// A block's records, as the four arrays the inserts bind.
+    struct Rows {
+        let identities: [String]
+        let hashes: [Int64]
+        let times: [Double]
+        let keys: [String]
+
+        func bindings() -> PostgresBindings {
+            var b = PostgresBindings(capacity: 4)
+            b.append(identities)
+            b.append(hashes)
+            b.append(times)
+            b.append(keys)
+            return b
+        }
     }
 
     /// A block's read, prepared once per connection: per identity and hash, the count, oldest and newest
@@ -101,6 +135,20 @@ final class PostgresEventHistory: HistoryBackend {
         }
     }
 
+    /// A block's records in one statement, all of them new: a key already kept fails it whole.
+    struct InsertNew: PostgresPreparedStatement {
+        static let name = "rulekit_history_insert_new_v1"
+        static let sql = """
+            INSERT INTO rulekit_history (identity, hash, ts, event_key)
+            SELECT * FROM unnest($1::text[], $2::int8[], $3::float8[], $4::text[])
+            """
+        typealias Row = Void
+        let rows: Rows
+
+        func makeBindings() throws -> PostgresBindings { rows.bindings() }
+        func decodeRow(_ row: PostgresRow) throws {}
+    }
+
     /// A block's records in one statement; a key already kept is passed over (exactly once).
     struct Insert: PostgresPreparedStatement {
         static let name = "rulekit_history_insert_v2"
@@ -110,20 +158,9 @@ final class PostgresEventHistory: HistoryBackend {
             ON CONFLICT DO NOTHING
             """
         typealias Row = Void
-        let identities: [String]
-        let hashes: [Int64]
-        let times: [Double]
-        let keys: [String]
+        let rows: Rows
 
-        func makeBindings() throws -> PostgresBindings {
-            var b = PostgresBindings(capacity: 4)
-            b.append(identities)
-            b.append(hashes)
-            b.append(times)
-            b.append(keys)
-            return b
-        }
-
+        func makeBindings() throws -> PostgresBindings { rows.bindings() }
         func decodeRow(_ row: PostgresRow) throws {}
     }
 

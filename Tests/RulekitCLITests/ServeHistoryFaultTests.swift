@@ -268,6 +268,13 @@ struct ServeHistoryFaultTests {
         // Two visits are not three: the retry did not count.
         let check = try HTTP.call(url, method: "POST", body: Self.batch("twice", ids: 0..<1, type: "check"))
         #expect(!check.body.contains("returning"))
+        // A batch of kept and new events: its write as new records fails on the kept keys, and the write
+        // again keeps the new ones, once each; neither is a failure of the store.
+        #expect(try HTTP.call(url, method: "POST", body: Self.batch("twice", ids: 0..<4)).status == 200)
+        #expect(try pg.count("SELECT count(*) FROM rulekit_history WHERE identity = 'twice'") == 4)
+        #expect(try pg.summaryDisagreements() == 0)
+        #expect(try Self.metric(server, "rulekit_history_errors_total") == 0)
+        #expect(try Self.metric(server, "rulekit_history_breaker_open") == 0)
     }
 
     @Test func twoServersShareOneIdentitysHistory() throws {
