@@ -42,8 +42,9 @@ final class PostgresEventHistory: HistoryBackend {
         // a block's read anew for the arguments it is given, from the table's statistics; on a table made
         // at start and filling, they say "small" until autovacuum's first ANALYZE (a minute or more), and
         // the plan scans the whole summary for each read, comparing every row with the block's identities:
-        // a fifth of the database's CPU, and 15-45% fewer events a second in serve's benchmark. The generic
-        // plan looks each identity up in the summary's primary key whatever the table's size.
+        // in some of serve's benchmark runs half of the database's CPU (17-21 µs per event instead of 10),
+        // and 20-30% fewer events a second. The generic plan looks each identity up in the summary's
+        // primary key whatever the table's size.
         config.options.additionalStartupParameters = [("plan_cache_mode", "force_generic_plan")]
         client = PostgresClient(configuration: config)
     }
@@ -63,9 +64,9 @@ final class PostgresEventHistory: HistoryBackend {
 
     /// Writes a block's records: as new ones first, and only if one of them is kept already (a unique
     /// violation, which undoes that statement whole) again, passing over what is kept. `ON CONFLICT`
-    /// looks each row's key up in the unique index before inserting it, and the insert looks it up again:
-    /// that first look was 30% of the database's CPU under serve's history benchmark (`perf`), paid for
-    /// the few blocks that are retries.
+    /// looks each row's key up in the unique index before inserting it, and the insert looks it up again,
+    /// for the few blocks that are retries: with it the database took about 10% more CPU per event in
+    /// serve's history benchmark (10.9-11.2 µs against 9.9-10.1, alternated runs).
     func commit(_ records: [HistoryRecord]) async throws {
         guard !records.isEmpty else { return }
         let rows = Rows(
