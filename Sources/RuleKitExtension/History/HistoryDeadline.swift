@@ -28,7 +28,10 @@ func withTimeout<T: Sendable>(
             }
             if first { done.resume(returning: r) }
         }
-        watch.withLock { $0 = deadlines.add(after: limit) { finish(.failure(HistoryTimeout())) } }
+        // The time-out is delivered through a task, as the body's answer is: when the pool is busy, an answer
+        // that came before the deadline is queued before the time-out and wins, so a process slow to get to
+        // the answer does not take it for a store that did not give one.
+        watch.withLock { $0 = deadlines.add(after: limit) { Task { finish(.failure(HistoryTimeout())) } } }
         work.withLock {
             $0 = Task {
                 do { finish(.success(try await body())) } catch { finish(.failure(error)) }
@@ -40,9 +43,10 @@ func withTimeout<T: Sendable>(
     return try result.get()
 }
 
-/// Deadlines watched by one timer: each fires its action once it is due, unless removed first. The timer
-/// is armed for the earliest deadline, and re-armed after each sweep while any is left; a deadline added
-/// ahead of the armed time arms it earlier.
+/// Deadlines watched by one timer: each fires its action once it is due, unless removed first, in the
+/// order they fall due. The timer is armed for the earliest deadline, and re-armed after each sweep while
+/// any is left; a deadline added ahead of the armed time arms it earlier. Actions run on the timer's own
+/// queue.
 final class HistoryDeadlines: Sendable {
     static let shared = HistoryDeadlines()
 
@@ -108,7 +112,7 @@ final class HistoryDeadlines: Sendable {
             return (due, earliest)
         }
         // Outside the lock: an action resumes a caller.
-        for e in due { e.fire() }
+        for e in due.sorted(by: { $0.due < $1.due }) { e.fire() }
         if let rearm { schedule(at: rearm) }
     }
 
