@@ -41,10 +41,9 @@ final class PostgresEventHistory: HistoryBackend {
         // Each statement's plan made once per connection, for any arguments. Left to choose, PostgreSQL plans
         // a block's read anew for the arguments it is given, from the table's statistics; on a table made
         // at start and filling, they say "small" until autovacuum's first ANALYZE (a minute or more), and
-        // the plan scans the whole summary for each read, comparing every row with the block's identities:
-        // in some of serve's benchmark runs half of the database's CPU (17-21 µs per event instead of 10),
-        // and 20-30% fewer events a second. The generic plan looks each identity up in the summary's
-        // primary key whatever the table's size.
+        // the plan may scan the whole summary for each read, comparing every row with the block's
+        // identities: half of the database's samples in a profiled run of serve's benchmark. The generic
+        // plan looks each identity up in the summary's primary key whatever the table's size.
         config.options.additionalStartupParameters = [("plan_cache_mode", "force_generic_plan")]
         client = PostgresClient(configuration: config)
     }
