@@ -115,18 +115,29 @@ final class ServeMetrics: Sendable {
 
 /// Matches per rule counted by one worker since the metrics were last read.
 final class FiredTally: Sendable {
-    private let counts = Locked<[String: Int]>([:])
+    /// Each rule's count, and the rules in the order they first matched since the last read (so that the
+    /// first rules to match are the ones named, as when each match went straight to the counters).
+    private let counts = Locked<(n: [String: Int], order: [String])>(([:], []))
 
     /// Counts one match of each rule in `labels`.
     func add(_ labels: [String]) {
-        counts.withLock { c in for label in labels { c[label, default: 0] += 1 } }
+        counts.withLock { c in
+            for label in labels {
+                if let i = c.n.index(forKey: label) {
+                    c.n.values[i] += 1
+                } else {
+                    c.n[label] = 1
+                    c.order.append(label)
+                }
+            }
+        }
     }
 
-    /// The counts so far, leaving none.
-    func take() -> [String: Int] {
+    /// The counts so far, in the order the rules first matched, leaving none.
+    func take() -> [(label: String, count: Int)] {
         counts.withLock { c in
-            defer { c = [:] }
-            return c
+            defer { c = ([:], []) }
+            return c.order.map { ($0, c.n[$0] ?? 0) }
         }
     }
 }

@@ -45,4 +45,17 @@ import Testing
         #expect(counts["rule-0"] == 2)
         #expect(counts["late-1"] == nil)
     }
+
+    @Test func theRulesNamedAreTheFirstToMatch() {
+        let metrics = ServeMetrics()
+        let t = metrics.tally()
+        // In one read: the bound's worth of rules, then two more; the two more share `other`.
+        t.add((0..<ServeMetrics.maxRuleLabels).map { "rule-\($0)" })
+        t.add(["late-1", "late-2", "rule-5"])
+        let counts = Self.fired(metrics.render(history: .init()))
+        #expect(counts.count == ServeMetrics.maxRuleLabels + 1)
+        #expect(counts["other"] == 2)
+        #expect(counts["rule-5"] == 2)
+        #expect(counts["late-1"] == nil)
+    }
 }
