@@ -10,7 +10,8 @@
 #     both measured just before it; p99 latency at half the measured load;
 #   PostgreSQL with 1,000,000 records of 100,000 identities already in the table, against an empty one;
 #     and with 1,000,000 records on the workload's own identities (returning users: long histories);
-#   `rulekit run --data-dir` with the two rule files over 100,000 events, against `run` without history.
+#   `rulekit run --data-dir` with the two rule files over 100,000 events, against `run` without history, its
+#     ceiling (the same consequence events, no history) and the same rules with history in memory.
 # Every rule file is linted first: an error fails the benchmark.
 # usage: Benchmarks/Serve/bench.sh [POSTGRES_URL]   (from the repository root, after
 #        swift build -c release --product rulekit; wrk and python3 on the PATH; psql for the 1M-row figure.
@@ -180,7 +181,30 @@ if [[ -n $pg ]]; then
 fi
 
 echo "== rulekit run --data-dir, rules-1000.json + history-rules.yaml, 100,000 events"
-plain=$(run_rate $bin run --rules "$rules1000" --rules "$hrules" $state --identity "$identity" "$work/events100k.jsonl")
-rm -rf "$work/data"
-with=$(run_rate sh -c "rm -rf '$work/data'; exec $bin run --rules '$rules1000' --rules '$hrules' $state --identity $identity --data-dir '$work/data' '$work/events100k.jsonl'")
-echo "run, history in memory: $plain events/s; run --data-dir: $with events/s ($(ratio "$with" "$run")x run of rules-1000 alone, $(ratio "$with" "$plain")x the same rules in memory)"
+# Four runs in turn, five rounds (the machine's load drifts over minutes; runs in turn see the same): run of
+# rules-1000.json alone (the anchor), its ceiling (the history workload's consequence events and attached
+# data, no history kept or asked), the history rules with history in memory, and with --data-dir.
+python3 - "$bin" "$work" "$rules1000" "$hrules" "$ceiling_rules" "$identity" $state <<'PY'
+import shutil, subprocess, sys, time
+bin, work, rules1000, hrules, ceiling, identity, *state = sys.argv[1:]
+events = f"{work}/events100k.jsonl"
+base = [bin, "run", "--rules", rules1000, *state]
+runs = {
+    "run": base + [events],
+    "ceiling": base + ["--rules", ceiling, events],
+    "memory": base + ["--rules", hrules, "--identity", identity, events],
+    "data-dir": base + ["--rules", hrules, "--identity", identity, "--data-dir", f"{work}/data", events],
+}
+rates = {k: [] for k in runs}
+for _ in range(5):
+    for name, argv in runs.items():
+        shutil.rmtree(f"{work}/data", ignore_errors=True)
+        t = time.monotonic()
+        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        rates[name].append(100000 / (time.monotonic() - t))
+m = {k: sorted(v)[2] for k, v in rates.items()}
+print(f"run: {m['run']:.0f} events/s; the ceiling: {m['ceiling']:.0f} ({m['ceiling'] / m['run']:.2f}x run)")
+print(f"history in memory: {m['memory']:.0f} events/s ({m['memory'] / m['run']:.2f}x run)")
+print(f"run --data-dir: {m['data-dir']:.0f} events/s ({m['data-dir'] / m['run']:.2f}x run of rules-1000 alone, "
+      f"{m['data-dir'] / m['ceiling']:.2f}x the ceiling, {m['data-dir'] / m['memory']:.2f}x the same rules in memory)")
+PY

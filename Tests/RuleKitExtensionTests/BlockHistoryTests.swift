@@ -104,6 +104,7 @@ final class FlakyIndexedBackend: IndexedHistoryBackend {
         let history = try BlockHistory(backend: backend)
         let (host, dir) = try Self.host(history)
         defer { try? FileManager.default.removeItem(at: dir) }
+        #expect(host.keepsBlockHistory && host.readsBlockHistory)
         // In one block: the check after two visits of ada sees them; the one before does not; bob has none.
         let out = try await host.process([
             Self.event("check", "ada"), Self.event("visit", "ada"), Self.event("visit", "ada"), Self.event("check", "ada"),
@@ -227,6 +228,7 @@ final class FlakyIndexedBackend: IndexedHistoryBackend {
         #expect(!history.readsBlocks)
         let (host, dir) = try Self.host(history)
         defer { try? FileManager.default.removeItem(at: dir) }
+        #expect(host.keepsBlockHistory && !host.readsBlockHistory)
         func written() -> [HistoryRecord] { backend.file.withLock { $0 } }
         let out = try await host.process([
             Self.event("check", "ada"), Self.event("visit", "ada", id: "a1"), Self.event("visit", "ada", id: "a2"),

@@ -24,6 +24,11 @@ public enum EventStream {
         /// (`rulekit run --data-dir`, 100,000 events with history rules: 2.1 s at 3, 1.9 s at 8). Without
         /// history, one.
         public var historyDepth = 8
+        /// Blocks in flight when the host's history is indexed in this process (a SQLite file): no read to
+        /// wait for, only the write of the block before, so fewer blocks parsed ahead, and warmer in cache
+        /// when the hub reaches them (`rulekit run --data-dir`, 100,000 events with history rules, A/B
+        /// pairs: 4 against 8, 0.94 of the time; 3 against 2, 0.97; peak memory 113 MB against 126).
+        public var indexedHistoryDepth = 3
         /// Whether the host's observer writes every delivered event itself (then blocks write nothing).
         public var observerWrites = false
 
@@ -92,7 +97,8 @@ public enum EventStream {
             // Without history one block is in flight: the one before is delivered before this one is
             // dispatched, and written while the hub evaluates this one (the hub's thread, the busiest, does
             // no writing). With history the host keeps the blocks' order itself.
-            let depth = host.keepsBlockHistory ? max(1, options.historyDepth) : 1
+            let depth =
+                !host.keepsBlockHistory ? 1 : max(1, host.readsBlockHistory ? options.historyDepth : options.indexedHistoryDepth)
             var before: Flight?
             if depth == 1, !flights.isEmpty {
                 before = flights.removeFirst()

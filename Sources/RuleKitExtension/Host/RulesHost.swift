@@ -79,6 +79,9 @@ public final class RulesHost: Sendable {
     private let history: any EventHistoryStore
     /// Whether history is read and written per block (`Configuration.blockHistory`).
     public var keepsBlockHistory: Bool { blockHistory != nil }
+    /// Whether a block's history is read from the store before the block (not for a store indexed in this
+    /// process: `BlockHistory.readsBlocks`).
+    public var readsBlockHistory: Bool { blockHistory?.readsBlocks ?? false }
     /// The turns of blocks given with a completion (dispatched in the order of the calls).
     private let order = TurnLine()
 
