@@ -18,11 +18,11 @@ public enum EventStream {
         public var blockSize = 1024
         /// Threads that read and parse blocks while the hub runs (0: on the calling thread).
         public var workers = JSONLinesPipeline.defaultWorkers
-        /// Blocks in flight when the host keeps history per block: a block's read and the writes of those
-        /// before it run while the hub evaluates another, and while a write runs the records of the blocks
-        /// evaluated meanwhile wait for the next, so a slow store is written in fewer, larger transactions
-        /// (`rulekit run --data-dir`, 100,000 events with history rules: 2.1 s at 3, 1.9 s at 8). Without
-        /// history, one.
+        /// Blocks in flight when the host reads each block's history from its store: a block's read and the
+        /// writes of those before it run while the hub evaluates another, and while a write runs the records
+        /// of the blocks evaluated meanwhile wait for the next, so a slow store is written in fewer, larger
+        /// transactions (`rulekit run --data-dir`, 100,000 events with history rules, when its SQLite history
+        /// was still read per block: 2.1 s at 3, 1.9 s at 8). Without history, one.
         public var historyDepth = 8
         /// Blocks in flight when the host's history is indexed in this process (a SQLite file): no read to
         /// wait for, only the write of the block before, so fewer blocks parsed ahead, and warmer in cache
@@ -97,8 +97,12 @@ public enum EventStream {
             // Without history one block is in flight: the one before is delivered before this one is
             // dispatched, and written while the hub evaluates this one (the hub's thread, the busiest, does
             // no writing). With history the host keeps the blocks' order itself.
-            let depth =
-                !host.keepsBlockHistory ? 1 : max(1, host.readsBlockHistory ? options.historyDepth : options.indexedHistoryDepth)
+            let depth: Int
+            if !host.keepsBlockHistory {
+                depth = 1
+            } else {
+                depth = max(1, host.readsBlockHistory ? options.historyDepth : options.indexedHistoryDepth)
+            }
             var before: Flight?
             if depth == 1, !flights.isEmpty {
                 before = flights.removeFirst()
