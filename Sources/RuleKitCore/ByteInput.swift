@@ -43,6 +43,7 @@ public final class ByteInput {
             fd = 0
             owned = false
             name = "<stdin>"
+            mayPause = Self.mayPause(0)
             return
         }
         name = path
@@ -83,10 +84,28 @@ public final class ByteInput {
         _ = fcntl(f, F_SETFL, fcntl(f, F_GETFL) & ~O_NONBLOCK)
         fd = f
         owned = true
+        mayPause = (st.st_mode & S_IFMT) != S_IFREG
     }
 
     deinit {
         if owned { close(fd) }
+    }
+
+    /// Whether the input is a stream that may pause (a pipe, a terminal, a FIFO, a socket), where a
+    /// regular file never does.
+    public let mayPause: Bool
+
+    static func mayPause(_ fd: Int32) -> Bool {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return false }
+        return (st.st_mode & S_IFMT) != S_IFREG
+    }
+
+    /// Whether a read would return at once, or does within `milliseconds`: false when the input paused
+    /// that long (a regular file never pauses). An error reads as ready: the read that follows reports it.
+    public func readable(within milliseconds: Int32) -> Bool {
+        guard mayPause else { return true }
+        return systemWaitReadable(fd, milliseconds: milliseconds) ?? true
     }
 
     /// Appends up to `count` bytes to `buffer`; 0 at the end of the input.

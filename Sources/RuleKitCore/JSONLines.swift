@@ -18,6 +18,10 @@ public struct JSONLinesReader: Sequence {
     let file: String
     let limits: ReaderLimits
     let chunkSize: Int
+    /// How long a stream (a pipe, a terminal) may pause before the block of lines being gathered for a
+    /// parser ends where the input paused: 20 ms, too short for a person to notice and long enough that a
+    /// producer writing steadily fills whole blocks.
+    public var pauseMilliseconds: Int32 = 20
 
     /// Opens `path` (`-` for standard input); a missing file or a folder is an `input.unreadable` error.
     public init(path: String, limits: ReaderLimits = .default, chunkSize: Int = 1 << 20) throws(DiagnosticError) {
@@ -29,7 +33,7 @@ public struct JSONLinesReader: Sequence {
 
     /// Starts reading the input from its beginning.
     public func makeIterator() -> Iterator {
-        Iterator(input: input, file: file, limits: limits, chunkSize: chunkSize)
+        Iterator(input: input, file: file, limits: limits, chunkSize: chunkSize, pauseMilliseconds: pauseMilliseconds)
     }
 
     /// Reads the input chunk by chunk and yields one record per non-blank line.
@@ -51,12 +55,21 @@ public struct JSONLinesReader: Sequence {
         /// Set by `nextBlock` once its block has a fair share of its lines: `nextRaw` then ends the block
         /// (returns nil) where the bytes read so far end, rather than read more.
         var holdReads = false
+        /// Set by `nextBlock` once its block has a line: `nextRaw` then ends the block where the bytes read
+        /// so far end when the input pauses for `pauseMilliseconds` (a person typing, a slow producer), so
+        /// what was read is evaluated and written now rather than when the block fills.
+        var endsAtPause = false
+        /// Set when the last block ended because the input paused.
+        var paused = false
+        /// How long an input may pause before the block being read ends (`JSONLinesReader.pauseMilliseconds`).
+        let pauseMilliseconds: Int32
 
-        init(input: ByteInput, file: String, limits: ReaderLimits, chunkSize: Int) {
+        init(input: ByteInput, file: String, limits: ReaderLimits, chunkSize: Int, pauseMilliseconds: Int32) {
             self.input = input
             self.file = file
             self.limits = limits
             self.chunkSize = chunkSize
+            self.pauseMilliseconds = pauseMilliseconds
         }
 
         /// The 1-based line number of the record last returned.
@@ -101,6 +114,12 @@ public struct JSONLinesReader: Sequence {
                     return .text(trimmed(range))
                 }
                 if holdReads { return nil }
+                // Only where a read is due (once a chunk, never per line): a stream that has nothing more
+                // to give for a while ends the block here.
+                if endsAtPause, !input.readable(within: pauseMilliseconds) {
+                    paused = true
+                    return nil
+                }
                 if buffer.count - start > limits.maxRecordBytes {
                     // A record this long is no event: the stream ends here, with the reason (reading on
                     // to the next newline could take forever on a stream that has none, like /dev/zero).
@@ -142,11 +161,13 @@ public struct JSONLinesReader: Sequence {
             // which makes the allocator consolidate its free lists.
             buffer.reserveCapacity(buffer.count + chunkSize)
             pinned = true
+            paused = false
             read: while block.lines.count < count && start < Self.blockBytes {
                 // Past a quarter of its lines, the block ends where the bytes read so far do: what another
                 // read brought past the block's end would be copied into the next buffer. (A pipe hands
                 // over 64 KB a read: a block is then a few reads.)
                 holdReads = block.lines.count >= count / 4 && !block.lines.isEmpty
+                endsAtPause = !block.lines.isEmpty
                 guard let raw = nextRaw() else { break }
                 switch raw {
                 case .text(let range):
@@ -158,11 +179,13 @@ public struct JSONLinesReader: Sequence {
             }
             pinned = false
             holdReads = false
+            endsAtPause = false
             // Hand the buffer over: the next one starts with what follows the block's last line.
             var next: [UInt8] = []
             next.reserveCapacity(buffer.count - start + chunkSize)
             next.append(bytesOf: buffer, start..<buffer.count)
             block.bytes = buffer
+            block.endedAtPause = paused
             buffer = next
             scanned -= start
             start = 0

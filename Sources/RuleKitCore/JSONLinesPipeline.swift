@@ -14,6 +14,9 @@ public struct JSONLinesBlock: Sendable {
     var lines: [(number: Int, range: Range<Int>)] = []
     /// The read error that ended the stream after these lines, at its line.
     var failure: (line: Int, error: DiagnosticError)?
+    /// Whether the block ended because its input paused (`JSONLinesReader.pauseMilliseconds`): a consumer
+    /// then writes what it made of it at once, as the next lines may be long in coming.
+    public internal(set) var endedAtPause = false
 
     init(file: String) { self.file = file }
 }
@@ -243,8 +246,8 @@ public enum JSONLinesPipeline {
 
     /// What the workers and the consumer share, under one condition lock.
     private final class Shared<Output: Sendable>: @unchecked Sendable {
-        // @unchecked: every stored property is read and written only while `condition` is locked; the
-        // iterator (a class inside) is used by one worker at a time, under the same lock.
+        // @unchecked: every stored property is read and written only while `condition` is locked, but for
+        // the iterator, which only the worker that set `reading` (under the lock) uses until it clears it.
         private let condition = NSCondition()
         private var lines: JSONLinesReader.Iterator
         private let depth: Int
@@ -256,6 +259,8 @@ public enum JSONLinesPipeline {
         private var ended = false
         /// The consumer stopped (finished or threw): workers read no more.
         private var stopped = false
+        /// A worker is reading a block: the iterator is its own until it sets this back (under the lock).
+        private var reading = false
         /// Outputs ready, by block number.
         private var ready: [Int: Output] = [:]
         /// Outputs the consumer is done with, for a worker to release.
@@ -270,7 +275,7 @@ public enum JSONLinesPipeline {
         func work(size: Int, transform: (JSONLinesBlock) -> Output) {
             while true {
                 condition.lock()
-                while inUse >= depth && !stopped && !ended { condition.wait() }
+                while (inUse >= depth || reading) && !stopped && !ended { condition.wait() }
                 // What the consumer gave back is released here, with the lock not held, before the next
                 // block (or before this worker leaves).
                 let old = retired
@@ -280,7 +285,15 @@ public enum JSONLinesPipeline {
                     _ = consume old
                     return
                 }
-                guard let block = lines.nextBlock(count: size) else {
+                // The block is read with the lock released: a read may wait for a slow input, and the
+                // consumer must meanwhile take the blocks already made (a block that ended at a pause is
+                // written while the input is silent). `reading` keeps the iterator to this worker.
+                reading = true
+                condition.unlock()
+                let next = lines.nextBlock(count: size)
+                condition.lock()
+                reading = false
+                guard let block = next else {
                     ended = true
                     condition.broadcast()
                     condition.unlock()
@@ -290,6 +303,7 @@ public enum JSONLinesPipeline {
                 let index = nextIndex
                 nextIndex += 1
                 inUse += 1
+                condition.broadcast()
                 condition.unlock()
                 _ = consume old
                 let output = transform(block)

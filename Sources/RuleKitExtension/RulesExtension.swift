@@ -36,6 +36,11 @@ public final class RulesExtension: Extension, @unchecked Sendable {
         /// Hears each processed event with the labels of the rules that matched it (a service's per-rule
         /// counts, a rule test's expectations).
         public var onRulesMatched: (@Sendable (Event, [String]) -> Void)?
+        /// Whether rules with error findings of the Check phase run anyway (each reported); files that do not
+        /// load never run.
+        public var allowErrors = false
+        /// Whether a Launch `rules.json`'s findings refuse it too (by default a device's leniency: reported).
+        public var strict = false
 
         /// A configuration; every value has the default the CLI uses.
         public init(
@@ -189,8 +194,9 @@ public final class RulesExtension: Extension, @unchecked Sendable {
     /// Puts `snapshot` in force unless it has errors; the outcome is published.
     func apply(_ snapshot: RuleSnapshot) -> RulesLoadOutcome {
         let compiled = snapshot.compiled
-        let diagnostics = snapshot.diagnostics
-        let ok = !snapshot.hasErrors
+        let configuration = control.configuration
+        let diagnostics = snapshot.reported(strict: configuration.strict)
+        let ok = snapshot.admits(strict: configuration.strict, allowErrors: configuration.allowErrors)
         var restored: CompiledRuleSet?
         var notes: [Diagnostic] = []
         if ok {

@@ -22,8 +22,10 @@ public struct XDMAlignment: Sendable {
 
     /// What is done with misaligned paths.
     public var policy: Policy
-    let validator: JSONSchemaValidator
-    let catalog: XDMPathCatalog
+    /// The composed ExperienceEvent schema's validator.
+    public let validator: JSONSchemaValidator
+    /// The composed schema's leaf paths.
+    public let catalog: XDMPathCatalog
 
     /// Aligns with `classID` and its field groups (all those loaded for it when `fieldGroups` is nil).
     public init(registry: XDMRegistry, classID: String, fieldGroups: [String]? = nil, policy: Policy = .warn)

@@ -52,8 +52,10 @@ public final class EnrichmentService: Sendable {
     /// opened, is an error (nothing would be served right).
     public init(_ options: ServeOptions) throws(DiagnosticError) {
         self.options = options
-        let snapshot = RuleSnapshot.load(options.rules)
-        if snapshot.hasErrors { throw DiagnosticError(snapshot.errors) }
+        let snapshot = RuleSnapshot.load(options.rules, context: options.checkContext)
+        if !snapshot.admits(strict: options.strict, allowErrors: options.allowErrors) {
+            throw DiagnosticError(snapshot.hasErrors ? snapshot.errors : snapshot.refusals(strict: options.strict))
+        }
         let metrics = self.metrics
         let backend: any HistoryBackend
         // History in this process: the hubs record into it and ask it directly, each record keyed by its
@@ -99,6 +101,8 @@ public final class EnrichmentService: Sendable {
                 rules: options.rules, preloaded: snapshot, states: options.states, xdmStates: options.xdmStates, xdm: alignment)
             if let direct { c.history = direct } else { c.blockHistory = history }
             c.identityPath = options.identityPath
+            c.allowErrors = options.allowErrors
+            c.strict = options.strict
             c.batchStates = true
             let fired = metrics.tally()
             c.onRulesMatched = { _, rules in fired.add(rules) }
@@ -112,7 +116,7 @@ public final class EnrichmentService: Sendable {
         status = Locked(
             RulesStatus(
                 lastAttemptLoaded: true, count: snapshot.ruleCount, contentHash: snapshot.contentHash, loadedAt: now,
-                attemptedAt: now, diagnostics: snapshot.diagnostics))
+                attemptedAt: now, diagnostics: snapshot.reported(strict: options.strict)))
         watched = Locked(snapshot.stamps)
     }
 
@@ -188,19 +192,20 @@ public final class EnrichmentService: Sendable {
     /// the metrics.
     @discardableResult
     public func reload(reason: String) -> Bool {
-        let files = RuleSnapshot.load(options.rules)
+        let files = RuleSnapshot.load(options.rules, context: options.checkContext)
         let now = Date()
         watched.withLock { $0 = files.stamps }
-        guard !files.hasErrors else {
+        let reported = files.reported(strict: options.strict)
+        guard files.admits(strict: options.strict, allowErrors: options.allowErrors) else {
+            let errors = reported.filter { $0.severity == .error }
             metrics.reloadFailures.increment()
             logger.error(
-                "rules reload (\(reason)) refused; the previous rules keep serving",
-                metadata: ["errors": "\(files.diagnostics.filter { $0.severity == .error }.count)"])
-            logger.error("\(files.render(files.errors))")
+                "rules reload (\(reason)) refused; the previous rules keep serving", metadata: ["errors": "\(errors.count)"])
+            logger.error("\(files.render(errors))")
             status.withLock { s in
                 s.lastAttemptLoaded = false
                 s.attemptedAt = now
-                s.diagnostics = files.diagnostics
+                s.diagnostics = reported
             }
             return false
         }
@@ -214,7 +219,7 @@ public final class EnrichmentService: Sendable {
         status.withLock { s in
             s = RulesStatus(
                 lastAttemptLoaded: true, count: count, contentHash: files.contentHash, loadedAt: now, attemptedAt: now,
-                diagnostics: files.diagnostics)
+                diagnostics: reported)
         }
         return true
     }

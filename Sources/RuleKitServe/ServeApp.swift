@@ -53,7 +53,12 @@ public enum ServeApp {
         services.append(.init(service: StopFirst(service: service)))
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        do { try await group.run() } catch let e as IOError where e.errnoCode == EADDRINUSE || e.errnoCode == EACCES {
+            // A port in use (or one this user may not bind) is the operator's to fix: said as such, exit 2.
+            let why = e.errnoCode == EADDRINUSE ? "the address is already in use" : "permission denied"
+            throw DiagnosticError(
+                .error(.unreadable, "cannot listen on \(options.host):\(options.port): \(why) (choose another with --listen HOST:PORT)"))
+        }
     }
 
     /// The server's TLS configuration from a PEM certificate chain and private key; any problem with either

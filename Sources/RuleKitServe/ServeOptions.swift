@@ -3,6 +3,7 @@
 public import Foundation
 public import RuleKitCore
 public import RuleKitExtension
+public import RuleKitRules
 
 /// Where event history is kept.
 public enum HistoryLocation: Sendable, Equatable {
@@ -50,6 +51,13 @@ public struct ServeOptions: Sendable {
     public var rules: [String] = ["Rules"]
     /// The schema folder (XDM alignment and `/v1/xdm/validate`), if any.
     public var schemas: String?
+    /// The schema checks of the Check phase every load and reload runs (the CLI plugs in its linter with
+    /// the schemas); nil for the rules-only checks.
+    public var checkContext: (any CheckContext)?
+    /// Whether rules with error findings serve anyway (each reported); files that do not load never do.
+    public var allowErrors = false
+    /// Whether a Launch `rules.json`'s findings refuse it too (by default a device's leniency: reported).
+    public var strict = false
     /// What alignment does with misaligned XDM.
     public var xdmPolicy: XDMAlignment.Policy = .warn
     /// Shared states published at start, by extension name.

@@ -31,6 +31,9 @@ public struct RuleFiles: Sendable {
     /// What was read of the files whose errors kept their rules from loading: never run, but an editor
     /// still outlines and completes a file that is being fixed.
     public private(set) var unloaded: [(path: String, set: RuleSet)] = []
+    /// The files (as diagnostics name them) whose rules loaded from Launch's format: a device runs what
+    /// they hold with the reference's leniency, so their findings are reported and not refused when run.
+    public private(set) var launchFiles: Set<String> = []
     /// The documents read, when `keepsDocuments` is set.
     public private(set) var documents: [Document] = []
 
@@ -50,6 +53,11 @@ public struct RuleFiles: Sendable {
             }
             if files.isEmpty {
                 diagnostics.append(.error(.unreadable, "no rules files (*.yaml, *.yml, *.json) in '\(p)'"))
+                continue
+            }
+            if files == [p], RuleSources.isTestFile(PathText.lastComponent(of: p)) {
+                // A file named as rules that is a rule test: a usage mistake, not a broken rules file.
+                diagnostics.append(.error(.unreadable, "'\(p)' is a rule test file, not rules: run it with `rulekit test \(p)`"))
                 continue
             }
             for f in files { load(file: f) }
@@ -76,8 +84,9 @@ public struct RuleFiles: Sendable {
         let json = f == "-" ? bytes.first { $0 > 0x20 } == UInt8(ascii: "{") : f.hasSuffix(".json")
         sourceBytes[name] = bytes
         readOrder.append(name)
-        let (set, found, document, partial) = Self.read(bytes, file: name, json: json, limits: .default, events: events)
+        let (set, found, document, partial, format) = Self.read(bytes, file: name, json: json, limits: .default, events: events)
         if keepsDocuments, let document { documents.append(document) }
+        if set != nil, format == .launch { launchFiles.insert(name) }
         diagnostics += found
         if let set { sets.append((f, set)) } else if let partial { unloaded.append((f, partial)) }
     }
@@ -86,7 +95,7 @@ public struct RuleFiles: Sendable {
     public static func parse(_ bytes: [UInt8], file f: String, json: Bool? = nil, limits: RuleLimits = .default)
         -> (RuleSet?, [Diagnostic])
     {
-        let (set, found, _, _) = read(bytes, file: f, json: json ?? f.hasSuffix(".json"), limits: limits)
+        let (set, found, _, _, _) = read(bytes, file: f, json: json ?? f.hasSuffix(".json"), limits: limits)
         return (set, found)
     }
 
@@ -99,35 +108,36 @@ public struct RuleFiles: Sendable {
     /// `parse`, with the document read, when the text was read as one (YAML a tape does not hold; the rest
     /// is read into a tape).
     static func read(_ bytes: [UInt8], file f: String, json: Bool, limits: RuleLimits, events: YAMLEventLog? = nil)
-        -> (RuleSet?, [Diagnostic], Document?, partial: RuleSet?)
+        -> (RuleSet?, [Diagnostic], Document?, partial: RuleSet?, format: RuleSetLoader.Format?)
     {
         var (set, found): (RuleSet?, [Diagnostic])
         var doc: Document?
         var partial: RuleSet?
+        var format: RuleSetLoader.Format?
         do {
             if json {
                 // JSON is read into a tape, with no document to keep (`RuleSetLoader.load(json:)`).
                 let result = try RuleSetLoader.load(json: bytes, file: f)
-                (set, found, partial) = (result.ruleSet, result.diagnostics, result.partial)
+                (set, found, partial, format) = (result.ruleSet, result.diagnostics, result.partial, result.format)
             } else if let (tape, warnings) = Self.tape(bytes, file: f, events: events),
                 let result = RuleSetLoader.load(tape: tape, file: f)
             {
                 // YAML the tape holds (one mapping; no tags, merge keys or odd keys) is loaded from a tape
                 // too; anything else, and every YAML error, from the document `read` makes.
-                (set, found, partial) = (result.ruleSet, warnings + result.diagnostics, result.partial)
+                (set, found, partial, format) = (result.ruleSet, warnings + result.diagnostics, result.partial, result.format)
             } else {
                 let d = try YAMLReader.read(bytes, file: f)
                 let result = RuleSetLoader.load(d)
-                (set, found, doc, partial) = (result.ruleSet, d.warnings + result.diagnostics, d, result.partial)
+                (set, found, doc, partial, format) = (result.ruleSet, d.warnings + result.diagnostics, d, result.partial, result.format)
             }
         } catch {
-            return (nil, error.diagnostics, nil, nil)
+            return (nil, error.diagnostics, nil, nil, nil)
         }
         if let s = set {
             let over = limits.check(s)
             if !over.isEmpty { (set, found) = (nil, found + over) }
         }
-        return (set, found, doc, partial)
+        return (set, found, doc, partial, format)
     }
 
     /// FNV-1a 64 over every file's path and bytes as read, in load order, as hexadecimal.

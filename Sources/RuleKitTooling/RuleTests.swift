@@ -4,6 +4,7 @@
 internal import Foundation
 public import RuleKitCore
 internal import RuleKitRules
+internal import RuleKitSources
 internal import RuleKitYAML
 
 /// What an event, or a whole case, is expected to do.
@@ -114,18 +115,8 @@ public struct RuleTestFile: Sendable {
         return (r.diagnostics.hasErrors ? nil : file, doc.warnings + r.diagnostics.sorted)
     }
 
-    /// The rules files the tests run against.
-    public func rulesPaths() -> [String] {
-        let dir = PathText.directory(of: path)
-        if let rules { return rules.map { PathText.join(dir, $0) } }
-        var stem = PathText.lastComponent(of: path)
-        for suffix in [".test.yaml", ".test.yml"] where stem.hasSuffix(suffix) { stem.removeLast(suffix.count) }
-        for ext in [".yaml", ".yml", ".json"] {
-            let candidate = PathText.join(dir, stem + ext)
-            if FileManager.default.fileExists(atPath: candidate) { return [candidate] }
-        }
-        return [dir.isEmpty ? "." : dir]
-    }
+    /// The rules files the tests run against (`RuleProject.rules(forTest:named:)`).
+    public func rulesPaths() -> [String] { RuleProject.rules(forTest: path, named: rules) }
 
     /// Reads the YAML of a test file into the model, collecting located errors.
     struct Reader {

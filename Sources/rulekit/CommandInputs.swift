@@ -8,8 +8,8 @@ import RuleKitSources
 extension RuleSnapshot {
     /// Loads `paths` (files, folders, `-` for standard input) as every command does; a path that cannot
     /// be read is reported and exits 2, whatever the command.
-    static func loadOrExit(_ paths: [String], keepsDocuments: Bool = false) throws -> RuleSnapshot {
-        let snapshot = load(paths, keepsDocuments: keepsDocuments)
+    static func loadOrExit(_ paths: [String], keepsDocuments: Bool = false, context: (any CheckContext)? = nil) throws -> RuleSnapshot {
+        let snapshot = load(paths, keepsDocuments: keepsDocuments, context: context)
         let unreadable = snapshot.diagnostics.filter { $0.code == .unreadable }
         if !unreadable.isEmpty {
             for d in unreadable { Stderr.write("error: \(d.message)\n") }
@@ -21,6 +21,61 @@ extension RuleSnapshot {
     /// How a command that cannot use these rules exits: 2 when a path could not be read (bad usage or
     /// unreadable input), 1 when the rules were read and have errors.
     var exitCode: ExitCode { ExitCode(hasUnreadable ? 2 : 1) }
+
+    /// Loads, plans and checks `paths` for a command that runs them: `loadOrExit`, then `admit`.
+    static func loadChecked(
+        _ paths: [String], check: CheckOptions, keepsDocuments: Bool = false, context: (any CheckContext)? = nil
+    ) throws -> RuleSnapshot {
+        let snapshot = try loadOrExit(paths, keepsDocuments: keepsDocuments, context: context)
+        try snapshot.admit(check)
+        return snapshot
+    }
+
+    /// The Check every command that runs rules applies before running them, as `serve` does: a source that
+    /// cannot be read exits 2; error findings exit 1 (with `--allow-errors`, they are reported and what
+    /// loaded runs); a Launch `rules.json`'s findings are reported as warnings (refused with `--strict`).
+    func admit(_ check: CheckOptions) throws {
+        let unreadable = diagnostics.filter { $0.code == .unreadable }
+        if !unreadable.isEmpty {
+            for d in unreadable { Stderr.write("error: \(d.message)\n") }
+            throw ExitCode(2)
+        }
+        let refused = refusals(strict: check.strict)
+        let lenient = lenient(strict: check.strict)
+        if !lenient.isEmpty {
+            let shown = lenient.map { d -> Diagnostic in
+                var w = d
+                w.severity = .warning
+                return w
+            }
+            Stderr.write(render(shown) + "\n")
+            Stderr.write(
+                "warning: \(lenient.count) finding(s) in Launch rules a device runs anyway (it drops what it cannot run); running them as a device would (--strict refuses them)\n"
+            )
+        }
+        guard !refused.isEmpty else { return }
+        Stderr.write(render(refused) + "\n")
+        // Rules whose files did not load cannot run at all, whatever the option says.
+        if !admits(strict: check.strict, allowErrors: check.allowErrors) {
+            let why = hasErrors ? "rules files that do not load" : "--allow-errors runs them anyway"
+            Stderr.write("error: the rules have \(refused.count) error(s) (`rulekit lint` shows every finding; \(why))\n")
+            throw ExitCode(1)
+        }
+        Stderr.write("warning: running rules with \(refused.count) error(s) (--allow-errors)\n")
+    }
+}
+
+/// The options of the commands that run rules: how strict their Check is.
+struct CheckOptions: ParsableArguments {
+    @Flag(name: .customLong("allow-errors"), help: "Run the rules even when Check finds errors in them (each is reported).")
+    var allowErrors = false
+
+    @Flag(
+        help: """
+            Refuse a Launch rules.json with findings a device would drop silently (by default they are reported \
+            and the rules run as a device runs them).
+            """)
+    var strict = false
 }
 
 /// Reads `NAME=FILE` options into shared states.
@@ -73,7 +128,7 @@ func openEvents(_ path: String) throws -> JSONLinesReader {
 /// the default `Schemas/` may be absent (outside the repository), and then the checks it enables are
 /// skipped with a note on standard error, never silently.
 enum SchemaFolder {
-    static let defaultPath = "Schemas"
+    static let defaultPath = RuleProject.defaultSchemas
 
     /// The folder to use, or nil when the default is absent.
     static func resolve(_ given: String?, skipping what: String) throws -> String? {
@@ -91,6 +146,8 @@ enum SchemaFolder {
 }
 
 extension XDMAlignment.Policy: ExpressibleByArgument {}
+
+extension RuleTarget: ExpressibleByArgument {}
 
 /// The `--identity` option of `run` and `serve`: a dotted path into an event's data.
 enum IdentityOption {

@@ -32,6 +32,8 @@ struct ConvertCommand: ParsableCommand {
     @Option(name: .long, help: "yaml or launch-json.")
     var to: Target
 
+    @OptionGroup var check: CheckOptions
+
     func run() throws {
         let snapshot = try RuleSnapshot.loadOrExit([file])
         let sources = snapshot.files
@@ -44,6 +46,9 @@ struct ConvertCommand: ParsableCommand {
             Stderr.write(sources.render(errors.isEmpty ? sources.diagnostics : errors) + "\n")
             throw ExitCode(1)
         }
+        // The rules converted are checked as a command that runs them checks them: a rule the Check refuses
+        // would be written into a file that then runs differently from what its author meant.
+        try snapshot.admit(check)
         let set: RuleSet
         switch Self.merged(sources.sets) {
         case .success(let s): set = s
@@ -111,7 +116,7 @@ struct SchemaCommand: ParsableCommand {
         abstract: "Print the JSON Schema of RuleKit's YAML rules format, or of rule test files (for editors).",
         discussion: """
             Example:
-              rulekit schema > .vscode/rulekit-rules.schema.json
+              mkdir -p .vscode && rulekit schema > .vscode/rulekit-rules.schema.json
               rulekit schema --tests > .vscode/rulekit-tests.schema.json
             """
     )

@@ -28,13 +28,15 @@ struct ExplainCommand: ParsableCommand {
 
     @OptionGroup var stateOptions: StateArguments
 
+    @OptionGroup var check: CheckOptions
+
     func run() throws {
         let sources: RuleSnapshot
         let states: [String: ValueObject]
         let xdm: [String: ValueObject]
         let e: Event
         do {
-            sources = try RuleSnapshot.loadOrExit(rules.isEmpty ? ["Rules"] : rules)
+            sources = try RuleSnapshot.loadOrExit(RuleProject(rules: rules).rules)
             states = try StateOptions.parse(stateOptions.state)
             xdm = try StateOptions.parse(stateOptions.xdmState)
             guard let read = try Self.readEvent(event) else {
@@ -52,10 +54,7 @@ struct ExplainCommand: ParsableCommand {
             }
             throw ExitCode(2)
         }
-        if sources.hasErrors {
-            Stderr.write(sources.render(sources.errors) + "\n")
-            throw ExitCode(1)
-        }
+        try sources.admit(check)
         let compiled = sources.compiled
         var r = Resolver(event: e, runtime: StaticRulesRuntime(states: states, xdmStates: xdm), slotCount: compiled.slotCount)
         Stdout.print(ExplainText.render(Evaluator.explain(compiled, &r)), terminator: "")
@@ -66,13 +65,21 @@ struct ExplainCommand: ParsableCommand {
     /// input, which may be either) is read as a document.
     static func readEvent(_ path: String) throws(InputError) -> Event? {
         guard path != "-", InputFormat.guess(path) == .json else {
-            guard case .object(let o)? = try InputFiles.documents(path).first?.value else { return nil }
+            guard let doc = try InputFiles.documents(path).first, case .object(let o) = doc.value else { return nil }
+            // The event check of every reader of events (`EventShape`), as serve applies it.
+            if let p = EventShape.problem(doc.value) {
+                throw .invalid(DiagnosticError(EventJSON.invalid(p, file: InputFiles.displayName(path), line: 1)), source: "")
+            }
             return EventJSON.event(o)
         }
         let raw = try InputFiles.bytes(path)
-        do {
-            let read = try JSONReader.read(raw[...], file: InputFiles.displayName(path), tapeOf: "data")
+        do throws(DiagnosticError) {
+            let name = InputFiles.displayName(path)
+            let read = try JSONReader.read(raw[...], file: name, tapeOf: "data")
             guard case .object(let o) = read.value else { return nil }
+            if let p = EventShape.problem(read.value, dataInTape: read.tape != nil) {
+                throw DiagnosticError(EventJSON.invalid(p, file: name, line: 1))
+            }
             return EventJSON.event(o, dataText: read.memberText, document: read.tape)
         } catch {
             throw .invalid(error, source: String(decoding: raw, as: UTF8.self))

@@ -38,12 +38,19 @@ struct LintCommand: ParsableCommand {
     @Flag(help: "Fail on warnings too.")
     var strict = false
 
+    @Option(
+        help: """
+            The engines the rules are meant for: mobile (the reference RuleKit runs), web (the Web SDK's engine) \
+            or both; web and both add a finding (target.*) for each condition the two engines answer differently.
+            """)
+    var target: RuleTarget = .mobile
+
     func run() throws {
-        let sources = try RuleSnapshot.loadOrExit(paths.isEmpty ? ["Rules"] : paths, keepsDocuments: true)
-        KeptUntilExit.keep(sources)
         let linter = try Linter.configured(schemas: schemas, examples: examples)
+        let sources = try RuleSnapshot.loadOrExit(RuleProject(rules: paths).rules, keepsDocuments: true, context: linter)
+        KeptUntilExit.keep(sources)
         var all = Diagnostics(cap: 5000)
-        all.append(contentsOf: linter.lint(sources))
+        all.append(contentsOf: target == .mobile ? sources.findings : linter.lint(sources, target: target))
         let findings = all.sorted
         switch format {
         case .text:
@@ -145,5 +152,5 @@ extension Linter {
     }
 
     /// The example events read when `--examples` is not given.
-    static let defaultExamples = "Examples/events.jsonl"
+    static let defaultExamples = RuleProject.defaultEvents
 }

@@ -31,6 +31,8 @@ struct MatchCommand: ParsableCommand {
 
     @OptionGroup var stateOptions: StateArguments
 
+    @OptionGroup var check: CheckOptions
+
     @Flag(help: "One JSON line per event with a match, instead of counts per rule.")
     var each = false
 
@@ -40,7 +42,7 @@ struct MatchCommand: ParsableCommand {
     var threads: Int?
 
     @Argument(help: "Events as JSON lines ('-' for standard input).")
-    var events: String = "Examples/events.jsonl"
+    var events: String = RuleProject.defaultEvents
 
     func validate() throws {
         if let threads, threads < 0 || threads > 64 { throw ValidationError("--threads must be between 0 and 64") }
@@ -49,11 +51,7 @@ struct MatchCommand: ParsableCommand {
     func run() throws {
         let (states, xdm) = try stateOptions.load()
         let reader = try openEvents(events)
-        let files = RuleSnapshot.load(rules.isEmpty ? ["Rules"] : rules, keepsDocuments: true)
-        if files.hasErrors {
-            Stderr.write(files.render(files.errors) + "\n")
-            throw files.exitCode
-        }
+        let files = try RuleSnapshot.loadChecked(RuleProject(rules: rules).rules, check: check, keepsDocuments: true)
         let compiled = files.compiled
         let runtime = StaticRulesRuntime(states: states, xdmStates: xdm)
 

@@ -6,6 +6,7 @@ import RuleKitHub
 import RuleKitRules
 import RuleKitShared
 import RuleKitSources
+import RuleKitTooling
 import RuleKitXDM
 
 /// `rulekit run`: the main job — events through a hub with the rules extension, delivered events out.
@@ -38,6 +39,8 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup var stateOptions: StateArguments
 
+    @OptionGroup var check: CheckOptions
+
     @Option(
         name: .customLong("data-dir"),
         help: "Keep event history in DIR/history.sqlite (default: in memory), read and written a block at a time.")
@@ -68,7 +71,7 @@ struct RunCommand: ParsableCommand {
     var allEvents = false
 
     @Argument(help: "Events as JSON lines ('-' for standard input).")
-    var events: String = "Examples/events.jsonl"
+    var events: String = RuleProject.defaultEvents
 
     @Option(
         parsing: .unconditional,
@@ -95,7 +98,7 @@ struct RunCommand: ParsableCommand {
 
     /// The booted hub of this run: its rules, states, shared container, history and XDM alignment.
     func host(states: [String: ValueObject], xdm: [String: ValueObject], output: EventLines) throws -> RulesHost {
-        let sources = rules.isEmpty ? ["Rules"] : rules
+        let sources = RuleProject(rules: rules).rules
         var container: SharedContainer?
         if let shared {
             do { container = try SharedContainer(directory: URL(fileURLWithPath: shared)) } catch {
@@ -103,18 +106,23 @@ struct RunCommand: ParsableCommand {
                 throw ExitCode(2)
             }
         }
+        let xdmAlignment = try alignment()
         // The documents read are freed once loaded (no `keepsDocuments`): a run over a long stream would
-        // carry them to its end.
-        let files = RuleSnapshot.load(sources)
-        if files.hasErrors {
-            Stderr.write(files.render(files.errors) + "\n")
+        // carry them to its end. Checked as serve checks them, with the schemas the alignment uses.
+        let files = RuleSnapshot.load(sources, context: xdmAlignment.map { Linter(catalog: $0.catalog, validator: $0.validator) })
+        if let container, !files.admits(strict: check.strict, allowErrors: check.allowErrors),
+            (try? container.read(RulesExtension.lastGoodCollection)) != nil
+        {
             // With kept rules the run goes on: the rules extension falls back on them (and says so).
-            guard let container, (try? container.read(RulesExtension.lastGoodCollection)) != nil else { throw files.exitCode }
+            Stderr.write(files.render(files.refusals(strict: check.strict)) + "\n")
             Stderr.write("warning: running the last good rules kept in \(container.directory.path)\n")
+        } else {
+            try files.admit(check)
         }
         var configuration = RulesHost.Configuration(
-            rules: sources, preloaded: files, states: states, xdmStates: xdm, container: container,
-            xdm: try alignment())
+            rules: sources, preloaded: files, states: states, xdmStates: xdm, container: container, xdm: xdmAlignment)
+        configuration.allowErrors = check.allowErrors
+        configuration.strict = check.strict
         configuration.identityPath = try IdentityOption.parse(identity)
         if let dataDir {
             switch SQLiteEventHistory.open(directory: dataDir) {

@@ -3,6 +3,8 @@ import Foundation
 import RuleKitCore
 import RuleKitExtension
 import RuleKitServe
+import RuleKitSources
+import RuleKitTooling
 
 /// `rulekit serve`: the same rules as `rulekit run`, as an enrichment service for a fleet.
 struct ServeCommand: AsyncParsableCommand {
@@ -28,6 +30,8 @@ struct ServeCommand: AsyncParsableCommand {
     var rules: [String] = []
 
     @OptionGroup var stateOptions: StateArguments
+
+    @OptionGroup var check: CheckOptions
 
     @Option(help: "The folder of XDM schemas (alignment and /v1/xdm/validate; default: Schemas).")
     var schemas: String?
@@ -93,53 +97,53 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("idle-timeout"), parsing: .unconditional, help: "Seconds a connection may send nothing before it is closed.")
     var idleTimeout = 30
 
+    /// The options' values, checked before anything starts (exit 2 naming the option).
+    func validate() throws {
+        guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
+        guard (1...3600).contains(idleTimeout) else { throw ValidationError("--idle-timeout must be from 1 to 3600 (seconds)") }
+        guard Self.address(listen) != nil else { throw ValidationError("--listen takes HOST:PORT, not '\(listen)'") }
+        guard HistoryLocation(history) != nil else {
+            throw ValidationError("--history takes sqlite:FILE, postgres://USER@HOST/DATABASE or memory, not '\(history)'")
+        }
+        if let workers, !(1...256).contains(workers) { throw ValidationError("--workers must be from 1 to 256") }
+        guard maxEvents > 0, maxBody > 0, queue >= 0, spool >= 0 else {
+            throw ValidationError("--max-events and --max-body must be positive, --queue and --spool not negative")
+        }
+        guard (1...60_000).contains(historyTimeout) else {
+            throw ValidationError("--history-timeout must be from 1 to 60000 (milliseconds)")
+        }
+    }
+
+    /// HOST and PORT of a `--listen` value, nil when it is not one.
+    static func address(_ text: String) -> (host: String, port: Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port)
+        else { return nil }
+        return (String(text[..<colon]), port)
+    }
+
     func run() async throws {
         var options = ServeOptions()
-        guard (tlsCert == nil) == (tlsKey == nil) else {
-            Stderr.write("error: --tls-cert and --tls-key go together\n")
-            throw ExitCode(2)
-        }
         if let tlsCert, let tlsKey { options.tls = (tlsCert, tlsKey) }
         options.authTokenFile = authTokenFile
-        guard (1...3600).contains(idleTimeout) else {
-            Stderr.write("error: --idle-timeout must be from 1 to 3600 (seconds)\n")
-            throw ExitCode(2)
-        }
         options.idleTimeout = .seconds(idleTimeout)
-        options.rules = rules.isEmpty ? ["Rules"] : rules
+        options.rules = RuleProject(rules: rules).rules
         (options.states, options.xdmStates) = try stateOptions.load()
         options.schemas = try SchemaFolder.resolve(schemas, skipping: "XDM alignment and /v1/xdm/validate are")
         options.xdmPolicy = xdmPolicy
-        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port)
-        else {
-            Stderr.write("error: --listen takes HOST:PORT, not '\(listen)'\n")
-            throw ExitCode(2)
+        // Every load and reload runs the Check with the schemas, as `rulekit lint` does (examples aside).
+        if let folder = options.schemas {
+            var linter = Linter()
+            linter.checksUnknownKeys = false
+            if (try? linter.useSchemas(folder: folder)) == true { options.checkContext = linter }
         }
-        options.host = String(listen[..<colon])
-        options.port = port
-        guard let location = HistoryLocation(history) else {
-            Stderr.write("error: --history takes sqlite:FILE, postgres://USER@HOST/DATABASE or memory, not '\(history)'\n")
-            throw ExitCode(2)
-        }
-        options.history = location
+        options.allowErrors = check.allowErrors
+        options.strict = check.strict
+        if let (host, port) = Self.address(listen) { (options.host, options.port) = (host, port) }
+        if let location = HistoryLocation(history) { options.history = location }
         options.identityPath = try IdentityOption.parse(identity)
-        if let workers {
-            guard (1...256).contains(workers) else {
-                Stderr.write("error: --workers must be from 1 to 256\n")
-                throw ExitCode(2)
-            }
-            options.workers = workers
-        }
-        guard maxEvents > 0, maxBody > 0, queue >= 0, spool >= 0 else {
-            Stderr.write("error: --max-events and --max-body must be positive, --queue and --spool not negative\n")
-            throw ExitCode(2)
-        }
+        if let workers { options.workers = workers }
         options.spoolCapacity = spool
         options.spoolFile = historySpool
-        guard (1...60_000).contains(historyTimeout) else {
-            Stderr.write("error: --history-timeout must be from 1 to 60000 (milliseconds)\n")
-            throw ExitCode(2)
-        }
         options.historyTimeout = .milliseconds(historyTimeout)
         options.limits.maxDocuments = maxEvents
         options.limits.maxBodyBytes = maxBody

@@ -46,15 +46,16 @@ import Testing
     static func hub(
         rules: String, states: [String: ValueObject] = [:], xdm: [String: ValueObject] = [:],
         limit: Int = 8, early: [Event] = [], alignment: XDMAlignment? = nil,
-        container: SharedContainer? = nil
+        container: SharedContainer? = nil, allowErrors: Bool = false
     ) -> (EventHub, Sink, RulesControl) {
         let hub = EventHub()
         let sink = Sink()
         hub.registerEventListener(type: EventType.wildcard, source: EventSource.wildcard) { e in sink.events.withLock { $0.append(e) } }
         for e in early { hub.dispatch(e) }
-        var factories: [EventHub.ExtensionFactory] = [
-            RulesExtension.factory(.init(sources: [rules], consequenceChainLimit: limit, xdm: alignment, container: container))
-        ]
+        var configuration = RulesExtension.Configuration(
+            sources: [rules], consequenceChainLimit: limit, xdm: alignment, container: container)
+        configuration.allowErrors = allowErrors
+        var factories: [EventHub.ExtensionFactory] = [RulesExtension.factory(configuration)]
         for (name, data) in states { factories.append(StatePublisherExtension.factory(name: name, state: data, xdm: xdm[name])) }
         for (name, data) in xdm where states[name] == nil {
             factories.append(StatePublisherExtension.factory(name: name, state: nil, xdm: data))
@@ -137,7 +138,12 @@ import Testing
                 then: [{type: url, detail: {u: x}}]
             """
         ])
-        let (hub, sink, _) = Self.hub(rules: dir, limit: 5)
+        // The Check refuses a rule that re-triggers itself (`lint.self-trigger`); the bound is what holds it
+        // when it runs anyway.
+        let (_, _, refused) = Self.hub(rules: dir, limit: 5)
+        #expect(refused.lastOutcome?.loaded == false)
+        #expect(refused.lastOutcome?.diagnostics.contains { $0.code == .lintSelfTrigger && $0.severity == .error } == true)
+        let (hub, sink, _) = Self.hub(rules: dir, limit: 5, allowErrors: true)
         let start = Event(name: "start", type: "t", source: "s", data: ["tier": "silver"])
         // Waited for as a block: its completion runs once "start" and every event it caused are delivered.
         let delivered = Locked(false)

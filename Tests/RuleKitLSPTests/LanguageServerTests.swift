@@ -157,6 +157,31 @@ import Testing
         #expect(outline["result"]?[1]?["children"]?[0]?["name"] == "tag")
     }
 
+    @Test func aDataElementIsTheFilesOwnAsTheLoaderScopesIt() throws {
+        // Another file, first in name order, defines an element of the same name: the loader reads each
+        // file's `%orderTotal%` as its own file's, and so do definition, hover and references.
+        let other = Self.valid.replacingOccurrences(of: "xdm.commerce.order.priceTotal", with: "xdm.other.total")
+            .replacingOccurrences(of: "big-order", with: "other-order")
+        let root = try LSPSession.workspace(["a.yaml": other])
+        let s = LSPSession()
+        _ = s.initialize(root: root)
+        s.waitForWorkspace()
+        let url = root.appendingPathComponent("Rules/shop.yaml")
+        try Self.valid.write(to: url, atomically: true, encoding: .utf8)
+        s.open(url, Self.valid)
+        _ = try #require(s.diagnostics(url, version: 1))
+        let doc: Value = ["uri": .string(url.absoluteString)]
+        let definition = s.request("textDocument/definition", ["textDocument": doc, "position": LSPSession.position(12, 22)])
+        #expect(definition["result"]?["uri"]?.stringValue == url.absoluteString, "\(definition)")
+        let element = s.request("textDocument/hover", ["textDocument": doc, "position": LSPSession.position(12, 22)])
+        #expect(element["result"]?["contents"]?["value"]?.stringValue?.contains("xdm.commerce.order.priceTotal") == true, "\(element)")
+        let references = s.request(
+            "textDocument/references",
+            ["textDocument": doc, "position": LSPSession.position(12, 22), "context": ["includeDeclaration": true]])
+        let uris = Set((references["result"]?.arrayValue ?? []).compactMap { $0["uri"]?.stringValue })
+        #expect(uris == [url.absoluteString], "\(references)")
+    }
+
     @Test func aRuleIdInATestGoesToTheRule() throws {
         let root = try LSPSession.workspace(["shop.yaml": Self.valid])
         let s = LSPSession()

@@ -1,3 +1,4 @@
+import RuleKitCore
 import RuleKitRules
 import Testing
 
@@ -33,5 +34,18 @@ import Testing
         #expect(at(#"{"a": {"b": 1}, "c": "#)?.parents == [])
         #expect(at("[1, 2") == nil)
         #expect(at("") == nil)
+    }
+}
+
+/// The matcher vocabulary is the engine's enum: the editor's list and the format's schema read it.
+@Suite struct MatcherVocabularyTests {
+    @Test func theEditorAndTheSchemaListTheEnginesMatchers() throws {
+        #expect(Vocabulary.matchers.map(\.code) == Operation.allCases.map(\.code))
+        for op in Operation.allCases { #expect(Operation(code: op.code) == op) }
+        let schema = try JSONReader.read(Array(RulesFormatSchema.json.utf8), file: "schema").value
+        let listed = schema["definitions"]?["operator"]?["enum"]?.arrayValue?.compactMap(\.stringValue)
+        #expect(listed == Operation.codes)
+        let shortForms = schema["definitions"]?["matcher"]?["properties"]?.objectValue.map { Set($0.keys) } ?? []
+        #expect(Set(Operation.codes).isSubset(of: shortForms))
     }
 }

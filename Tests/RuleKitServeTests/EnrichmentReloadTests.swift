@@ -60,7 +60,9 @@ import Testing
         try "cases: []\n".write(to: dir.appendingPathComponent("a.test.yml"), atomically: true, encoding: .utf8)
         service.reloadIfChanged()
         #expect(service.rulesStatus.attemptedAt == attempted)
-        try Self.rule(3).write(to: dir.appendingPathComponent("b.yaml"), atomically: true, encoding: .utf8)
+        // Another rule (its own id: an id used in two files is the Check's error, refused).
+        try Self.rule(3).replacingOccurrences(of: "id: r,", with: "id: r2,").write(
+            to: dir.appendingPathComponent("b.yaml"), atomically: true, encoding: .utf8)
         service.reloadIfChanged()
         #expect(service.rulesStatus.attemptedAt != attempted)
         #expect(service.rulesStatus.count == 2)

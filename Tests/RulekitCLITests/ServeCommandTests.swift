@@ -220,6 +220,43 @@ enum HTTP {
     }
 }
 
+/// Serve runs the Check as every command does, and says plainly what keeps it from listening.
+@Suite struct ServeCheckTests {
+    @Test func aReloadWithACheckErrorIsRefusedAndTheLastGoodRulesKeepServing() throws {
+        let dir = Scratch.url("rk-serve-check-\(UUID())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rules = dir.appendingPathComponent("rules.yaml")
+        try "rules:\n  - {id: tag, when: {key: ~type, eq: t}, then: [{add: {tagged: one}}]}\n".write(
+            to: rules, atomically: true, encoding: .utf8)
+        let server = try ServeProcess(["--history", "memory", "--rules", rules.path])
+        defer { server.stop() }
+        let url = server.base.appendingPathComponent("v1/events")
+        let event = #"{"name":"e","type":"t","source":"s","data":{}}"#
+        // Loads, but reads a data element nobody defined: the Check's error, refused as a load error is.
+        try "rules:\n  - {id: tag, when: {key: '%nope%', eq: t}, then: [{add: {tagged: two}}]}\n".write(
+            to: rules, atomically: true, encoding: .utf8)
+        kill(server.process.processIdentifier, SIGHUP)
+        var status = try JSONReader.value(try HTTP.call(server.base.appendingPathComponent("v1/rules")).body)
+        for _ in 0..<100 where status["lastAttempt"]?["loaded"] != false {
+            Thread.sleep(forTimeInterval: 0.05)
+            status = try JSONReader.value(try HTTP.call(server.base.appendingPathComponent("v1/rules")).body)
+        }
+        #expect(status["lastAttempt"]?["loaded"] == false, "\(status)")
+        #expect(try HTTP.call(url, method: "POST", body: event).body.contains(#""tagged":"one""#))
+    }
+
+    @Test func aPortInUseIsAUsageErrorThatSaysSo() throws {
+        let first = try ServeProcess(["--history", "memory"])
+        defer { first.stop() }
+        let taken = "\(first.base.host ?? "127.0.0.1"):\(first.base.port ?? 0)"
+        let r = try CLIRunner.run(["serve", "--history", "memory", "--listen", taken])
+        #expect(r.status == 2, "\(r.stderr)")
+        #expect(r.stderr.contains("cannot listen on \(taken): the address is already in use"), "\(r.stderr)")
+        #expect(!r.stderr.contains("bind(descriptor"))
+    }
+}
+
 /// History per identity, on one node (SQLite) and across a fleet (two servers on one PostgreSQL).
 @Suite(.serialized) struct ServeHistoryTests {
     static let rules = """

@@ -56,6 +56,27 @@ public enum EventJSON {
         return event(o, dataText: record.memberText, document: record.tape)
     }
 
+    /// The event line `record` of the stream `file` describes, checked as `serve` checks a batch's events
+    /// (`EventShape`): a line that is not JSON, not an object, or not an event's shape is its located error.
+    public static func checkedEvent(_ record: JSONLinesRecord, file: String) -> Result<Event, DiagnosticError> {
+        switch record.value {
+        case .failure(let e): return .failure(e)
+        case .success(let v):
+            guard case .object(let o) = v else { return .failure(DiagnosticError(notAnEvent(file: file, line: record.line))) }
+            if let p = EventShape.problem(v, dataInTape: record.tape != nil) {
+                return .failure(DiagnosticError(invalid(p, file: file, line: record.line)))
+            }
+            return .success(event(o, dataText: record.memberText, document: record.tape))
+        }
+    }
+
+    /// The finding for line `line` of `file`, whose event has the shape problem `p`.
+    public static func invalid(_ p: EventShape.Problem, file: String, line: Int) -> Diagnostic {
+        .error(
+            p.pointer.isEmpty ? .notAnEvent : .invalidEvent, p.message, at: SourceLocation(file: file, line: line, column: 1),
+            pointer: p.pointer.isEmpty ? nil : p.pointer)
+    }
+
     /// The output object of a delivered event.
     public static func object(_ e: Event) -> ValueObject {
         var o = ValueObject(minimumCapacity: 7)
@@ -118,4 +139,6 @@ public enum EventJSON {
 extension DiagnosticCode {
     /// A line of an event stream that is JSON but not an object.
     public static let notAnEvent: DiagnosticCode = "input.not-an-event"
+    /// A line of an event stream that is an object but not an event's shape (`EventShape`).
+    public static let invalidEvent: DiagnosticCode = "input.invalid-event"
 }

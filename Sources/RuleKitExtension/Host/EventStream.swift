@@ -118,15 +118,13 @@ public enum EventStream {
         try JSONLinesPipeline.run(reader, blockSize: options.blockSize, workers: options.workers) {
             { lines in
                 var out = Block()
+                out.endedAtPause = lines.endedAtPause
                 out.events.reserveCapacity(options.blockSize)
                 // The data of each event is kept as read, in a tape: the engine reads it there, and unchanged
                 // data is written out as those bytes.
                 for record in lines.records(tapeOf: "data", sharing: EventJSON.knownStrings) {
-                    switch record.value {
-                    case .success(.object(let o)):
-                        out.events.append(EventJSON.event(o, dataText: record.memberText, document: record.tape))
-                    case .success:
-                        out.problems.append(DiagnosticRenderer().render(EventJSON.notAnEvent(file: name, line: record.line)))
+                    switch EventJSON.checkedEvent(record, file: name) {
+                    case .success(let e): out.events.append(e)
                     case .failure(let e): out.problems.append(DiagnosticRenderer().render(e.diagnostics))
                     }
                 }
@@ -146,7 +144,12 @@ public enum EventStream {
             // A landed block goes back to the worker that parsed it, to be released there: freed on another
             // thread, every node of every event would go back to the worker's allocator under its lock,
             // against the worker's own allocations.
-            return send(block)
+            let landed = send(block)
+            guard block.endedAtPause else { return landed }
+            // The input paused: what it gave so far is delivered and written now, not when more comes.
+            while !flights.isEmpty { _ = land(flights.removeFirst()) }
+            output.flush()
+            return landed
         }
         while !flights.isEmpty { _ = land(flights.removeFirst()) }
         // What the blocks kept produced is written, even when a later block's history was not kept.
@@ -161,6 +164,8 @@ public enum EventStream {
         var events: [Event] = []
         /// The messages of the lines that were no event.
         var problems: [String] = []
+        /// The input paused after this block.
+        var endedAtPause = false
     }
 
     /// A block handed to the hub: what it delivered (or why its history could not be kept), once done.

@@ -50,6 +50,10 @@ public final class RulesHost: Sendable {
         public var blockHistory: BlockHistory?
         /// Hears how long each block given to `process` spent in each stage (a service's `/metrics`).
         public var onBlockTimed: (@Sendable (BlockTiming) -> Void)?
+        /// Whether rules with error findings run anyway (`RulesExtension.Configuration.allowErrors`).
+        public var allowErrors = false
+        /// Whether a Launch `rules.json`'s findings refuse it too (`RulesExtension.Configuration.strict`).
+        public var strict = false
 
         /// A configuration with the rules of `rules` and nothing else: in-memory history, no states.
         public init(
@@ -136,6 +140,8 @@ public final class RulesHost: Sendable {
             sources: configuration.rules, xdm: configuration.xdm, container: configuration.container,
             preloaded: configuration.preloaded)
         rulesConfiguration.onRulesMatched = configuration.onRulesMatched
+        rulesConfiguration.allowErrors = configuration.allowErrors
+        rulesConfiguration.strict = configuration.strict
         // A block's own states stand in for the published ones while its events (and what they cause) are
         // evaluated.
         if configuration.batchStates {

@@ -63,14 +63,18 @@ struct Word {
 /// element's definition; a rule's consequences; a key of the format.
 enum Hover {
     static func at(_ document: TextDocument, _ position: Position, workspace w: WorkspaceSnapshot) -> Value {
-        guard let word = Word.at(document, position), let text = markdown(word, workspace: w) else { return .null }
+        guard let word = Word.at(document, position), let text = markdown(word, workspace: w, in: FileURI.path(document.uri))
+        else { return .null }
         let range = TextRange(start: document.position(ofOffset: word.start), end: document.position(ofOffset: word.end))
         return ["contents": ["kind": "markdown", "value": .string(text)], "range": range.json]
     }
 
-    static func markdown(_ word: Word, workspace w: WorkspaceSnapshot) -> String? {
+    static func markdown(_ word: Word, workspace w: WorkspaceSnapshot, in document: String? = nil) -> String? {
         if let name = word.elementName {
-            guard let (e, file) = w.dataElements[name] else { return "`%\(name)%`: no data element of this name in the workspace" }
+            guard let (e, file) = w.dataElements(in: document)[name] else {
+                let scope = document.flatMap { w.facts[$0]?.ruleSet } != nil ? "this file" : "the workspace"
+                return "`%\(name)%`: no data element of this name in \(scope)"
+            }
             var s = "**%\(name)%** → `\(e.path)` (\(e.type.rawValue))"
             if let d = e.description { s += "\n\n" + d }
             if let leaf = w.linter.xdmLeaf(e.path) { s += "\n\n" + xdm(leaf) }

@@ -17,7 +17,8 @@ enum Navigation {
         _ document: TextDocument, _ position: Position, workspace w: WorkspaceSnapshot, text: (String) -> TextDocument?
     ) -> Value {
         guard let word = Word.at(document, position) else { return .null }
-        if let name = word.elementName, let (e, _) = w.dataElements[name], let l = e.location {
+        let elements = w.dataElements(in: FileURI.path(document.uri))
+        if let name = word.elementName, let (e, _) = elements[name], let l = e.location {
             return location(l, text: text) ?? .null
         }
         if let (rule, _) = w.rules.first(where: { $0.rule.id == word.text }), let l = rule.location {
@@ -46,11 +47,13 @@ enum Navigation {
         guard let word = Word.at(document, position), let name = word.elementName ?? declaredElement(word, document, position, w)
         else { return .null }
         var out: [Value] = []
-        if includeDeclaration, let (e, _) = w.dataElements[name], let l = e.location, let d = location(l, text: text) {
+        let defined = w.dataElements(in: FileURI.path(document.uri))[name]
+        if includeDeclaration, let (e, _) = defined, let l = e.location, let d = location(l, text: text) {
             out.append(d)
         }
         let needle = Array("%\(name)%".utf8)
-        for f in files {
+        // A rules file's uses read its own element only: another file's `%name%` is another element (or none).
+        for f in files where !isOtherRulesFile(f, than: defined?.file, w) {
             var i = 0
             let b = f.bytes
             while i + needle.count <= b.count {
@@ -74,9 +77,15 @@ enum Navigation {
         return .array(out)
     }
 
+    /// Whether `f` is a rules file other than `file`, the one defining the element asked about.
+    static func isOtherRulesFile(_ f: TextDocument, than file: String?, _ w: WorkspaceSnapshot) -> Bool {
+        guard let file, let path = FileURI.path(f.uri) else { return false }
+        return path != file && w.facts[path]?.ruleSet != nil
+    }
+
     /// The element whose definition key the cursor is on (`orderTotal:` under `dataElements`).
     static func declaredElement(_ word: Word, _ document: TextDocument, _ position: Position, _ w: WorkspaceSnapshot) -> String? {
-        guard word.isKey, w.dataElements[word.text] != nil else { return nil }
+        guard word.isKey, w.dataElements(in: FileURI.path(document.uri))[word.text] != nil else { return nil }
         return word.text
     }
 

@@ -1,14 +1,11 @@
+internal import RuleKitRules
+
 /// What the editor says about the rules format's words: matchers with their Launch traps, keys with their
 /// meaning, the reference's tokens, event types and sources. The facts are those of
 /// `docs/launch-rules-reference.md` (§2.2–2.3, §3) and `docs/rules-format.md`.
 enum Vocabulary {
-    /// One matcher code: what it is, and how the reference converts and compares.
-    struct Matcher {
-        let code: String
-        let name: String
-        let meaning: String
-        let trap: String
-    }
+    /// One matcher code: what it is, and how the reference converts and compares (`Operation`'s table).
+    typealias Matcher = Operation.Description
 
     static let conversion =
         "The value's JSON type picks the conversion of the event's value: a string compares as text "
@@ -16,44 +13,8 @@ enum Vocabulary {
         + "Double, a boolean as Bool (`\"true\"` in any case is true). A value that does not convert makes the "
         + "comparison false."
 
-    static let matchers: [Matcher] = [
-        Matcher(
-            code: "eq", name: "equals", meaning: "true when the key's value equals one of the values (OR).",
-            trap: "A missing key reads as \"\": `eq: \"\"` and `eq: false` match a missing key."),
-        Matcher(
-            code: "ne", name: "not equals", meaning: "true when the key's value differs from every value (AND).",
-            trap: "A missing key reads as \"\", so `ne` is true when the key is missing: add `{key: …, ex: true}` if it must exist."),
-        Matcher(
-            code: "gt", name: "greater than", meaning: "true when the key's value is greater than one of the values.",
-            trap: "Ordering exists for numbers only: a string value (`gt: \"2\"`) never matches."),
-        Matcher(
-            code: "ge", name: "greater or equal", meaning: "true when the key's value is at least one of the values.",
-            trap: "Ordering exists for numbers only: a string value never matches."),
-        Matcher(
-            code: "lt", name: "less than", meaning: "true when the key's value is less than one of the values.",
-            trap: "Ordering exists for numbers only; a missing key converts to no number and is false."),
-        Matcher(
-            code: "le", name: "less or equal", meaning: "true when the key's value is at most one of the values.",
-            trap: "Ordering exists for numbers only: a string value never matches."),
-        Matcher(
-            code: "co", name: "contains", meaning: "true when the key's text contains one of the values (case-insensitive).",
-            trap: "Strings only: `co: 5` never matches. The event's value is converted to text first (`3.0` reads \"3.0\")."),
-        Matcher(
-            code: "nc", name: "does not contain", meaning: "true when the key's text contains none of the values (AND).",
-            trap: "A missing key reads as \"\", which contains nothing: `nc` is true when the key is missing."),
-        Matcher(
-            code: "sw", name: "starts with", meaning: "true when the key's text starts with one of the values (case-insensitive).",
-            trap: "Strings only; numbers in the event are compared as their text."),
-        Matcher(
-            code: "ew", name: "ends with", meaning: "true when the key's text ends with one of the values (case-insensitive).",
-            trap: "Strings only; numbers in the event are compared as their text."),
-        Matcher(
-            code: "ex", name: "exists", meaning: "true when the key resolves to a value.",
-            trap: "No conversion; the values are ignored. Guards the missing-key trap of `ne`, `nc` and `eq \"\"`."),
-        Matcher(
-            code: "nx", name: "does not exist", meaning: "true when the key is absent.",
-            trap: "No conversion; the values are ignored. `values: [null]` drops the matcher in the reference."),
-    ]
+    /// Every matcher, in `Operation`'s order: the engine's enum is the one list.
+    static let matchers: [Matcher] = Operation.allCases.map(\.description)
 
     static func matcher(_ code: String) -> Matcher? { matchers.first { $0.code == code } }
 

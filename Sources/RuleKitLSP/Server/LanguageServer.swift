@@ -1,6 +1,7 @@
 internal import Foundation
 internal import RuleKitCore
 internal import RuleKitRules
+internal import RuleKitSources
 
 /// A Language Server Protocol 3.17 server for RuleKit's rules and rule tests.
 ///
@@ -270,9 +271,7 @@ public final class LanguageServer {
                         [
                             "id": "rulekit-files", "method": "workspace/didChangeWatchedFiles",
                             "registerOptions": [
-                                "watchers": [
-                                    ["globPattern": "**/*.{yaml,yml,json}"], ["globPattern": "**/Examples/events.jsonl"],
-                                ]
+                                "watchers": .array(RuleProject.watchPatterns.map { ["globPattern": .string($0)] })
                             ],
                         ]
                     ]

@@ -38,9 +38,9 @@ public enum DocumentCheck {
             files.add(bytes, file: path, events: events)
             for o in others where o.path != path { files.add(o.bytes, file: o.path) }
             if isCancelled() { return nil }
-            let snapshot = RuleSnapshot(sources: [path], files: files)
+            let snapshot = RuleSnapshot(sources: [path], files: files, context: linter)
             if isCancelled() { return nil }
-            let found = linter.lint(snapshot).filter { $0.location == nil || $0.location?.file == path }
+            let found = snapshot.findings.filter { $0.location == nil || $0.location?.file == path }
             let set = files.sets.first { $0.path == path }?.set ?? files.unloaded.first { $0.path == path }?.set
             result = (found, FileFacts(path: path, ruleSet: set))
             publish?(result.diagnostics, result.facts)

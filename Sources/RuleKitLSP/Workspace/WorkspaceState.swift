@@ -27,13 +27,11 @@ public struct WorkspaceSnapshot: Sendable {
     /// An empty workspace: no root, no schemas, nothing read.
     public init() {}
 
+    /// The project the workspace is: its root with `RuleProject`'s defaults.
+    var project: RuleProject? { root.map { RuleProject(root: $0) } }
+
     /// The rules folder of the workspace: `<root>/Rules` when it exists, else the root.
-    var rulesFolder: String? {
-        guard let root else { return nil }
-        let rules = (root as NSString).appendingPathComponent("Rules")
-        var isDir: ObjCBool = false
-        return FileManager.default.fileExists(atPath: rules, isDirectory: &isDir) && isDir.boolValue ? rules : root
-    }
+    var rulesFolder: String? { project?.rulesFolder }
 
     /// Loads the linter from `<root>/Schemas` and `<root>/Examples/events.jsonl` (as `rulekit lint` run in
     /// the root does), then reads every rules and test file of the rules folder.
@@ -63,9 +61,8 @@ public struct WorkspaceSnapshot: Sendable {
         guard let root else { return }
         var linter = Linter()
         problems = []
-        let schemas = (root as NSString).appendingPathComponent("Schemas")
-        var isDir: ObjCBool = false
-        if FileManager.default.fileExists(atPath: schemas, isDirectory: &isDir), isDir.boolValue {
+        let project = RuleProject(root: root)
+        if let schemas = project.schemas {
             self.schemas = schemas
             do {
                 if try !linter.useSchemas(folder: schemas) {
@@ -75,14 +72,23 @@ public struct WorkspaceSnapshot: Sendable {
                 problems.append("the schemas in \(schemas) do not load: \(error.diagnostics.first?.description ?? "")")
             }
         }
-        let examples = (root as NSString).appendingPathComponent("Examples/events.jsonl")
-        if FileManager.default.fileExists(atPath: examples) {
+        if let examples = project.events {
             do { try linter.addExampleKeys(from: examples) } catch {
                 problems.append("the example events do not load: \(error.diagnostics.first?.description ?? "")")
             }
         }
         self.linter = linter
         xdmPaths = (linter.catalog?.paths ?? []).map { ("xdm." + $0.path.replacingOccurrences(of: "[*]", with: ".0"), $0) }
+    }
+
+    /// The data elements a `%name%` written in `file` reads, by name: the file's own, as the loader scopes
+    /// them (a name defined in two files is two elements); for any other document (a rule test, a file not
+    /// read as rules) every rules file's, the first definition of a name winning.
+    func dataElements(in file: String?) -> [String: (element: DataElement, file: String)] {
+        guard let file, let set = facts[file]?.ruleSet else { return dataElements }
+        var out: [String: (DataElement, String)] = [:]
+        for e in set.dataElements where out[e.name] == nil { out[e.name] = (e, file) }
+        return out
     }
 
     /// The data elements defined in the workspace, by name (the first definition of a name wins).

@@ -10,6 +10,9 @@ public struct RulesLoadResult: Sendable {
     /// What was read, errors or not: never run, but an editor's outline and completion still show the
     /// rules and data elements of a file that is being fixed.
     public var partial: RuleSet?
+    /// The format the source was read in, when `RuleSetLoader` told it (a Launch `rules.json` keeps the
+    /// reference's leniency when run: what a device drops silently is reported, not refused).
+    public var format: RuleSetLoader.Format?
 
     /// A result with `ruleSet` and its findings; `partial` is what was read (by default, `ruleSet`).
     public init(ruleSet: RuleSet?, diagnostics: [Diagnostic], partial: RuleSet? = nil) {

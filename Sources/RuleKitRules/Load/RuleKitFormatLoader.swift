@@ -408,18 +408,26 @@ public enum RuleSetLoader {
 
     static func load(_ document: TapeRulesDocument) -> RulesLoadResult {
         document.withRoot { root in
-            switch format(of: root) {
-            case .launch: LaunchRulesLoader.load(root: root)
-            case .rulekit: RuleKitFormatLoader.load(root: root)
-            }
+            let found = format(of: root)
+            var result =
+                switch found {
+                case .launch: LaunchRulesLoader.load(root: root)
+                case .rulekit: RuleKitFormatLoader.load(root: root)
+                }
+            result.format = found
+            return result
         }
     }
 
     /// Loads a document in whichever format it is written.
     public static func load(_ document: Document) -> RulesLoadResult {
-        switch format(of: document) {
-        case .launch: LaunchRulesLoader.load(document)
-        case .rulekit: RuleKitFormatLoader.load(document)
-        }
+        let found = format(of: document)
+        var result =
+            switch found {
+            case .launch: LaunchRulesLoader.load(document)
+            case .rulekit: RuleKitFormatLoader.load(document)
+            }
+        result.format = found
+        return result
     }
 }

@@ -2,54 +2,6 @@ internal import Foundation
 public import RuleKitCore
 internal import Synchronization
 
-/// Matcher operations of the engine, one per Launch matcher code.
-public enum Operation: String, Sendable, Hashable, CaseIterable {
-    case equals, notEquals, greaterThan, greaterEqual, lessThan, lessEqual
-    case contains, notContains, startsWith, endsWith, exists, notExist
-
-    /// The Launch code → operation table.
-    public init?(code: String) {
-        switch code {
-        case "eq": self = .equals
-        case "ne": self = .notEquals
-        case "gt": self = .greaterThan
-        case "ge": self = .greaterEqual
-        case "lt": self = .lessThan
-        case "le": self = .lessEqual
-        case "co": self = .contains
-        case "nc": self = .notContains
-        case "sw": self = .startsWith
-        case "ew": self = .endsWith
-        case "ex": self = .exists
-        case "nx": self = .notExist
-        default: return nil
-        }
-    }
-
-    /// The Launch matcher codes, in the order of `allCases`.
-    public static let codes = ["eq", "ne", "gt", "ge", "lt", "le", "co", "nc", "sw", "ew", "ex", "nx"]
-
-    /// The Launch matcher code (`eq`, `ne`, ...).
-    public var code: String { Operation.codes[Operation.allCases.firstIndex(of: self)!] }
-
-    /// The code a misspelled or spelled-out matcher most likely meant (`equals` → `eq`, `eqals` → `eq`).
-    public static func suggestion(for code: String) -> String? {
-        let spelled: [String: String] = [
-            "equals": "eq", "equal": "eq", "==": "eq", "notequals": "ne", "!=": "ne", "greaterthan": "gt", ">": "gt",
-            "greaterequal": "ge", ">=": "ge", "lessthan": "lt", "<": "lt", "lessequal": "le", "<=": "le",
-            "contains": "co", "notcontains": "nc", "startswith": "sw", "endswith": "ew", "exists": "ex", "notexist": "nx",
-            "notexists": "nx",
-        ]
-        if let s = spelled[code.lowercased()] { return s }
-        if codes.contains(code.lowercased()) { return code.lowercased() }
-        if code.count <= 5, let c = closest(code, in: codes) { return c }
-        return codes.first { code.lowercased().hasPrefix($0) }
-    }
-
-    /// `ne` and `nc` combine several values with AND, the others with OR.
-    var combinesWithAnd: Bool { self == .notEquals || self == .notContains }
-}
-
 /// The right side of a comparison; its type picks the conversion applied to the left side.
 public enum Operand: Sendable, Hashable {
     /// A string, with its lowercased form for the case-insensitive operators.

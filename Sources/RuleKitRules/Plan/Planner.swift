@@ -140,11 +140,11 @@ struct PlanState {
                 c.location)
             return nil
         }
-        switch logic {
-        case "and": return .and(children)
-        case "or": return .or(children)
-        default:
-            let hint = closest(logic, in: ["and", "or"]).map { " (did you mean '\($0)'?)" } ?? ""
+        switch GroupLogic(rawValue: logic) {
+        case .and: return .and(children)
+        case .or: return .or(children)
+        case nil:
+            let hint = closest(logic, in: GroupLogic.allCases.map(\.rawValue)).map { " (did you mean '\($0)'?)" } ?? ""
             warn(
                 .rulesUnknownLogic,
                 "rule \(ruleLabel): group logic '\(logic)' is neither 'and' nor 'or': the group is always false\(hint)",

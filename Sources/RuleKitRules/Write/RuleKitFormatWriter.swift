@@ -46,10 +46,10 @@ public enum RuleKitFormatWriter {
             && d.from == nil && d.to == nil && d.searchType == nil:
             if let logic = d.logic, let cs = d.conditions {
                 let children = Value.array(cs.map(condition))
-                switch logic {
-                case "and": return ["all": children]
-                case "or": return ["any": children]
-                default: return ["group": ["logic": .string(logic), "conditions": children]]
+                switch GroupLogic(rawValue: logic) {
+                case .and: return ["all": children]
+                case .or: return ["any": children]
+                case nil: return ["group": ["logic": .string(logic), "conditions": children]]
                 }
             }
         case .matcher

@@ -74,7 +74,7 @@ public enum RulesFormatSchema {
                  "properties": {"type": {"enum": ["group", "matcher", "historical"]}, "definition": {"type": "object"}}}
               ]
             },
-            "operator": {"enum": ["eq", "ne", "gt", "ge", "lt", "le", "co", "nc", "sw", "ew", "ex", "nx"]},
+            "operator": {"enum": [\#(operatorList)]},
             "scalar": {"type": ["string", "number", "boolean"]},
             "values": {"oneOf": [{"$ref": "#/definitions/scalar"}, {"type": "array", "items": {"$ref": "#/definitions/scalar"}}]},
             "matcher": {
@@ -84,12 +84,7 @@ public enum RulesFormatSchema {
                 "key": {"type": "string", "description": "A key path: a.b.0.c, ~type, ~source, ~state.<ext>/<path>, ~xdm.<ext>/<path>, %element%."},
                 "matcher": {"$ref": "#/definitions/operator"},
                 "values": {"type": "array"},
-                "eq": {"$ref": "#/definitions/values"}, "ne": {"$ref": "#/definitions/values"},
-                "gt": {"$ref": "#/definitions/values"}, "ge": {"$ref": "#/definitions/values"},
-                "lt": {"$ref": "#/definitions/values"}, "le": {"$ref": "#/definitions/values"},
-                "co": {"$ref": "#/definitions/values"}, "nc": {"$ref": "#/definitions/values"},
-                "sw": {"$ref": "#/definitions/values"}, "ew": {"$ref": "#/definitions/values"},
-                "ex": {"const": true}, "nx": {"const": true}
+                \#(matcherProperties)
               },
               "additionalProperties": false,
               "minProperties": 2,
@@ -118,4 +113,18 @@ public enum RulesFormatSchema {
           }
         }
         """#
+
+    /// The matcher codes as a JSON list's items, from `Operation` (the one list of them).
+    static var operatorList: String { Operation.codes.map { "\"\($0)\"" }.joined(separator: ", ") }
+
+    /// A matcher's short form per code: values for the comparisons, `true` for `ex` and `nx`, from `Operation`.
+    static var matcherProperties: String {
+        let items = Operation.allCases.map { op in
+            let body = op == .exists || op == .notExist ? #"{"const": true}"# : ##"{"$ref": "#/definitions/values"}"##
+            return "\"\(op.code)\": \(body)"
+        }
+        // Two a line, as the schema file is written (the first line's indentation is the text's own).
+        return stride(from: 0, to: items.count, by: 2).map { i in items[i..<min(i + 2, items.count)].joined(separator: ", ") }
+            .joined(separator: ",\n        ")
+    }
 }

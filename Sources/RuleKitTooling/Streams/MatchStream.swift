@@ -49,12 +49,10 @@ public enum MatchStream {
                 lines.records(tapeOf: "data", sharing: EventJSON.knownStrings, groupsOf: groupSize) { records in
                     batch.removeAll(keepingCapacity: true)
                     for record in records {
-                        switch record.value {
-                        case .success(.object(let o)):
-                            batch.append(EventJSON.event(o, document: record.tape))
+                        switch EventJSON.checkedEvent(record, file: name) {
+                        case .success(let e):
+                            batch.append(e)
                             block.lines.append(record.line)
-                        case .success:
-                            block.problems.append((record.line, EventJSON.notAnEvent(file: name, line: record.line)))
                         case .failure(let e):
                             for d in e.diagnostics { block.problems.append((record.line, d)) }
                         }

@@ -1,6 +1,7 @@
-// What an event sent to `POST /v1/events` must be, checked before anything of the batch is accepted: a
-// member of the wrong type or a name nobody reads is refused with where it is, never replaced by a default
-// (before, `{"name": 1, "data": "str"}` became an event named "event" with no data).
+// What an input event must be — one check for every reader of events: `POST /v1/events` (before anything
+// of the batch is accepted), `rulekit run`, `match`, `report` and `explain`. A member of the wrong type or a
+// name nobody reads is refused with where it is, never replaced by a default (`{"name": 1, "data": "str"}`
+// would become an event named "event" with no data).
 internal import Foundation
 public import RuleKitCore
 

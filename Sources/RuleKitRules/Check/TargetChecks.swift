@@ -1,0 +1,69 @@
+// Where Adobe's web rules engine (`adobe/aepsdk-rulesengine-typescript`, which the Web SDK runs) and the
+// mobile one (the reference RuleKit follows) answer the same condition differently. A rule set published to
+// both kinds of property means one thing on a phone and another in a browser; `rulekit lint --target both`
+// names each such condition with both answers. The facts, from each engine's matchers:
+// - `ne`/`nc`: web reads the key and answers false when it is missing (or falsy); mobile reads a missing key
+//   as "" and answers true.
+// - `co`/`nc`/`sw`/`ew` with a boolean value: web compares the texts ("true"); mobile has these operators for
+//   strings only, so a boolean value never matches (and `nc` is false too).
+// - `ex`/`nx`: web counts a null value as absent; mobile counts a null leaf as present.
+public import RuleKitCore
+
+/// Which engines a rule set is meant for.
+public enum RuleTarget: String, Sendable, Hashable, CaseIterable {
+    /// The mobile SDKs' engine (the reference RuleKit runs): no cross-engine findings.
+    case mobile
+    /// The Web SDK's engine.
+    case web
+    /// Both: every condition the two engines answer differently is a finding.
+    case both
+}
+
+extension DiagnosticCode {
+    /// `ne`/`nc` on a key that may be missing: true on mobile, false on web.
+    public static let targetMissingKeyNegation: DiagnosticCode = "target.missing-key-negation"
+    /// A string matcher given a boolean value: never true on mobile, compared as text on web.
+    public static let targetBooleanStringMatcher: DiagnosticCode = "target.boolean-string-matcher"
+    /// `ex`/`nx` on a key whose value may be null: present on mobile, absent on web.
+    public static let targetNullExistence: DiagnosticCode = "target.null-existence"
+}
+
+extension RuleCheck {
+    /// The findings of one matcher where the web and mobile engines differ (`target` `.web` or `.both`).
+    ///
+    /// - Parameters:
+    ///   - c: the matcher condition.
+    ///   - key: its key as written; `path` what it reads (a data element's path for `%name%`).
+    ///   - op: its operation.
+    ///   - rule: the rule's label, for messages.
+    ///   - guarded: keys an enclosing `and` requires to exist.
+    ///   - out: where the findings go.
+    public static func targetDifferences(
+        _ c: Condition, key: String, path: String, op: Operation, rule: String, guarded: Set<String>,
+        into out: inout [Diagnostic]
+    ) {
+        let values = c.definition.values ?? []
+        let code = op.code
+        if op == .notEquals || op == .notContains, !guarded.contains(key), path != "~type", path != "~source" {
+            out.append(
+                .warning(
+                    .targetMissingKeyNegation,
+                    "rule \(rule): '\(code)' on '\(key)' when the key is missing is true on mobile (a missing key reads as \"\") and false on web (a missing value never matches); add {key: \(key), ex: true} so both agree",
+                    at: c.location))
+        }
+        if [.contains, .notContains, .startsWith, .endsWith].contains(op), values.contains(where: { $0.boolValue != nil }) {
+            out.append(
+                .warning(
+                    .targetBooleanStringMatcher,
+                    "rule \(rule): '\(code)' with a boolean value is never true on mobile (it compares strings only) and compares the texts (\"true\"/\"false\") on web; write the value as a string",
+                    at: c.location))
+        }
+        if op == .exists || op == .notExist, !path.hasPrefix("~") {
+            out.append(
+                Diagnostic(
+                    .note, .targetNullExistence,
+                    "rule \(rule): '\(code)' on '\(key)' when its value is null: mobile counts it as present, web as absent",
+                    at: c.location))
+        }
+    }
+}
