@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "RuleKitYAML", targets: ["RuleKitYAML"]),
         .library(name: "RuleKitRules", targets: ["RuleKitRules"]),
         .library(name: "RuleKitHub", targets: ["RuleKitHub"]),
+        .library(name: "RuleKitHistory", targets: ["RuleKitHistory"]),
         .library(name: "RuleKitXDM", targets: ["RuleKitXDM"]),
         .library(name: "RuleKitSources", targets: ["RuleKitSources"]),
         .library(name: "RuleKitExtension", targets: ["RuleKitExtension"]),
@@ -47,7 +48,18 @@ let package = Package(
         .target(name: "RuleKitCore", swiftSettings: strict),
         .target(name: "RuleKitYAML", dependencies: ["RuleKitCore", "CYAML"], swiftSettings: strict),
         .target(name: "RuleKitRules", dependencies: ["RuleKitCore"], swiftSettings: strict),
-        .target(name: "RuleKitHub", dependencies: ["RuleKitCore"], swiftSettings: strict),
+        // Event history, whole: the protocols, the stores (memory, SQLite, PostgreSQL) and block history.
+        .target(
+            name: "RuleKitHistory",
+            dependencies: [
+                "RuleKitCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
+        .target(name: "RuleKitHub", dependencies: ["RuleKitCore", "RuleKitHistory"], swiftSettings: strict),
         .target(name: "RuleKitShared", dependencies: ["RuleKitCore"], swiftSettings: strict),
         .target(name: "RuleKitXDM", dependencies: ["RuleKitCore", "RuleKitYAML"], swiftSettings: strict),
         // Where rules come from: one filter for rules and test files, and the snapshot every consumer loads.
@@ -55,9 +67,8 @@ let package = Package(
         .target(
             name: "RuleKitExtension",
             dependencies: [
-                "RuleKitCore", "RuleKitYAML", "RuleKitRules", "RuleKitHub", "RuleKitXDM", "RuleKitShared", "RuleKitSources",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
+                "RuleKitCore", "RuleKitYAML", "RuleKitRules", "RuleKitHub", "RuleKitHistory", "RuleKitXDM", "RuleKitShared",
+                "RuleKitSources", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         // The rule author's tools: linter, rule tests, report, the match stream. Apart from the hub glue.
@@ -78,7 +89,7 @@ let package = Package(
         .target(
             name: "RuleKitServe",
             dependencies: [
-                "RuleKitCore", "RuleKitRules", "RuleKitHub", "RuleKitXDM", "RuleKitExtension", "RuleKitSources",
+                "RuleKitCore", "RuleKitRules", "RuleKitHub", "RuleKitHistory", "RuleKitXDM", "RuleKitExtension", "RuleKitSources",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -88,14 +99,13 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strict),
         .executableTarget(
             name: "rulekit",
             dependencies: [
-                "RuleKitCore", "RuleKitYAML", "RuleKitRules", "RuleKitXDM", "RuleKitHub", "RuleKitExtension", "RuleKitShared",
-                "RuleKitServe", "RuleKitSources", "RuleKitTooling", "RuleKitLSP",
+                "RuleKitCore", "RuleKitYAML", "RuleKitRules", "RuleKitXDM", "RuleKitHub", "RuleKitHistory", "RuleKitExtension",
+                "RuleKitShared", "RuleKitServe", "RuleKitSources", "RuleKitTooling", "RuleKitLSP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -149,8 +159,8 @@ let package = Package(
         .testTarget(
             name: "RuleKitExtensionTests",
             dependencies: [
-                "RuleKitExtension", "RuleKitHub", "RuleKitRules", "RuleKitXDM", "RuleKitCore", "RuleKitShared", "RuleKitTestSupport",
-                "RuleKitHTTP", "RuleKitYAML", "RuleKitSources",
+                "RuleKitExtension", "RuleKitHub", "RuleKitHistory", "RuleKitRules", "RuleKitXDM", "RuleKitCore", "RuleKitShared",
+                "RuleKitTestSupport", "RuleKitHTTP", "RuleKitYAML", "RuleKitSources",
             ],
             exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
@@ -171,9 +181,14 @@ let package = Package(
             name: "ReferralKitTests",
             dependencies: ["ReferralKit", "RuleKitCore", "RuleKitHub", "RuleKitShared", "RuleKitExtension", "RuleKitTestSupport"],
             swiftSettings: strict),
-        .testTarget(name: "RuleKitHubTests", dependencies: ["RuleKitHub", "RuleKitCore", "RuleKitTestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "RuleKitServeTests", dependencies: ["RuleKitServe", "RuleKitCore", "RuleKitSources", "RuleKitTestSupport"],
+            name: "RuleKitHubTests", dependencies: ["RuleKitHub", "RuleKitHistory", "RuleKitCore", "RuleKitTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "RuleKitHistoryTests", dependencies: ["RuleKitHistory", "RuleKitRules", "RuleKitCore", "RuleKitTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "RuleKitServeTests",
+            dependencies: ["RuleKitServe", "RuleKitHistory", "RuleKitCore", "RuleKitSources", "RuleKitTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "RulekitCLITests",

@@ -2,5 +2,5 @@
 // a broken set never replaces a working one, and a service installs one checked snapshot on every hub),
 // runs every event through the engine as the hub's preprocessor, reads standard and XDM shared states at
 // each event's version, and bounds chains of rules-consequence events so no rule set can make the hub loop
-// forever. `RulesHost` is the whole assembly `rulekit run` and `rulekit serve` share; `History/` reads and
-// writes event history per block. Tools for rule authors (lint, tests, the report) are in RuleKitTooling.
+// forever. `RulesHost` is the whole assembly `rulekit run` and `rulekit serve` share; event history, per
+// block or not, is RuleKitHistory's. Tools for rule authors (lint, tests, the report) are in RuleKitTooling.

@@ -1,5 +1,6 @@
 internal import Foundation
 public import RuleKitCore
+public import RuleKitHistory
 
 /// Why the hub refused an extension.
 public enum HubError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -3,6 +3,8 @@
 public import Foundation
 internal import Logging
 public import RuleKitCore
+public import RuleKitHistory
+internal import ServiceLifecycle
 public import RuleKitExtension
 internal import RuleKitHub
 internal import RuleKitRules
@@ -42,7 +44,8 @@ public final class EnrichmentService: Sendable {
     let metrics = ServeMetrics()
     let validator: JSONSchemaValidator?
     let history: BlockHistory
-    let postgres: PostgresEventHistory?
+    /// The history store's client, run by the service group first and stopped last (nil when it has none).
+    let historyClient: (any Service)?
     private let logger = Logger(label: "rulekit.serve")
     private let queue = Locked<(inFlight: Int, next: Int, stopping: Bool)>((0, 0, false))
     private let status: Locked<RulesStatus>
@@ -57,28 +60,12 @@ public final class EnrichmentService: Sendable {
             throw DiagnosticError(snapshot.hasErrors ? snapshot.errors : snapshot.refusals(strict: options.strict))
         }
         let metrics = self.metrics
-        let backend: any HistoryBackend
-        // History in this process: the hubs record into it and ask it directly, each record keyed by its
-        // cause, so nothing is read before a block or written after it (no store to wait on).
-        var direct: InMemoryEventHistory?
-        switch options.history {
-        case .memory:
-            let store = InMemoryEventHistory(keyed: true)
-            direct = store
-            backend = store
-            postgres = nil
-        case .sqlite(let path):
-            let url = URL(fileURLWithPath: path)
-            switch SQLiteEventHistory.open(directory: url.deletingLastPathComponent().path, file: url.lastPathComponent) {
-            case .success(let store): backend = store
-            case .failure(let e): throw e
-            }
-            postgres = nil
-        case .postgres(let url):
-            let store = try PostgresEventHistory(url: url)
-            backend = store
-            postgres = store
-        }
+        // History in this process (memory) is recorded into and asked directly by the hubs, each record keyed
+        // by its cause, so nothing is read before a block or written after it (no store to wait on).
+        let store = try options.history.open()
+        let backend = store.backend
+        let direct = store.direct
+        historyClient = store.client
         var historyOptions = BlockHistory.Options()
         historyOptions.spoolFile = options.resolvedSpoolFile.map { URL(fileURLWithPath: $0) }
         historyOptions.spoolCapacity = options.spoolCapacity

@@ -27,7 +27,11 @@ public enum ServeApp {
         // The database client runs from here until the history is flushed at shutdown; the migration and
         // the replay of a spool left by an earlier run happen before the server listens (bounded by the
         // history time-out: a database that is down leaves the breaker open, and the server starts).
-        let client = service.postgres.map { pg in Task { await pg.run() } }
+        let client = service.historyClient.map { c in
+            Task {
+                do { try await c.run() } catch { logger.error("the history store's client stopped", metadata: ["error": "\(error)"]) }
+            }
+        }
         await service.history.start()
         let router = Router()
         router.add(middleware: ServeGate(tokens: tokens))
@@ -269,7 +273,8 @@ struct RulesWatcher: Service {
 /// in the spool file for the next start — and then the database client stops.
 struct HistoryService: Service {
     let service: EnrichmentService
-    /// The database client's task (PostgreSQL), started before the server listened.
+    /// The history store's client (`HistoryLocation.Opened.client`: a database's), started before the server
+    /// listened.
     let client: Task<Void, Never>?
 
     func run() async throws {

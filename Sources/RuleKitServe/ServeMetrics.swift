@@ -4,6 +4,7 @@ internal import Foundation
 internal import Metrics
 internal import Prometheus
 internal import RuleKitCore
+internal import RuleKitHistory
 internal import RuleKitExtension
 
 /// Counters, gauges and the latency histogram of one service.

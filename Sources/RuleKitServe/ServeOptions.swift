@@ -3,32 +3,8 @@
 public import Foundation
 public import RuleKitCore
 public import RuleKitExtension
+public import RuleKitHistory
 public import RuleKitRules
-
-/// Where event history is kept.
-public enum HistoryLocation: Sendable, Equatable {
-    /// In memory, lost at exit (tests).
-    case memory
-    /// A SQLite file (one node).
-    case sqlite(String)
-    /// A PostgreSQL database shared by a fleet: `postgres://user:password@host:port/database`.
-    case postgres(URL)
-
-    /// Parses `sqlite:FILE`, `postgres://…` or `memory`.
-    public init?(_ text: String) {
-        if text == "memory" {
-            self = .memory
-        } else if text.hasPrefix("sqlite:") {
-            let path = String(text.dropFirst(7))
-            guard !path.isEmpty else { return nil }
-            self = .sqlite(path)
-        } else if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://"), let url = URL(string: text), url.host != nil {
-            self = .postgres(url)
-        } else {
-            return nil
-        }
-    }
-}
 
 /// The limits of one request and of the queue.
 public struct ServeLimits: Sendable {
@@ -96,14 +72,7 @@ public struct ServeOptions: Sendable {
     public var tls: (certificate: String, key: String)?
 
     /// The spool file in force for `history`.
-    public var resolvedSpoolFile: String? {
-        if let spoolFile { return spoolFile }
-        switch history {
-        case .memory: return nil
-        case .sqlite(let path): return path + ".spool"
-        case .postgres: return "rulekit-history.spool"
-        }
-    }
+    public var resolvedSpoolFile: String? { spoolFile ?? history.defaultSpoolFile }
 
     /// Options with every default.
     public init() {}

@@ -2,6 +2,7 @@
 // events in order, expectations checked after every event that has some and for the case as a whole.
 internal import Foundation
 public import RuleKitCore
+internal import RuleKitHistory
 internal import RuleKitExtension
 internal import RuleKitHub
 internal import RuleKitRules

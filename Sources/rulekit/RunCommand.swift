@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RuleKitCore
 import RuleKitExtension
+import RuleKitHistory
 import RuleKitHub
 import RuleKitRules
 import RuleKitShared

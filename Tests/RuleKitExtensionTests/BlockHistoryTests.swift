@@ -1,4 +1,5 @@
 import Foundation
+@testable import RuleKitHistory
 import RuleKitCore
 import RuleKitHub
 import RuleKitTestSupport

@@ -1,4 +1,5 @@
 import Foundation
+@testable import RuleKitHistory
 import RuleKitCore
 import RuleKitExtension
 import RuleKitHub

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RuleKitExtension
+@testable import RuleKitHistory
 @testable import RuleKitServe
 
 /// The per-rule match counters: counted by each worker apart, summed when the metrics are read, bounded in

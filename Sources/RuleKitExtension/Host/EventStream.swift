@@ -4,6 +4,7 @@
 // are timed), and what each block produced written in order.
 internal import Foundation
 public import RuleKitCore
+public import RuleKitHistory
 
 /// Recorded events through a host, block by block.
 ///

@@ -3,6 +3,7 @@
 // `rulekit serve` share: blocks of input events in, the events they produced out, in hub order.
 internal import Foundation
 public import RuleKitCore
+public import RuleKitHistory
 public import RuleKitHub
 public import RuleKitShared
 public import RuleKitSources

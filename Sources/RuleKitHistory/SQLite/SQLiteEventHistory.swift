@@ -1,7 +1,6 @@
 public import Foundation
 internal import GRDB
 public import RuleKitCore
-public import RuleKitHub
 
 /// Event history in a SQLite database file (through GRDB): events recorded by the hash of their masked
 /// data, as the reference records them, searched by hash and time window.

@@ -2,7 +2,7 @@ import Foundation
 import RuleKitCore
 import Testing
 
-@testable import RuleKitExtension
+@testable import RuleKitHistory
 
 /// The time limit of history calls: one timer for every call in flight.
 @Suite struct HistoryDeadlineTests {

@@ -3,7 +3,7 @@ import RuleKitCore
 import RuleKitTestSupport
 import Testing
 
-@testable import RuleKitHub
+@testable import RuleKitHistory
 
 /// `KeySet` (most keys in 16 bytes) against the plain reference, a `Set<RecordKey>`: the same answers for
 /// keys of every kind, those it packs and those it keeps as they are.

@@ -13,11 +13,11 @@
 internal import Foundation
 internal import Logging
 internal import PostgresNIO
+internal import ServiceLifecycle
 internal import RuleKitCore
-internal import RuleKitHub
 
 /// History kept in a PostgreSQL table, per identity.
-final class PostgresEventHistory: HistoryBackend {
+final class PostgresEventHistory: HistoryBackend, Service {
     let client: PostgresClient
     private let migrated = Locked(false)
     /// The migration under way, if any: it runs to its end even when a caller stops waiting for it (a
@@ -331,7 +331,8 @@ final class PostgresEventHistory: HistoryBackend {
         }
     }
 
-    /// Runs the client until its task is cancelled (after the history is flushed at shutdown).
+    /// Runs the client until its task is cancelled (after the history is flushed at shutdown): the store's
+    /// lifecycle `Service`.
     func run() async {
         await client.run()
     }

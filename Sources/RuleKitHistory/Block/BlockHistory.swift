@@ -5,7 +5,6 @@
 public import Foundation
 internal import Logging
 public import RuleKitCore
-public import RuleKitHub
 
 /// The history of a service (or of `rulekit run --data-dir`), read and written a block at a time.
 ///
@@ -182,16 +181,6 @@ public final class BlockHistory: Sendable {
         }
         return state.withLock { $0.spooled }
     }
-}
-
-/// A store whose every record is indexed in this process (a SQLite file): `BlockHistory` reads nothing
-/// before a block, the hubs ask and record on `index` directly, and a block's records are taken from the
-/// index's journal and written with `commit`, which writes each key once (`InMemoryEventHistory.toWrite`).
-/// With the breaker open, questions are still answered from the index: it holds every record, spooled
-/// ones included.
-public protocol IndexedHistoryBackend: HistoryBackend {
-    /// The index, journaled (`InMemoryEventHistory.journaled`).
-    var index: InMemoryEventHistory { get }
 }
 
 /// The reads of blocks, `concurrentReads` at a time: blocks that start while the reads are under way wait
