@@ -182,7 +182,8 @@ let package = Package(
             dependencies: ["ReferralKit", "RuleKitCore", "RuleKitHub", "RuleKitShared", "RuleKitExtension", "RuleKitTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "RuleKitHubTests", dependencies: ["RuleKitHub", "RuleKitHistory", "RuleKitCore", "RuleKitTestSupport"], swiftSettings: strict),
+            name: "RuleKitHubTests", dependencies: ["RuleKitHub", "RuleKitHistory", "RuleKitCore", "RuleKitTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "RuleKitHistoryTests", dependencies: ["RuleKitHistory", "RuleKitRules", "RuleKitCore", "RuleKitTestSupport"],
             swiftSettings: strict),

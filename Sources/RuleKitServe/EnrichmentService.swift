@@ -3,13 +3,13 @@
 public import Foundation
 internal import Logging
 public import RuleKitCore
-public import RuleKitHistory
-internal import ServiceLifecycle
 public import RuleKitExtension
+public import RuleKitHistory
 internal import RuleKitHub
 internal import RuleKitRules
 internal import RuleKitSources
 internal import RuleKitXDM
+internal import ServiceLifecycle
 
 /// Why a batch was not processed.
 public enum ServeError: Error, Sendable, Equatable {

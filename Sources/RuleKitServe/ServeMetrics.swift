@@ -4,8 +4,8 @@ internal import Foundation
 internal import Metrics
 internal import Prometheus
 internal import RuleKitCore
-internal import RuleKitHistory
 internal import RuleKitExtension
+internal import RuleKitHistory
 
 /// Counters, gauges and the latency histogram of one service.
 final class ServeMetrics: Sendable {

@@ -2,8 +2,8 @@
 // events in order, expectations checked after every event that has some and for the case as a whole.
 internal import Foundation
 public import RuleKitCore
-internal import RuleKitHistory
 internal import RuleKitExtension
+internal import RuleKitHistory
 internal import RuleKitHub
 internal import RuleKitRules
 public import RuleKitSources

@@ -1,11 +1,11 @@
 import Foundation
-@testable import RuleKitHistory
 import RuleKitCore
 import RuleKitHub
 import RuleKitTestSupport
 import Testing
 
 @testable import RuleKitExtension
+@testable import RuleKitHistory
 
 /// A store that fails (or does not answer) while `down` is set, and otherwise keeps records as the
 /// in-memory store does: the breaker, the spool and exactly-once replays are tested against it.

@@ -1,10 +1,11 @@
 import Foundation
-@testable import RuleKitHistory
 import RuleKitCore
 import RuleKitExtension
 import RuleKitHub
 import RuleKitTestSupport
 import Testing
+
+@testable import RuleKitHistory
 
 /// `EventStream`: recorded events through a host in blocks, what they produced written in input order,
 /// lines that are no event reported with their place, and history kept per block in order.

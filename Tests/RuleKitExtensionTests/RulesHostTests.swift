@@ -1,10 +1,11 @@
 import Foundation
-@testable import RuleKitHistory
 import RuleKitCore
 import RuleKitExtension
 import RuleKitHub
 import RuleKitTestSupport
 import Testing
+
+@testable import RuleKitHistory
 
 /// `RulesHost`: blocks in, what they produced out; blocks at once on one hub keep apart (their events,
 /// their states, their identities' histories).

@@ -13,8 +13,8 @@
 internal import Foundation
 internal import Logging
 internal import PostgresNIO
-internal import ServiceLifecycle
 internal import RuleKitCore
+internal import ServiceLifecycle
 
 /// History kept in a PostgreSQL table, per identity.
 final class PostgresEventHistory: HistoryBackend, Service {
