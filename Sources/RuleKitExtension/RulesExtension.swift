@@ -99,11 +99,17 @@ public final class RulesExtension: Extension, @unchecked Sendable {
     }
 
     /// An extension loading rules as `configuration` says.
-    public init(runtime: any ExtensionRuntime, configuration: Configuration) {
+    public convenience init(runtime: any ExtensionRuntime, configuration: Configuration) {
+        self.init(runtime: runtime, control: RulesControl(configuration: configuration))
+    }
+
+    /// An extension answering to `control` (made before the hub registers it: `RulesHost`).
+    init(runtime: any ExtensionRuntime, control: RulesControl) {
+        let configuration = control.configuration
         self.runtime = runtime
         hubRuntime = HubRulesRuntime(runtime: runtime, override: configuration.stateOverride)
         engine = RulesEngine(name: configuration.engineName, runtime: hubRuntime, onMatch: configuration.onRulesMatched)
-        control = RulesControl(configuration: configuration)
+        self.control = control
         control.extensionRef = self
     }
 

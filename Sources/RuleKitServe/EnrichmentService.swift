@@ -3,7 +3,7 @@
 public import Foundation
 internal import Logging
 public import RuleKitCore
-public import RuleKitExtension
+internal import RuleKitExtension
 public import RuleKitHistory
 internal import RuleKitHub
 internal import RuleKitRules
@@ -41,65 +41,121 @@ public struct RulesStatus: Sendable {
 public final class EnrichmentService: Sendable {
     let options: ServeOptions
     let hosts: [RulesHost]
-    let metrics = ServeMetrics()
+    let metrics: ServeMetrics
     let validator: JSONSchemaValidator?
     let history: BlockHistory
     /// The history store's client, run by the service group first and stopped last (nil when it has none).
     let historyClient: (any Service)?
     private let logger = Logger(label: "rulekit.serve")
-    private let queue = Locked<(inFlight: Int, next: Int, stopping: Bool)>((0, 0, false))
+    private let queue = Locked(Queue())
+
+    /// Batches in flight, and who waits for there to be none (`drain`).
+    private struct Queue {
+        var inFlight = 0
+        var next = 0
+        var stopping = false
+        var nextWaiter: UInt64 = 0
+        var idleWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    }
     private let status: Locked<RulesStatus>
     private let watched: Locked<[String: FileStamp]>
 
-    /// Builds the hosts and loads the rules; a rule set that does not load, or a history that cannot be
-    /// opened, is an error (nothing would be served right).
-    public init(_ options: ServeOptions) throws(DiagnosticError) {
-        self.options = options
-        let snapshot = RuleSnapshot.load(options.rules, context: options.checkContext)
-        if !snapshot.admits(strict: options.strict, allowErrors: options.allowErrors) {
-            throw DiagnosticError(snapshot.hasErrors ? snapshot.errors : snapshot.refusals(strict: options.strict))
-        }
-        let metrics = self.metrics
-        // History in this process (memory) is recorded into and asked directly by the hubs, each record keyed
-        // by its cause, so nothing is read before a block or written after it (no store to wait on).
-        let store = try options.history.open()
-        let backend = store.backend
-        let direct = store.direct
-        historyClient = store.client
-        var historyOptions = BlockHistory.Options()
-        historyOptions.spoolFile = options.resolvedSpoolFile.map { URL(fileURLWithPath: $0) }
-        historyOptions.spoolCapacity = options.spoolCapacity
-        historyOptions.timeout = options.historyTimeout
-        historyOptions.prefetchLimit = options.prefetchLimit
-        history = try BlockHistory(backend: backend, options: historyOptions)
-        var alignment: XDMAlignment?
-        var validator: JSONSchemaValidator?
-        if let schemas = options.schemas {
-            let registry = try XDMRegistry(folder: URL(fileURLWithPath: schemas))
-            if let cls = registry.experienceEventClass {
-                alignment = try XDMAlignment(registry: registry, classID: cls, policy: options.xdmPolicy)
-                validator = try registry.compose(class: cls, fieldGroups: registry.fieldGroups(for: cls)).validator
-            }
-        }
-        self.validator = validator
+    /// Builds the hosts and loads the rules, waiting on this thread for each hub to boot (tests and other
+    /// code that is not async; `start` from async code). A rule set that does not load, or a history that
+    /// cannot be opened, is an error (nothing would be served right).
+    ///
+    /// - Parameter options: how the service is configured.
+    /// - Throws: a `DiagnosticError` saying what keeps it from starting.
+    public convenience init(_ options: ServeOptions) throws(DiagnosticError) {
+        let parts = try Parts(options)
         var hosts: [RulesHost] = []
-        for _ in 0..<max(1, options.workers) {
-            var c = RulesHost.Configuration(
-                rules: options.rules, preloaded: snapshot, states: options.states, xdmStates: options.xdmStates, xdm: alignment)
-            if let direct { c.history = direct } else { c.blockHistory = history }
-            c.identityPath = options.identityPath
-            c.allowErrors = options.allowErrors
-            c.strict = options.strict
-            c.batchStates = true
-            let fired = metrics.tally()
-            c.onRulesMatched = { _, rules in fired.add(rules) }
-            c.onBlockTimed = { metrics.timed($0) }
-            do { hosts.append(try RulesHost(c)) } catch {
-                throw DiagnosticError(.error("serve.hub", "the hub could not start: \(error)"))
+        for c in parts.hostConfigurations {
+            do { hosts.append(try RulesHost(c)) } catch { throw Parts.hubFailure(error) }
+        }
+        self.init(parts, hosts: hosts)
+    }
+
+    /// Builds the hosts and loads the rules as `init` does, suspending (no thread waits) while each hub
+    /// boots: what `rulekit serve` calls.
+    ///
+    /// - Parameter options: how the service is configured.
+    /// - Returns: the service, its hosts booted.
+    /// - Throws: a `DiagnosticError` saying what keeps it from starting.
+    public static func start(_ options: ServeOptions) async throws(DiagnosticError) -> EnrichmentService {
+        let parts = try Parts(options)
+        var hosts: [RulesHost] = []
+        for c in parts.hostConfigurations {
+            do { hosts.append(try await RulesHost.start(c)) } catch { throw Parts.hubFailure(error) }
+        }
+        return EnrichmentService(parts, hosts: hosts)
+    }
+
+    /// What the service is made of before its hubs boot.
+    struct Parts {
+        let options: ServeOptions
+        let snapshot: RuleSnapshot
+        let metrics = ServeMetrics()
+        let history: BlockHistory
+        let historyClient: (any Service)?
+        let validator: JSONSchemaValidator?
+        var hostConfigurations: [RulesHost.Configuration] = []
+
+        init(_ options: ServeOptions) throws(DiagnosticError) {
+            self.options = options
+            snapshot = RuleSnapshot.load(options.rules, context: options.checkContext)
+            if !snapshot.admits(strict: options.strict, allowErrors: options.allowErrors) {
+                throw DiagnosticError(snapshot.hasErrors ? snapshot.errors : snapshot.refusals(strict: options.strict))
+            }
+            // History in this process (memory) is recorded into and asked directly by the hubs, each record
+            // keyed by its cause, so nothing is read before a block or written after it (no store to wait on).
+            let store = try options.history.open()
+            historyClient = store.client
+            var historyOptions = BlockHistory.Options()
+            historyOptions.spoolFile = options.resolvedSpoolFile.map { URL(fileURLWithPath: $0) }
+            historyOptions.spoolCapacity = options.spoolCapacity
+            historyOptions.timeout = options.historyTimeout
+            historyOptions.prefetchLimit = options.prefetchLimit
+            history = try BlockHistory(backend: store.backend, options: historyOptions)
+            var alignment: XDMAlignment?
+            var validator: JSONSchemaValidator?
+            if let schemas = options.schemas {
+                let registry = try XDMRegistry(folder: URL(fileURLWithPath: schemas))
+                if let cls = registry.experienceEventClass {
+                    alignment = try XDMAlignment(registry: registry, classID: cls, policy: options.xdmPolicy)
+                    validator = try registry.compose(class: cls, fieldGroups: registry.fieldGroups(for: cls)).validator
+                }
+            }
+            self.validator = validator
+            let metrics = self.metrics
+            for _ in 0..<max(1, options.workers) {
+                var c = RulesHost.Configuration(
+                    rules: options.rules, preloaded: snapshot, states: options.states, xdmStates: options.xdmStates, xdm: alignment)
+                if let direct = store.direct { c.history = direct } else { c.blockHistory = history }
+                c.identityPath = options.identityPath
+                c.allowErrors = options.allowErrors
+                c.strict = options.strict
+                c.batchStates = true
+                let fired = metrics.tally()
+                c.onRulesMatched = { _, rules in fired.add(rules) }
+                c.onBlockTimed = { metrics.timed($0) }
+                hostConfigurations.append(c)
             }
         }
+
+        static func hubFailure(_ error: HubError) -> DiagnosticError {
+            DiagnosticError(.error("serve.hub", "the hub could not start: \(error)"))
+        }
+    }
+
+    private init(_ parts: Parts, hosts: [RulesHost]) {
+        options = parts.options
+        metrics = parts.metrics
+        history = parts.history
+        historyClient = parts.historyClient
+        validator = parts.validator
         self.hosts = hosts
         let now = Date()
+        let snapshot = parts.snapshot
         status = Locked(
             RulesStatus(
                 lastAttemptLoaded: true, count: snapshot.ruleCount, contentHash: snapshot.contentHash, loadedAt: now,
@@ -131,10 +187,13 @@ public final class EnrichmentService: Sendable {
         }
         metrics.queueDepth.record(queue.withLock { $0.inFlight })
         defer {
-            let depth = queue.withLock { q -> Int in
+            let (depth, idle) = queue.withLock { q -> (Int, [CheckedContinuation<Void, Never>]) in
                 q.inFlight -= 1
-                return q.inFlight
+                guard q.inFlight == 0, !q.idleWaiters.isEmpty else { return (q.inFlight, []) }
+                defer { q.idleWaiters = [:] }
+                return (0, Array(q.idleWaiters.values))
             }
+            for waiter in idle { waiter.resume() }
             metrics.queueDepth.record(depth)
         }
         metrics.eventsIn.increment(by: Int64(events.count))
@@ -223,11 +282,38 @@ public final class EnrichmentService: Sendable {
         queue.withLock { $0.stopping = true }
     }
 
-    /// Waits (up to `timeout`) until no batch is in flight.
+    /// Batches being processed or waiting for a worker now.
+    var batchesInFlight: Int { queue.withLock { $0.inFlight } }
+
+    /// Waits (up to `timeout`) until no batch is in flight: woken by the last batch to end, not by polling.
     func drain(timeout: Duration) async {
-        let deadline = ContinuousClock.now + timeout
-        while queue.withLock({ $0.inFlight }) > 0 && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.idle() }
+            group.addTask { try? await Task.sleep(for: timeout) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Returns once no batch is in flight, or when the task is cancelled.
+    private func idle() async {
+        let id = queue.withLock { q -> UInt64 in
+            q.nextWaiter += 1
+            return q.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                // Checked under the lock the last batch's end takes: no end is missed between the look and
+                // the wait. A task cancelled before it waits does not wait.
+                let now = queue.withLock { q -> Bool in
+                    if q.inFlight == 0 || Task.isCancelled { return true }
+                    q.idleWaiters[id] = c
+                    return false
+                }
+                if now { c.resume() }
+            }
+        } onCancel: {
+            queue.withLock { $0.idleWaiters.removeValue(forKey: id) }?.resume()
         }
     }
 }

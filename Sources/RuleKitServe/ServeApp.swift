@@ -22,7 +22,7 @@ public enum ServeApp {
         let tokens = try options.authTokenFile.map { file throws(DiagnosticError) in try AuthTokens(file: file) }
         // A certificate or key that cannot be used is an error before anything starts.
         let tls = try options.tls.map { pair throws(DiagnosticError) in try tlsConfiguration(pair.certificate, pair.key) }
-        let service = try EnrichmentService(options)
+        let service = try await EnrichmentService.start(options)
         let logger = Logger(label: "rulekit.serve")
         // The database client runs from here until the history is flushed at shutdown; the migration and
         // the replay of a spool left by an earlier run happen before the server listens (bounded by the

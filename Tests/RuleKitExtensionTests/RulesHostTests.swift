@@ -28,6 +28,21 @@ import Testing
         return f.path
     }
 
+    @Test func startBootsTheHubWithoutAWaitingThreadAndFailsAsInitDoes() async throws {
+        let path = try Self.rules()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        var c = RulesHost.Configuration(rules: [path])
+        c.identityPath = ["user"]
+        let host = try await RulesHost.start(c)
+        #expect(host.rules.lastOutcome?.loaded == true)
+        let out = try await host.process([Event(name: "b", type: "buy", source: "s", data: ["user": "ada"])])
+        #expect(out.contains { $0.type == "told" })
+        // The same configuration booted twice, by each path, gives the same answers.
+        let sync = try RulesHost(c)
+        let again = try await sync.process([Event(name: "b", type: "buy", source: "s", data: ["user": "ada"])])
+        #expect(again.map(\.type) == out.map(\.type))
+    }
+
     @Test func concurrentBlocksKeepTheirEventsStatesAndHistories() async throws {
         let path = try Self.rules()
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }

@@ -50,6 +50,39 @@ import Testing
         for _ in 0..<6 { #expect(try await service.enrich([Self.event()]).first?.data?["y"] == .int(2)) }
     }
 
+    @Test func startBootsTheWorkersAsyncAndDrainWaitsForTheBatchesInFlight() async throws {
+        let dir = Scratch.url("rk-start-\(UUID())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Self.rule(7).write(to: dir.appendingPathComponent("a.yaml"), atomically: true, encoding: .utf8)
+        var o = ServeOptions()
+        o.rules = [dir.path]
+        o.history = .memory
+        o.workers = 3
+        let service = try await EnrichmentService.start(o)
+        #expect(service.hosts.count == 3)
+        #expect(try await service.enrich([Self.event()]).first?.data?["y"] == .int(7))
+        // Nothing in flight: drain returns at once, not at its time-out.
+        let idle = ContinuousClock.now
+        await service.drain(timeout: .seconds(60))
+        #expect(ContinuousClock.now - idle < .seconds(30))
+        // Batches in flight: drain returns when they are done, and they are done.
+        let batches = Task {
+            try await withThrowingTaskGroup(of: Int.self) { g in
+                for _ in 0..<20 { g.addTask { try await service.enrich((0..<200).map { _ in Self.event() }).count } }
+                return try await g.reduce(0, +)
+            }
+        }
+        // Once some are in flight (bounded: the batches end by themselves), drain waits for them all.
+        for _ in 0..<100_000 where service.batchesInFlight == 0 { await Task.yield() }
+        let seen = service.batchesInFlight
+        await service.drain(timeout: .seconds(60))
+        #expect(seen == 0 || service.batchesInFlight == 0)
+        #expect(try await batches.value == 20 * 200)
+        // A drain that cannot finish in time returns at its time-out.
+        await service.drain(timeout: .milliseconds(1))
+    }
+
     @Test func theWatchIgnoresTestFiles() throws {
         let dir = Scratch.url("rk-reload-\(UUID())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

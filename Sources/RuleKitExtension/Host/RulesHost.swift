@@ -99,11 +99,34 @@ public final class RulesHost: Sendable {
         var states: [Int: (standard: [String: ValueObject], xdm: [String: ValueObject])] = [:]
     }
 
-    /// Boots the hub with the configured extensions. Rules that do not load leave the host running with
-    /// none (as a device would): `rules.lastOutcome` says how the load went.
+    /// Boots the hub with the configured extensions, waiting on this thread until they are registered: for
+    /// code that is not async (`rulekit run`'s feeding thread, a test); async code calls `start`. Rules that
+    /// do not load leave the host running with none (as a device would): `rules.lastOutcome` says how the
+    /// load went.
     ///
+    /// - Parameter configuration: what the hub is made of.
     /// - Throws: `HubError` when an extension could not be registered.
-    public init(_ configuration: Configuration) throws(HubError) {
+    public convenience init(_ configuration: Configuration) throws(HubError) {
+        let boot = Boot()
+        self.init(assembling: configuration, boot: boot)
+        try boot.wait().get()
+    }
+
+    /// Boots the hub with the configured extensions, suspending (no thread waits) until they are
+    /// registered: the host `rulekit serve` and any async host start.
+    ///
+    /// - Parameter configuration: what the hub is made of.
+    /// - Returns: the booted host.
+    /// - Throws: `HubError` when an extension could not be registered.
+    public static func start(_ configuration: Configuration) async throws(HubError) -> RulesHost {
+        let boot = Boot()
+        let host = RulesHost(assembling: configuration, boot: boot)
+        try await boot.value().get()
+        return host
+    }
+
+    /// Builds the hub and asks it to register the extensions; `boot` hears when that is done.
+    private init(assembling configuration: Configuration, boot: Boot) {
         var options = EventHub.Options()
         options.history = configuration.blockHistory?.hubHistory ?? configuration.history
         blockHistory = configuration.blockHistory
@@ -157,29 +180,58 @@ public final class RulesHost: Sendable {
             }
         }
         let extensionConfiguration = rulesConfiguration
-        let control = Locked<RulesControl?>(nil)
-        var factories: [EventHub.ExtensionFactory] = [
-            { runtime in
-                let e = RulesExtension(runtime: runtime, configuration: extensionConfiguration)
-                control.withLock { $0 = e.control }
-                return e
-            }
-        ]
+        // The extension's control is made here, so the host has it before the hub has registered anything.
+        let control = RulesControl(configuration: extensionConfiguration)
+        rules = control
+        var factories: [EventHub.ExtensionFactory] = [{ runtime in RulesExtension(runtime: runtime, control: control) }]
         if let container = configuration.container { factories.append(SharedDataExtension.factory(container)) }
         for name in Set(configuration.states.keys).union(configuration.xdmStates.keys).sorted() {
             factories.append(
                 StatePublisherExtension.factory(name: name, state: configuration.states[name], xdm: configuration.xdmStates[name]))
         }
-        let booted = DispatchSemaphore(value: 0)
-        let failure = Locked<HubError?>(nil)
         hub.registerExtensions(factories: factories) { r in
-            if case .failure(let e) = r { failure.withLock { $0 = e } }
-            booted.signal()
+            switch r {
+            case .failure(let e): boot.finish(.failure(e))
+            case .success: boot.finish(control.extensionRef == nil ? .failure(.initFailed(RulesExtension.extensionName)) : .success(()))
+            }
         }
-        booted.wait()
-        if let e = failure.withLock({ $0 }) { throw e }
-        guard let rules = control.withLock({ $0 }) else { throw HubError.initFailed(RulesExtension.extensionName) }
-        self.rules = rules
+    }
+
+    /// The hub's registration of a host's extensions: finished once, waited for by a thread (`init`) or a
+    /// task (`start`).
+    final class Boot: Sendable {
+        private let state = Locked<(result: Result<Void, HubError>?, waiting: [CheckedContinuation<Result<Void, HubError>, Never>])>(
+            (nil, []))
+        private let done = DispatchSemaphore(value: 0)
+
+        func finish(_ r: Result<Void, HubError>) {
+            let waiting = state.withLock { s in
+                s.result = r
+                defer { s.waiting = [] }
+                return s.waiting
+            }
+            for w in waiting { w.resume(returning: r) }
+            done.signal()
+        }
+
+        /// The outcome, waited for on this thread.
+        func wait() -> Result<Void, HubError> {
+            done.wait()
+            done.signal()
+            return state.withLock { $0.result } ?? .failure(.initFailed(RulesExtension.extensionName))
+        }
+
+        /// The outcome, awaited.
+        func value() async -> Result<Void, HubError> {
+            await withCheckedContinuation { c in
+                let known = state.withLock { s -> Result<Void, HubError>? in
+                    if let r = s.result { return r }
+                    s.waiting.append(c)
+                    return nil
+                }
+                if let known { c.resume(returning: known) }
+            }
+        }
     }
 
     /// Dispatches `events` as one block and returns, once they and everything they caused have been
