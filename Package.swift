@@ -111,8 +111,8 @@ let package = Package(
             ],
             swiftSettings: strict,
             // A release tool carries the Swift runtime and Foundation in itself: a dozen shared libraries
-            // resolved symbol by symbol cost every run about 6 ms before main (a run of 100,000 events is
-            // 200 ms). The static Foundation's own libraries are named (`swift build --static-swift-stdlib`
+            // resolved symbol by symbol cost every run a start-up far from free (`docs/performance.md`).
+            // The static Foundation's own libraries are named (`swift build --static-swift-stdlib`
             // finds them through modules compiled for it; these are not); lld, because GNU ld warns about
             // a function the static Foundation contains. Debug builds (tests, sanitizers) link as usual.
             linkerSettings: [

@@ -66,8 +66,7 @@ final class ServeMetrics: Sendable {
 
     /// A worker's count of matches per rule: each worker counts into its own, and the counts move onto
     /// the registry's counters when the metrics are read. Counted straight onto the shared counters, every
-    /// match took the table's lock and the counter's atomics against the other workers: 1.4% of serve's
-    /// CPU with the history rules, which fire on most events.
+    /// match would take the table's lock and the counter's atomics against the other workers.
     func tally() -> FiredTally {
         let t = FiredTally()
         tallies.withLock { $0.append(t) }

@@ -1,6 +1,6 @@
 // How `rulekit serve` is configured: the same rules, schemas, states and policies as `rulekit run`, plus
 // where it listens, where history lives and whose it is, and the limits of a request.
-public import Foundation
+internal import Foundation
 public import RuleKitCore
 public import RuleKitExtension
 public import RuleKitHistory

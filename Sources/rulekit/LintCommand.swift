@@ -61,63 +61,11 @@ struct LintCommand: ParsableCommand {
                 "\(e) error\(e == 1 ? "" : "s"), \(w) warning\(w == 1 ? "" : "s") in \(sources.files.fileCount) rules file\(sources.files.fileCount == 1 ? "" : "s")"
             )
         case .json:
-            Stdout.print(JSONWriter.string(.array(findings.map(Self.json)), options: .pretty))
+            Stdout.print(JSONWriter.string(.array(findings.map(FindingReport.json)), options: .pretty))
         case .sarif:
-            Stdout.print(JSONWriter.string(Self.sarif(findings), options: .pretty))
+            Stdout.print(JSONWriter.string(FindingReport.sarif(findings), options: .pretty))
         }
         if findings.contains(where: { $0.severity == .error || (strict && $0.severity == .warning) }) { throw ExitCode(1) }
-    }
-
-    static func json(_ d: Diagnostic) -> Value {
-        var o: ValueObject = [
-            "severity": .string(d.severity.rawValue), "code": .string(d.code.rawValue),
-            "message": .string(d.message),
-        ]
-        if let l = d.location {
-            o["file"] = .string(l.file)
-            o["line"] = .int(Int64(l.line))
-            o["column"] = .int(Int64(l.column))
-        }
-        if let id = d.rule { o["rule"] = .string(id) }
-        return .object(o)
-    }
-
-    static func sarif(_ findings: [Diagnostic]) -> Value {
-        let codes = Array(Set(findings.map(\.code.rawValue))).sorted()
-        let results: [Value] = findings.map { d in
-            var r: ValueObject = [
-                "ruleId": .string(d.code.rawValue),
-                "level": .string(d.severity == .error ? "error" : d.severity == .warning ? "warning" : "note"),
-                "message": ["text": .string(d.message)],
-            ]
-            if let id = d.rule { r["properties"] = ["rule": .string(id)] }
-            if let l = d.location {
-                r["locations"] = [
-                    [
-                        "physicalLocation": [
-                            "artifactLocation": ["uri": .string(l.file)],
-                            "region": ["startLine": .int(Int64(l.line)), "startColumn": .int(Int64(l.column))],
-                        ]
-                    ]
-                ]
-            }
-            return .object(r)
-        }
-        return [
-            "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-            "version": "2.1.0",
-            "runs": [
-                [
-                    "tool": [
-                        "driver": [
-                            "name": "rulekit", "informationUri": "https://rulekit.dev",
-                            "rules": .array(codes.map { ["id": .string($0)] }),
-                        ]
-                    ],
-                    "results": .array(results),
-                ]
-            ],
-        ]
     }
 }
 

@@ -123,32 +123,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var options = ServeOptions()
-        if let tlsCert, let tlsKey { options.tls = (tlsCert, tlsKey) }
-        options.authTokenFile = authTokenFile
-        options.idleTimeout = .seconds(idleTimeout)
-        options.rules = RuleProject(rules: rules).rules
-        (options.states, options.xdmStates) = try stateOptions.load()
-        options.schemas = try SchemaFolder.resolve(schemas, skipping: "XDM alignment and /v1/xdm/validate are")
-        options.xdmPolicy = xdmPolicy
-        // Every load and reload runs the Check with the schemas, as `rulekit lint` does (examples aside).
-        if let folder = options.schemas {
-            var linter = Linter()
-            linter.checksUnknownKeys = false
-            if (try? linter.useSchemas(folder: folder)) == true { options.checkContext = linter }
-        }
-        options.allowErrors = check.allowErrors
-        options.strict = check.strict
-        if let (host, port) = Self.address(listen) { (options.host, options.port) = (host, port) }
-        if let location = HistoryLocation(history) { options.history = location }
-        options.identityPath = try IdentityOption.parse(identity)
-        if let workers { options.workers = workers }
-        options.spoolCapacity = spool
-        options.spoolFile = historySpool
-        options.historyTimeout = .milliseconds(historyTimeout)
-        options.limits.maxDocuments = maxEvents
-        options.limits.maxBodyBytes = maxBody
-        options.limits.queueCapacity = queue
+        let options = try serveOptions()
         StderrLogHandler.serviceFormat.withLock { $0 = true }
         do {
             try await ServeApp.run(options) { address in

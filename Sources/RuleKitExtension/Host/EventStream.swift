@@ -22,13 +22,11 @@ public enum EventStream {
         /// Blocks in flight when the host reads each block's history from its store: a block's read and the
         /// writes of those before it run while the hub evaluates another, and while a write runs the records
         /// of the blocks evaluated meanwhile wait for the next, so a slow store is written in fewer, larger
-        /// transactions (`rulekit run --data-dir`, 100,000 events with history rules, when its SQLite history
-        /// was still read per block: 2.1 s at 3, 1.9 s at 8). Without history, one.
+        /// transactions (figures: `docs/performance.md`). Without history, one.
         public var historyDepth = 8
         /// Blocks in flight when the host's history is indexed in this process (a SQLite file): no read to
         /// wait for, only the write of the block before, so fewer blocks parsed ahead, and warmer in cache
-        /// when the hub reaches them (`rulekit run --data-dir`, 100,000 events with history rules, A/B
-        /// pairs: 4 against 8, 0.94 of the time; 3 against 2, 0.97; peak memory 113 MB against 126).
+        /// when the hub reaches them (figures: `docs/performance.md`).
         public var indexedHistoryDepth = 3
         /// Whether the host's observer writes every delivered event itself (then blocks write nothing).
         public var observerWrites = false

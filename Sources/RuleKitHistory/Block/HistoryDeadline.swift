@@ -1,9 +1,7 @@
 // The time limit of each call to a history store. A block makes two calls (its read and its write), each
-// bounded in time. A sleeping task per call cost the start of a task, and the wake-up of a pool thread
-// when the call ended and the sleep was cancelled: serving from PostgreSQL on a 2-core machine, a block of
-// 100 events made 19-20 context switches of the service's threads with them and 15-16 without (`perf
-// stat`), and 5-10% less CPU per event. One timer now watches every call in flight; it wakes about once
-// per time limit, not once per call.
+// bounded in time. One timer watches every call in flight and wakes about once per time limit, not once
+// per call: a sleeping task per call cost a task's start and a pool thread's wake-up when the call ended
+// (`docs/performance.md`).
 internal import Dispatch
 internal import RuleKitCore
 

@@ -63,9 +63,8 @@ final class PostgresEventHistory: HistoryBackend, Service {
 
     /// Writes a block's records: as new ones first, and only if one of them is kept already (a unique
     /// violation, which undoes that statement whole) again, passing over what is kept. `ON CONFLICT`
-    /// looks each row's key up in the unique index before inserting it, and the insert looks it up again,
-    /// for the few blocks that are retries: with it the database took about 10% more CPU per event in
-    /// serve's history benchmark (10.9-11.2 µs against 9.9-10.1, alternated runs).
+    /// looks each row's key up in the unique index before inserting it, and the insert looks it up again:
+    /// paid on every block for the few that are retries (`docs/performance.md`).
     func commit(_ records: [HistoryRecord]) async throws {
         guard !records.isEmpty else { return }
         let rows = Rows(
@@ -306,8 +305,8 @@ final class PostgresEventHistory: HistoryBackend, Service {
             if version < 4 {
                 // Identities and keys are ids, not words: compared byte for byte, every B-tree step of an insert,
                 // of its key check and of its summary upsert is a memcmp, where the database's own collation
-                // (C.UTF-8, ICU en-US, ...) compared by locale. 300,000 rows into the table's two indexes took
-                // 15-25% less time (both collations, both orders). The indexes are rebuilt; the rows stay. The
+                // (C.UTF-8, ICU en-US, ...) compared by locale (`docs/performance.md`). The indexes are rebuilt;
+                // the rows stay. The
                 // steps above stay as they were written: a new database runs them all, and this one last.
                 try await c.query(
                     """

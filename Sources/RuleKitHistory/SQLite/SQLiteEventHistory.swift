@@ -59,7 +59,7 @@ public final class SQLiteEventHistory: EventHistoryStore, IndexedHistoryBackend 
             // Reads through a memory map (opening reads the whole log once). The writer's cache is 16 MB:
             // a migration from an earlier layout moves every record in one transaction.
             // No automatic checkpoint: it runs inside the commit that crosses the bound, and every write
-            // queued behind that commit waits for it (serve's p99 at half load: 70–75 ms, 9.6 ms without).
+            // queued behind that commit waits for it (serve's p99: `docs/performance.md`).
             // `Checkpointer` copies the log back on a connection of its own instead.
             config.prepareDatabase { db in
                 try db.execute(
@@ -400,4 +400,25 @@ func reason(_ error: any Error) -> String {
     }
     if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))).lowercased() }
     return "\(error)"
+}
+
+extension BlockHistory {
+    /// The history of one process that reads a stream (`rulekit run --data-dir`): `DIR/history.sqlite`,
+    /// indexed in this process and written a block at a time, with no spool — a write the file refuses ends
+    /// the run rather than forgetting history — and a minute's time limit.
+    ///
+    /// - Parameter directory: the folder of `history.sqlite` (made when missing).
+    /// - Returns: the block history over the file.
+    /// - Throws: a `DiagnosticError` naming the folder or file when it cannot hold history.
+    public static func localFile(directory: String) throws(DiagnosticError) -> BlockHistory {
+        let store: SQLiteEventHistory
+        switch SQLiteEventHistory.open(directory: directory) {
+        case .success(let s): store = s
+        case .failure(let e): throw e
+        }
+        var options = Options()
+        options.spoolCapacity = 0
+        options.timeout = .seconds(60)
+        return try BlockHistory(backend: store, options: options)
+    }
 }
