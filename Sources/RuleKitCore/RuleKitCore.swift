@@ -9,5 +9,5 @@
 //   - `ReaderLimits`, the bounds hostile input meets before it costs anything;
 //   - event-history types shared by the hub and the engine (`EventHistoryRequest`, `HistoryRecord`,
 //     the reference's hash).
-// Pointer code lives in `Unsafe/`, each file opening with the invariants it relies on; each fast path has
+// Folders say what the code does (`Value/`, `JSON/`, `Tape/`, `Input/`, `Events/`, `Diagnostics/`); pointer code lives with the function it serves, each file opening with the invariants it relies on; each fast path has
 // a plain reference its tests compare it with.

@@ -4,4 +4,4 @@
 //     validator (draft-07, as the JSON-Schema test suite in `../shared/corpora` judges it);
 //   - `XDM/`: `XDMRegistry` over a schema folder, `XDMPathCatalog` (every path of a class, for lint and
 //     completion), coercion of values to their XDM types.
-// Pointer code (tape instances, glob matching) is in `Unsafe/`.
+// Pointer code (tape instances, glob matching, member names) sits with the validator it serves, in `JSONSchema/`, each file opening with its invariants.

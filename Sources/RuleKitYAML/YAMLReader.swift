@@ -1,6 +1,6 @@
 internal import Foundation
 // RuleKitYAML turns YAML text into RuleKit's `Value` model, or into a tape. It is the one module that
-// talks to libyaml (through the CYAML system library), and only in `Unsafe/`: libyaml's events are turned
+// talks to libyaml (through the CYAML system library), and only in `Parser/`: libyaml's events are turned
 // into values directly (`LibYAMLParser`), with no intermediate node tree, while the position of every node
 // is recorded in a flat `SourceMap` so later layers can point diagnostics at the exact field; or they are
 // pushed into a `JSONTape` that keeps the same positions (`YAMLTapeBuilder`), which the rules loaders walk

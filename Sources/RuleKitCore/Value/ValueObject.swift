@@ -1,3 +1,6 @@
+// Invariants: the one pointer use here compares two arrays' base addresses, for identity only (the same
+// storage); nothing is read through them.
+
 /// An object of `Value`s that keeps its keys in insertion order.
 ///
 /// Members live in one contiguous array (one allocation per object). Small objects, the common case in
