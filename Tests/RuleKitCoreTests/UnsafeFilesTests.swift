@@ -8,7 +8,8 @@ import Testing
 @Suite struct UnsafeFilesTests {
     @Test func everyFileUsingAnUnsafeAPIOpensWithItsInvariants() throws {
         let sources = SharedCorpus.repositoryRoot.appendingPathComponent("Sources")
-        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?
+        let files =
+            FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?
             .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
         #expect(files.count > 100, "the sources were not found")
         var unsafe: [String] = []
