@@ -93,6 +93,7 @@ public struct RuleProject: Sendable, Hashable {
     /// - Parameters:
     ///   - test: the test file's path.
     ///   - named: the rules files the test file names, if it names any.
+    /// - Returns: the rules files or folder the tests run against.
     public static func rules(forTest test: String, named: [String]?) -> [String] {
         let dir = PathText.directory(of: test)
         if let named { return named.map { PathText.join(dir, $0) } }
@@ -111,6 +112,7 @@ public struct RuleProject: Sendable, Hashable {
     /// - Parameters:
     ///   - keepsDocuments: as in `RuleFiles`.
     ///   - context: the schema checks (a `Linter` with the project's schemas); nil for the rules-only checks.
+    /// - Returns: the snapshot, with every finding of the three phases.
     public func load(keepsDocuments: Bool = false, context: (any CheckContext)? = nil) -> RuleSnapshot {
         RuleSnapshot.load(rules, keepsDocuments: keepsDocuments, context: context)
     }

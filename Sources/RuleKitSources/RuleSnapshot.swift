@@ -41,6 +41,7 @@ public struct RuleSnapshot: Sendable {
     ///   - keepsDocuments: as in `RuleFiles`.
     ///   - context: the schema checks of the Check phase (a `Linter` with the project's schemas); nil for
     ///     the rules-only checks.
+    /// - Returns: the snapshot, with every finding of the three phases.
     public static func load(_ sources: [String], keepsDocuments: Bool = false, context: (any CheckContext)? = nil) -> RuleSnapshot {
         let stamps = RuleSources.stamps(sources)
         var files = RuleFiles()
@@ -94,6 +95,7 @@ public struct RuleSnapshot: Sendable {
     /// - Parameters:
     ///   - strict: whether a Launch `rules.json`'s findings refuse it too.
     ///   - allowErrors: whether error findings are reported only (files that did not load still refuse).
+    /// - Returns: whether the rules may run.
     public func admits(strict: Bool, allowErrors: Bool) -> Bool {
         !hasErrors && (allowErrors || refusals(strict: strict).isEmpty)
     }

@@ -25,7 +25,11 @@ public enum JSONReader {
     /// Reads one JSON text.
     ///
     /// - Parameters:
+    ///   - bytes: the JSON text.
+    ///   - file: the name diagnostics give the text.
+    ///   - limits: the depth, size and count bounds of the reader.
     ///   - keepSourceMap: record each node's position (for loaders that point diagnostics at nodes).
+    /// - Returns: the document read.
     /// - Throws: `DiagnosticError` with one `json.syntax` or `input.limit-exceeded` diagnostic.
     public static func read(
         _ bytes: [UInt8], file: String = "<input>", limits: ReaderLimits = .default, keepSourceMap: Bool = false

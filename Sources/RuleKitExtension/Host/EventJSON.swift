@@ -18,11 +18,14 @@ public enum EventJSON {
 
     /// The event an input object describes (missing fields: name `event`, empty type and source, no data).
     ///
-    /// - Parameter dataText: the exact text of the object's `data` member as read
-    ///   (`JSONLinesBlock.records(keepingTextOf: "data")`, or `records(tapeOf:)` when the tape refused the
-    ///   member): kept on the event, a writer copies it while the data is unchanged.
-    /// - Parameter document: the object's `data` read as a tape (`JSONLinesBlock.records(tapeOf: "data")`,
-    ///   which leaves it out of `o`): the event's data, made into a `ValueObject` only if a listener asks.
+    /// - Parameters:
+    ///   - o: the input object (checked by `EventShape` by the callers that read input).
+    ///   - dataText: the exact text of the object's `data` member as read
+    ///     (`JSONLinesBlock.records(keepingTextOf: "data")`, or `records(tapeOf:)` when the tape refused the
+    ///     member): kept on the event, a writer copies it while the data is unchanged.
+    ///   - document: the object's `data` read as a tape (`JSONLinesBlock.records(tapeOf: "data")`, which
+    ///     leaves it out of `o`): the event's data, made into a `ValueObject` only if a listener asks.
+    /// - Returns: the event.
     public static func event(_ o: ValueObject, dataText: [UInt8]? = nil, document: JSONTape? = nil) -> Event {
         var e = Event(
             name: o["name"]?.stringValue ?? "event", type: o["type"]?.stringValue ?? "", source: o["source"]?.stringValue ?? "",

@@ -33,7 +33,8 @@ extension RuleCheck {
     ///
     /// - Parameters:
     ///   - c: the matcher condition.
-    ///   - key: its key as written; `path` what it reads (a data element's path for `%name%`).
+    ///   - key: its key as written.
+    ///   - path: what the key reads (a data element's path for `%name%`).
     ///   - op: its operation.
     ///   - rule: the rule's label, for messages.
     ///   - guarded: keys an enclosing `and` requires to exist.

@@ -45,7 +45,12 @@ public struct Template: Sendable, Hashable {
 
     /// Parses `text` with the given delimiters (Launch: `{%` `%}`).
     ///
-    /// - Parameter resolveKey: maps tag key text to a key (data elements are substituted here).
+    /// - Parameters:
+    ///   - text: the consequence's string, tokens and all.
+    ///   - open: the opening delimiter.
+    ///   - close: the closing delimiter.
+    ///   - resolveKey: maps tag key text to a key (data elements are substituted here).
+    /// - Returns: the template, ready to render.
     public static func parse(
         _ text: String, open: String = "{%", close: String = "%}",
         resolveKey: (String) -> (KeyRef, Function?) = { (KeyRef.parse($0), nil) }
