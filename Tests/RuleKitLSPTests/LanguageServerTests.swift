@@ -180,6 +180,7 @@ import Testing
             ["textDocument": doc, "position": LSPSession.position(12, 22), "context": ["includeDeclaration": true]])
         let uris = Set((references["result"]?.arrayValue ?? []).compactMap { $0["uri"]?.stringValue })
         #expect(uris == [url.absoluteString], "\(references)")
+
     }
 
     @Test func aRuleIdInATestGoesToTheRule() throws {

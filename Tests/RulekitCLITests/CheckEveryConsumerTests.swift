@@ -104,6 +104,7 @@ import Testing
                 when:
                   - {key: "web.page", ne: "home"}
                   - {key: "web.flag", co: true}
+                  - history: {events: [{page: home}], matcher: ge, value: 1}
                 then:
                   - add: {x: 1}
             """
@@ -117,6 +118,7 @@ import Testing
         #expect(both.stdout.contains("true on mobile"))
         #expect(both.stdout.contains("false on web"))
         #expect(both.stdout.contains("target.boolean-string-matcher"))
+        #expect(both.stdout.contains("target.history-mask-keys"), "\(both.stdout)")
     }
 
     @Test func runWritesWhatItReadWhenItsInputPauses() throws {

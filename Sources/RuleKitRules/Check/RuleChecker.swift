@@ -79,6 +79,7 @@ public struct RuleChecker: Sendable {
         for sub in c.definition.conditions ?? [] {
             condition(sub, rule: rule, elements: elements, guarded: logic == .and ? inner : guarded, into: &out)
         }
+        if c.kind == .historical, target != .mobile { RuleCheck.targetHistoryDifferences(c, rule: rule, into: &out) }
         guard c.kind == .matcher, let key = c.definition.key, let code = c.definition.matcher, let op = Operation(code: code)
         else { return }
         var path = key

@@ -7,6 +7,9 @@
 // - `co`/`nc`/`sw`/`ew` with a boolean value: web compares the texts ("true"); mobile has these operators for
 //   strings only, so a boolean value never matches (and `nc` is false too).
 // - `ex`/`nx`: web counts a null value as absent; mobile counts a null leaf as present.
+// - historical conditions: web finds each mask's events by its type (`iam.eventType`, `eventType` or
+//   `type`) and id (`iam.id` or `id`) and counts none for a mask without both; mobile hashes the whole
+//   mask, whatever its keys are named.
 public import RuleKitCore
 
 /// Which engines a rule set is meant for.
@@ -26,6 +29,8 @@ extension DiagnosticCode {
     public static let targetBooleanStringMatcher: DiagnosticCode = "target.boolean-string-matcher"
     /// `ex`/`nx` on a key whose value may be null: present on mobile, absent on web.
     public static let targetNullExistence: DiagnosticCode = "target.null-existence"
+    /// A historical mask without the type and id keys the web engine finds events by: never counted on web.
+    public static let targetHistoryMaskKeys: DiagnosticCode = "target.history-mask-keys"
 }
 
 extension RuleCheck {
@@ -64,6 +69,35 @@ extension RuleCheck {
                 Diagnostic(
                     .note, .targetNullExistence,
                     "rule \(rule): '\(code)' on '\(key)' when its value is null: mobile counts it as present, web as absent",
+                    at: c.location))
+        }
+    }
+
+    /// The web engine's keys for a historical mask's event type and id, in the order it reads them.
+    static let webTypeKeys = ["iam.eventType", "eventType", "type"]
+    static let webIDKeys = ["iam.id", "id"]
+
+    /// The findings of one historical condition where the web and mobile engines differ: each mask
+    /// without a type key and an id key the web engine reads.
+    ///
+    /// - Parameters:
+    ///   - c: the historical condition.
+    ///   - rule: the rule's label, for messages.
+    ///   - out: where the findings go.
+    public static func targetHistoryDifferences(_ c: Condition, rule: String, into out: inout [Diagnostic]) {
+        for (i, mask) in (c.definition.events ?? []).enumerated() {
+            let keys = Set(Flatten.object(mask, arrays: true).keys)
+            let type = webTypeKeys.contains(where: keys.contains)
+            let id = webIDKeys.contains(where: keys.contains)
+            guard !type || !id else { continue }
+            let missing = [
+                type ? nil : "a type (\(webTypeKeys.joined(separator: ", ")))", id ? nil : "an id (\(webIDKeys.joined(separator: ", ")))",
+            ]
+            .compactMap { $0 }.joined(separator: " and ")
+            out.append(
+                .warning(
+                    .targetHistoryMaskKeys,
+                    "rule \(rule): history mask \(i + 1) has no \(missing): mobile counts the events recorded with it, web finds events by type and id and counts none",
                     at: c.location))
         }
     }
