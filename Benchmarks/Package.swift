@@ -77,6 +77,7 @@ let package = Package(
             dependencies: [
                 .product(name: "RuleKitCore", package: "RuleKit"),
                 .product(name: "RuleKitHub", package: "RuleKit"),
+                .product(name: "RuleKitHistory", package: "RuleKit"),
                 .product(name: "RuleKitExtension", package: "RuleKit"),
             ],
             path: "Benchmarks/HistoryBench"

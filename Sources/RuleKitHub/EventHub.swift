@@ -119,6 +119,8 @@ public final class EventHub: Sendable {
     let settling = Settling()
 
     /// A hub, not yet booted: it boots when extensions are registered.
+    ///
+    /// - Parameter options: delivery, history and the host's wrapper.
     public init(options: Options = Options()) {
         self.options = options
         deliveryTarget = options.serialDelivery ? DispatchQueue(label: "rulekit.delivery") : nil
@@ -146,6 +148,11 @@ public final class EventHub: Sendable {
     public typealias ExtensionFactory = @Sendable (any ExtensionRuntime) -> (any Extension)?
 
     /// Registers the initial extensions (made by factories) concurrently, then boots the hub.
+    ///
+    /// - Parameters:
+    ///   - factories: each makes one extension from its runtime (nil: the extension refuses to start).
+    ///   - completion: hears whether every extension registered (the first error otherwise), once the hub
+    ///     has booted.
     public func registerExtensions(
         factories: [ExtensionFactory],
         completion: (@Sendable (Result<Void, HubError>) -> Void)? = nil
@@ -158,6 +165,11 @@ public final class EventHub: Sendable {
 
     /// Registers the initial extensions concurrently, then boots the hub: events dispatched before are
     /// delivered in order after every `onRegistered` finished (in dependency order where declared).
+    ///
+    /// - Parameters:
+    ///   - types: the extensions' types, each made with `init?(runtime:)`.
+    ///   - completion: hears whether every extension registered (the first error otherwise), once the hub
+    ///     has booted.
     public func registerExtensions(
         _ types: [any Extension.Type],
         completion: (@Sendable (Result<Void, HubError>) -> Void)? = nil
@@ -173,6 +185,10 @@ public final class EventHub: Sendable {
     }
 
     /// Registers one more extension, made by a factory, after boot.
+    ///
+    /// - Parameters:
+    ///   - factory: makes the extension from its runtime.
+    ///   - completion: hears whether it registered.
     public func registerExtension(
         factory: @escaping ExtensionFactory,
         completion: (@Sendable (Result<Void, HubError>) -> Void)? = nil
@@ -184,6 +200,10 @@ public final class EventHub: Sendable {
     }
 
     /// Registers one more extension after boot.
+    ///
+    /// - Parameters:
+    ///   - type: the extension's type, made with `init?(runtime:)`.
+    ///   - completion: hears whether it registered.
     public func registerExtension(
         _ type: any Extension.Type,
         completion: (@Sendable (Result<Void, HubError>) -> Void)? = nil
@@ -196,6 +216,10 @@ public final class EventHub: Sendable {
     }
 
     /// Unregisters an extension: its queue stops, `onUnregistered` runs, the hub state is republished.
+    ///
+    /// - Parameters:
+    ///   - name: the extension's name (any case).
+    ///   - completion: hears whether it was registered and is gone.
     public func unregisterExtension(named name: String, completion: (@Sendable (Result<Void, HubError>) -> Void)? = nil) {
         let container = state.withLock { s -> ExtensionContainer? in
             guard let c = s.containers.removeValue(forKey: name.lowercased()) else { return nil }
@@ -326,6 +350,8 @@ public final class EventHub: Sendable {
     // MARK: dispatch
 
     /// Dispatches an event: numbered now, preprocessed and delivered in order on the hub queue.
+    ///
+    /// - Parameter event: the event.
     public func dispatch(_ event: Event) {
         dispatchBlock(CollectionOfOne(event), completion: nil)
     }
@@ -333,6 +359,8 @@ public final class EventHub: Sendable {
     /// Dispatches events as one block: they are numbered together and delivered one after another, so no
     /// event dispatched meanwhile (by an extension reacting to the first of them) comes between them.
     /// What an offline run needs to deliver the same order every time.
+    ///
+    /// - Parameter events: the block, in order.
     public func dispatch<S: Sequence<Event>>(contentsOf events: S) {
         dispatch(contentsOf: events, whenDelivered: nil)
     }
@@ -341,6 +369,10 @@ public final class EventHub: Sendable {
     /// every event they caused (dispatched with a `parentID` among them, transitively), have been delivered
     /// to every extension: what a host that feeds a stream block by block waits for. An event an extension
     /// holds (stopped, or not ready for it) is not delivered yet.
+    ///
+    /// - Parameters:
+    ///   - events: the block, in order.
+    ///   - completion: called once the block and everything it caused were delivered.
     public func dispatch<S: Sequence<Event>>(contentsOf events: S, whenDelivered completion: (@Sendable () -> Void)?) {
         dispatchBlock(Array(events), completion: completion)
     }
@@ -366,18 +398,30 @@ public final class EventHub: Sendable {
     }
 
     /// Dispatches `event` and calls `responseCallback` with its response, or nil after `timeout` seconds.
+    ///
+    /// - Parameters:
+    ///   - event: the request.
+    ///   - timeout: seconds to wait for a response.
+    ///   - responseCallback: hears the first event whose `responseID` is `event`'s id, or nil at the time-out.
     public func dispatch(_ event: Event, timeout: Double = 1, responseCallback: @escaping ResponseListener) {
         registerResponseListener(triggerEvent: event, timeout: timeout, listener: responseCallback)
         dispatch(event)
     }
 
     /// Adds a preprocessor; they run in order, before any listener sees the event.
+    ///
+    /// - Parameter p: turns an event into the event the listeners hear.
     public func registerPreprocessor(_ p: @escaping EventPreprocessor) {
         state.withLock { $0.preprocessors.append(p) }
     }
 
     /// A listener owned by the hub itself (the host's `MobileCore.registerEventListener`): it hears the
     /// events the hub loop hands out after this call.
+    ///
+    /// - Parameters:
+    ///   - type: the event type heard (`EventType.wildcard` for all).
+    ///   - source: the event source heard (`EventSource.wildcard` for all).
+    ///   - listener: called with each event heard, on the hub's queue.
     public func registerEventListener(type: String, source: String, listener: @escaping EventListener) {
         placeholder.addListener(.init(type: type, source: source, call: listener))
     }
@@ -537,6 +581,14 @@ public final class EventHub: Sendable {
     }
 
     /// Reads `extensionName`'s shared state at `event` (nil: the latest); nil when no such extension.
+    ///
+    /// - Parameters:
+    ///   - extensionName: the owner's name.
+    ///   - event: the event whose version is read (nil: the latest).
+    ///   - barrier: a set state counts as pending until its owner has processed the events before `event`.
+    ///   - resolution: `.any` or `.lastSet` (the latest state that is set, passing over pending ones).
+    ///   - xdm: the XDM shared state instead of the standard one.
+    /// - Returns: the state and its status, or nil when no such extension is registered.
     public func getSharedState(
         extensionName: String, event: Event?, barrier: Bool = false,
         resolution: SharedStateResolution = .any, xdm: Bool = false
@@ -574,11 +626,19 @@ public final class EventHub: Sendable {
     // MARK: lookups
 
     /// The API object an extension published, by the extension's name.
+    ///
+    /// - Parameter name: the extension's name.
+    /// - Returns: its `Extension.api`, nil when none.
     public func api(named name: String) -> (any Sendable)? {
         container(named: name)?.ext?.api
     }
 
     /// The API object an extension published, as `T`.
+    ///
+    /// - Parameters:
+    ///   - name: the extension's name.
+    ///   - as: the API's type.
+    /// - Returns: its `Extension.api` as `T`, nil when none or of another type.
     public func api<T>(named name: String, as: T.Type) -> T? {
         api(named: name) as? T
     }
@@ -589,6 +649,11 @@ public final class EventHub: Sendable {
     }
 
     /// Searches event history.
+    ///
+    /// - Parameters:
+    ///   - requests: one search per mask hash, with its window.
+    ///   - enforceOrder: each search counts only records after the oldest match of the one before.
+    /// - Returns: one result per request, in order.
     public func historicalEvents(_ requests: [EventHistoryRequest], enforceOrder: Bool) -> [EventHistoryResult] {
         var after: Date?
         return requests.map { r in
@@ -600,6 +665,9 @@ public final class EventHub: Sendable {
 
     /// Records an event in history by the hash of its (masked) data. Its cause is the event it was chained
     /// from (the event a rule recorded on), or itself.
+    ///
+    /// - Parameter event: the event, its mask applied to its data.
+    /// - Returns: whether a record was kept (false for an event whose masked data hashes to nothing).
     public func recordHistoricalEvent(_ event: Event) -> Bool {
         let hash = EventHistoryHash.hash(event.data, mask: event.mask)
         guard hash != 0 else { return false }

@@ -65,8 +65,13 @@ public struct RuleSnapshot: Sendable {
         self.plans = plans
         compiled = Self.append(plans)
         diagnostics = files.diagnostics + plans.flatMap(\.diagnostics)
-        findings = diagnostics.map(CheckSeverity.apply) + RuleChecker(context: context).check(files.sets, plans: plans)
+        let checked = RuleChecker(context: context).check(files.sets, plans: plans)
+        checkErrors = checked.filter { $0.severity == .error }
+        findings = diagnostics.map(CheckSeverity.apply) + checked
     }
+
+    /// The Check's error findings (its warnings are lint's to show, not a host's to report at every load).
+    private let checkErrors: [Diagnostic]
 
     /// The findings of Load, Plan and Check with `context`'s schema checks, for the engines of `target`
     /// (the snapshot's own `findings` were made with the context it was loaded with, for mobile).
@@ -100,11 +105,13 @@ public struct RuleSnapshot: Sendable {
         !hasErrors && (allowErrors || refusals(strict: strict).isEmpty)
     }
 
-    /// The findings a host reports when it loads this snapshot: the refusing ones as errors, a Launch
-    /// `rules.json`'s as warnings (`lenient(strict:)`), the rest as they are.
+    /// The findings a host reports when it loads this snapshot: the loaders' and the planner's, and the
+    /// Check's errors (its warnings are lint's); the refusing ones as errors, a Launch `rules.json`'s as
+    /// warnings (`lenient(strict:)`).
     public func reported(strict: Bool) -> [Diagnostic] {
-        guard !strict else { return findings }
-        return findings.map { d in
+        let reported = diagnostics.map(CheckSeverity.apply) + checkErrors
+        guard !strict else { return reported }
+        return reported.map { d in
             guard d.severity == .error, isLenient(d) else { return d }
             var w = d
             w.severity = .warning

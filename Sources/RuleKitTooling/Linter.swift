@@ -25,14 +25,12 @@ public struct Linter: Sendable {
     /// A linter with no schemas and no known keys beyond the rules' own.
     public init() {}
 
-    /// A linter with a composed schema's catalog and validator (a host's XDM alignment has them), as a host
-    /// that runs rules checks them: unknown keys are not asked about.
+    /// The schema checks a host that runs rules needs (a host's XDM alignment has the validator): the XDM
+    /// a consequence attaches, whose misfit is an error that refuses the rules. Keys and their types are
+    /// lint's warnings, not asked about at every load.
     ///
-    /// - Parameters:
-    ///   - catalog: the XDM paths keys are checked against.
-    ///   - validator: the ExperienceEvent schema attached XDM is checked against.
-    public init(catalog: XDMPathCatalog, validator: JSONSchemaValidator) {
-        self.catalog = catalog
+    /// - Parameter validator: the ExperienceEvent schema attached XDM is checked against.
+    public init(validator: JSONSchemaValidator) {
         xdmValidator = validator
         checksUnknownKeys = false
     }

@@ -26,7 +26,7 @@ extension RunCommand {
         let xdmAlignment = try alignment()
         // The documents read are freed once loaded (no `keepsDocuments`): a run over a long stream would
         // carry them to its end. Checked as serve checks them, with the schemas the alignment uses.
-        let files = RuleSnapshot.load(sources, context: xdmAlignment.map { Linter(catalog: $0.catalog, validator: $0.validator) })
+        let files = RuleSnapshot.load(sources, context: xdmAlignment.map { Linter(validator: $0.validator) })
         if let container, !files.admits(strict: check.strict, allowErrors: check.allowErrors),
             (try? container.read(RulesExtension.lastGoodCollection)) != nil
         {

@@ -21,8 +21,9 @@ extension ServeCommand {
         // Every load and reload runs the Check with the schemas, as `rulekit lint` does (examples aside).
         if let folder = options.schemas {
             var linter = Linter()
-            linter.checksUnknownKeys = false
-            if (try? linter.useSchemas(folder: folder)) == true { options.checkContext = linter }
+            if (try? linter.useSchemas(folder: folder)) == true, let validator = linter.xdmValidator {
+                options.checkContext = Linter(validator: validator)
+            }
         }
         options.allowErrors = check.allowErrors
         options.strict = check.strict

@@ -4,6 +4,7 @@
 import Foundation
 import RuleKitCore
 import RuleKitExtension
+import RuleKitHistory
 import RuleKitHub
 
 let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rk-history-bench-\(UUID())").path

@@ -24,32 +24,45 @@ public enum EventShape {
         guard case .object(let o) = value else {
             return Problem(message: "an event must be a JSON object, not \(kind(value))", pointer: "")
         }
-        // Per event, on the path of every batch: no sorting, no allocation unless something is wrong (the
-        // first unknown member in name order is named, whatever the object's order).
+        // Per event, on the path of every batch (every line `run` and `match` read): one pass over the
+        // members, each known by its length and first byte before a compare, no look-up by key, no sorting,
+        // no allocation unless something is wrong (the first unknown member in name order is named, whatever
+        // the object's order).
         var unknown: String?
-        for (key, _) in o {
-            switch key {
-            case "id", "name", "type", "source", "data", "mask": continue
-            default: if unknown == nil || key < unknown! { unknown = key }
+        var type: Value?
+        var source: Value?
+        var id: Value?
+        var name: Value?
+        var data: Value?
+        var mask: Value?
+        for (key, v) in o {
+            switch Member(key) {
+            case .type: type = v
+            case .source: source = v
+            case .id: id = v
+            case .name: name = v
+            case .data: data = v
+            case .mask: mask = v
+            case nil: if unknown.map({ key < $0 }) ?? true { unknown = key }
             }
         }
         if let key = unknown {
             return Problem(
                 message: "unknown member '\(key)' (an event has \(members.joined(separator: ", ")))", pointer: "/" + escape(key))
         }
-        for key in ["type", "source"] {
-            guard let v = o[key] else { return Problem(message: "an event needs a string '\(key)'", pointer: "/" + key) }
+        for (key, v) in [("type", type), ("source", source)] {
+            guard let v else { return Problem(message: "an event needs a string '\(key)'", pointer: "/" + key) }
             guard case .string = v else { return Problem(message: "'\(key)' must be a string, not \(kind(v))", pointer: "/" + key) }
         }
-        for key in ["id", "name"] {
-            if let v = o[key], v.stringValue == nil {
+        for (key, v) in [("id", id), ("name", name)] {
+            if let v, v.stringValue == nil {
                 return Problem(message: "'\(key)' must be a string, not \(kind(v))", pointer: "/" + key)
             }
         }
-        if !dataInTape, let v = o["data"], v.objectValue == nil {
+        if !dataInTape, let v = data, v.objectValue == nil {
             return Problem(message: "'data' must be an object, not \(kind(v))", pointer: "/data")
         }
-        if let v = o["mask"] {
+        if let v = mask {
             guard case .array(let items) = v else {
                 return Problem(message: "'mask' must be an array of strings, not \(kind(v))", pointer: "/mask")
             }
@@ -58,6 +71,24 @@ public enum EventShape {
             }
         }
         return nil
+    }
+
+    /// The members an event may have, told apart by length and first byte before one compare.
+    enum Member {
+        case id, name, type, source, data, mask
+
+        init?(_ key: String) {
+            let utf8 = key.utf8
+            switch (utf8.count, utf8.first) {
+            case (2, UInt8(ascii: "i")) where key == "id": self = .id
+            case (4, UInt8(ascii: "n")) where key == "name": self = .name
+            case (4, UInt8(ascii: "t")) where key == "type": self = .type
+            case (6, UInt8(ascii: "s")) where key == "source": self = .source
+            case (4, UInt8(ascii: "d")) where key == "data": self = .data
+            case (4, UInt8(ascii: "m")) where key == "mask": self = .mask
+            default: return nil
+            }
+        }
     }
 
     /// "a number", "an array", ...: a value's kind, for messages.
