@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "RuleKitTooling", targets: ["RuleKitTooling"]),
         .library(name: "RuleKitLSP", targets: ["RuleKitLSP"]),
         .library(name: "RuleKitHTTP", targets: ["RuleKitHTTP"]),
+        .library(name: "RuleKitFetch", targets: ["RuleKitFetch"]),
         .library(name: "RuleKitShared", targets: ["RuleKitShared"]),
         .library(name: "RuleKitServe", targets: ["RuleKitServe"]),
         .executable(name: "rulekit", targets: ["rulekit"]),
@@ -37,6 +38,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.21.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.27.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // The only C in the package: libyaml, reached through one module map.
@@ -63,7 +66,10 @@ let package = Package(
         .target(name: "RuleKitShared", dependencies: ["RuleKitCore"], swiftSettings: strict),
         .target(name: "RuleKitXDM", dependencies: ["RuleKitCore", "RuleKitYAML"], swiftSettings: strict),
         // Where rules come from: one filter for rules and test files, and the snapshot every consumer loads.
-        .target(name: "RuleKitSources", dependencies: ["RuleKitCore", "RuleKitYAML", "RuleKitRules"], swiftSettings: strict),
+        .target(
+            name: "RuleKitSources",
+            dependencies: ["RuleKitCore", "RuleKitYAML", "RuleKitRules", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            swiftSettings: strict),
         .target(
             name: "RuleKitExtension",
             dependencies: [
@@ -82,6 +88,14 @@ let package = Package(
         .target(
             name: "RuleKitLSP",
             dependencies: ["RuleKitCore", "RuleKitRules", "RuleKitXDM", "RuleKitSources", "RuleKitTooling", "RuleKitYAML"],
+            swiftSettings: strict),
+        // Rules fetched from URLs over AsyncHTTPClient: the transport `RemoteRules` takes when the host hands in none.
+        .target(
+            name: "RuleKitFetch",
+            dependencies: [
+                "RuleKitSources", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
             swiftSettings: strict),
         // Outbound messages over HTTP (URLSession): apart, so that the tool does not load FoundationNetworking.
         .target(name: "RuleKitHTTP", dependencies: ["RuleKitCore", "RuleKitExtension"], swiftSettings: strict),
@@ -105,7 +119,7 @@ let package = Package(
             name: "rulekit",
             dependencies: [
                 "RuleKitCore", "RuleKitYAML", "RuleKitRules", "RuleKitXDM", "RuleKitHub", "RuleKitHistory", "RuleKitExtension",
-                "RuleKitShared", "RuleKitServe", "RuleKitSources", "RuleKitTooling", "RuleKitLSP",
+                "RuleKitShared", "RuleKitServe", "RuleKitSources", "RuleKitTooling", "RuleKitLSP", "RuleKitFetch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -160,7 +174,7 @@ let package = Package(
             name: "RuleKitExtensionTests",
             dependencies: [
                 "RuleKitExtension", "RuleKitHub", "RuleKitHistory", "RuleKitRules", "RuleKitXDM", "RuleKitCore", "RuleKitShared",
-                "RuleKitTestSupport", "RuleKitHTTP", "RuleKitYAML", "RuleKitSources",
+                "RuleKitTestSupport", "RuleKitHTTP", "RuleKitYAML", "RuleKitSources", "RuleKitFetch",
             ],
             exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
@@ -173,7 +187,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "RuleKitSourcesTests",
-            dependencies: ["RuleKitSources", "RuleKitRules", "RuleKitCore", "RuleKitYAML", "RuleKitTestSupport"],
+            dependencies: [
+                "RuleKitSources", "RuleKitRules", "RuleKitCore", "RuleKitYAML", "RuleKitTestSupport",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "RuleKitSharedTests", dependencies: ["RuleKitShared", "RuleKitCore", "RuleKitTestSupport"], swiftSettings: strict),
@@ -194,7 +211,7 @@ let package = Package(
         .testTarget(
             name: "RulekitCLITests",
             dependencies: [
-                "RuleKitCore", "RuleKitTestSupport", "rulekit", "example-host",
+                "RuleKitCore", "RuleKitTestSupport", "rulekit", "example-host", "RuleKitSources", "RuleKitFetch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["Fixtures", "Golden"], swiftSettings: strict),

@@ -41,6 +41,9 @@ public final class RulesExtension: Extension, @unchecked Sendable {
         public var allowErrors = false
         /// Whether a Launch `rules.json`'s findings refuse it too (by default a device's leniency: reported).
         public var strict = false
+        /// Rules from the configuration's `rules.url` (nil: off, the default: a host turns it on). With it,
+        /// empty `sources` load nothing at registration but the cached or bundled rules.
+        public var rulesURL: RulesURLSource?
 
         /// A configuration; every value has the default the CLI uses.
         public init(
@@ -162,7 +165,32 @@ public final class RulesExtension: Extension, @unchecked Sendable {
             guard let self, case .array(let paths)? = e.data?[Self.reloadKey] else { return }
             _ = self.control.reload(sources: paths.compactMap(\.stringValue))
         }
+        if let follower = control.follower {
+            followRulesURL(follower)
+            if control.configuration.sources.isEmpty { return }
+        }
         _ = control.reload(sources: control.configuration.sources)
+    }
+
+    /// Loads the cached or bundled rules, then follows the configuration's `rules.url` as it changes.
+    private func followRulesURL(_ follower: RulesURLFollower) {
+        if let first = follower.initial() { control.install(first) }
+        let source = follower.source
+        let control = self.control
+        let report: @Sendable (String) -> Void = { [weak self] why in
+            RuleKitLog.rules.error("rules.url: \(why)")
+            self?.dispatch(
+                event: Event(
+                    name: "Rules URL not loaded", type: Self.diagnosticsEventType, source: Self.diagnosticsEventSource,
+                    data: ["loaded": false, "error": .string(why)]))
+        }
+        registerListener(type: EventType.hub, source: EventSource.sharedState) { [runtime] e in
+            guard case .string(let owner)? = e.data?[EventHub.stateOwnerKey], owner == source.configurationState,
+                let state = runtime.getSharedState(extensionName: owner, event: nil, barrier: false, resolution: .any)?.value,
+                case .string(let url)? = state[source.urlKey], !url.isEmpty
+            else { return }
+            follower.follow(url, install: { control.install($0) }, report: report)
+        }
     }
 
     /// Nothing to release: the hub drops the preprocessor with the extension.
@@ -271,6 +299,15 @@ public final class RulesControl: Sendable {
 
     init(configuration: RulesExtension.Configuration) {
         self.configuration = configuration
+        follower = configuration.rulesURL.map(RulesURLFollower.init)
+    }
+
+    /// The follower of the configuration's `rules.url`, when the host turned it on.
+    let follower: RulesURLFollower?
+
+    /// Waits until the fetches of `rules.url` asked for so far have ended (loaded or refused).
+    public func settleRulesURL() async {
+        await follower?.settle()
     }
 
     var extensionRef: RulesExtension? {

@@ -35,6 +35,8 @@ public struct RulesStatus: Sendable {
     public var attemptedAt: Date
     /// The findings of the last attempt.
     public var diagnostics: [Diagnostic]
+    /// The version in force of each rules URL (empty for rules from files).
+    public var versions: [RemoteVersion] = []
 }
 
 /// The enrichment service: batches of events in, the events they produced out.
@@ -59,6 +61,8 @@ public final class EnrichmentService: Sendable {
     }
     private let status: Locked<RulesStatus>
     private let watched: Locked<[String: FileStamp]>
+    /// The rules URLs among the sources, with the version of each in force.
+    let remote: RemoteSources
 
     /// Builds the hosts and loads the rules, waiting on this thread for each hub to boot (tests and other
     /// code that is not async; `start` from async code). A rule set that does not load, or a history that
@@ -67,7 +71,8 @@ public final class EnrichmentService: Sendable {
     /// - Parameter options: how the service is configured.
     /// - Throws: a `DiagnosticError` saying what keeps it from starting.
     public convenience init(_ options: ServeOptions) throws(DiagnosticError) {
-        let parts = try Parts(options)
+        let parts = try Parts(
+            options, remote: RemoteSources(urls: options.rules.filter(RemoteRules.isURL), remote: nil, cache: nil, inForce: [:]))
         var hosts: [RulesHost] = []
         for c in parts.hostConfigurations {
             do { hosts.append(try RulesHost(c)) } catch { throw Parts.hubFailure(error) }
@@ -82,17 +87,29 @@ public final class EnrichmentService: Sendable {
     /// - Returns: the service, its hosts booted.
     /// - Throws: a `DiagnosticError` saying what keeps it from starting.
     public static func start(_ options: ServeOptions) async throws(DiagnosticError) -> EnrichmentService {
-        let parts = try Parts(options)
+        // Rules URLs are fetched first (their cached versions when the publisher cannot be reached).
+        let remote = try await RemoteSources.start(options.rules, remote: options.remote, cache: options.rulesCache)
+        let parts: Parts
+        do { parts = try Parts(options, remote: remote) } catch {
+            // A publish that does not load never replaces the cached version that did: start on that one.
+            guard remote.fallBackToCache() else { throw error }
+            Logger(label: "rulekit.serve").error(
+                "the rules fetched at start do not load; serving the cached version",
+                metadata: ["errors": "\(error.diagnostics.count)"])
+            parts = try Parts(options, remote: remote)
+        }
         var hosts: [RulesHost] = []
         for c in parts.hostConfigurations {
             do { hosts.append(try await RulesHost.start(c)) } catch { throw Parts.hubFailure(error) }
         }
+        remote.store(remote.fetchedAtStart)
         return EnrichmentService(parts, hosts: hosts)
     }
 
     /// What the service is made of before its hubs boot.
     struct Parts {
         let options: ServeOptions
+        let remote: RemoteSources
         let snapshot: RuleSnapshot
         let metrics = ServeMetrics()
         let history: BlockHistory
@@ -100,9 +117,10 @@ public final class EnrichmentService: Sendable {
         let validator: JSONSchemaValidator?
         var hostConfigurations: [RulesHost.Configuration] = []
 
-        init(_ options: ServeOptions) throws(DiagnosticError) {
+        init(_ options: ServeOptions, remote: RemoteSources) throws(DiagnosticError) {
             self.options = options
-            snapshot = RuleSnapshot.load(options.rules, context: options.checkContext)
+            self.remote = remote
+            snapshot = RuleSnapshot.load(options.rules, fetched: remote.bodies, context: options.checkContext)
             if !snapshot.admits(strict: options.strict, allowErrors: options.allowErrors) {
                 throw DiagnosticError(snapshot.hasErrors ? snapshot.errors : snapshot.refusals(strict: options.strict))
             }
@@ -153,6 +171,7 @@ public final class EnrichmentService: Sendable {
         history = parts.history
         historyClient = parts.historyClient
         validator = parts.validator
+        remote = parts.remote
         self.hosts = hosts
         let now = Date()
         let snapshot = parts.snapshot
@@ -222,7 +241,11 @@ public final class EnrichmentService: Sendable {
     }
 
     /// The rules in force and the last attempt.
-    public var rulesStatus: RulesStatus { status.withLock { $0 } }
+    public var rulesStatus: RulesStatus {
+        var s = status.withLock { $0 }
+        s.versions = remote.versions
+        return s
+    }
 
     /// Whether batches are taken (`/readyz`): rules are loaded once the service exists, so until it stops.
     /// An open history breaker does not make it unready: batches are answered, history questions with the
@@ -238,13 +261,22 @@ public final class EnrichmentService: Sendable {
     /// the metrics.
     @discardableResult
     public func reload(reason: String) -> Bool {
-        let files = RuleSnapshot.load(options.rules, context: options.checkContext)
+        reload(reason: reason, candidate: [:])
+    }
+
+    /// Reloads with `candidate`'s versions of rules URLs in place of those in force (put in force, and
+    /// cached, only when the set loads).
+    @discardableResult
+    func reload(reason: String, candidate: [String: RulesCache.Entry]) -> Bool {
+        let bodies = remote.bodies.merging(candidate.mapValues(\.body)) { _, new in new }
+        let files = RuleSnapshot.load(options.rules, fetched: bodies, context: options.checkContext)
         let now = Date()
         watched.withLock { $0 = files.stamps }
         let reported = files.reported(strict: options.strict)
         guard files.admits(strict: options.strict, allowErrors: options.allowErrors) else {
             let errors = reported.filter { $0.severity == .error }
             metrics.reloadFailures.increment()
+            remote.refuse(candidate)
             logger.error(
                 "rules reload (\(reason)) refused; the previous rules keep serving", metadata: ["errors": "\(errors.count)"])
             logger.error("\(files.render(errors))")
@@ -255,6 +287,7 @@ public final class EnrichmentService: Sendable {
             }
             return false
         }
+        remote.commit(candidate)
         var count = files.ruleCount
         for h in hosts {
             let outcome = h.rules.install(files)
@@ -268,6 +301,22 @@ public final class EnrichmentService: Sendable {
                 diagnostics: reported)
         }
         return true
+    }
+
+    /// Polls every rules URL once (conditional GETs) and reloads when one has a new version; a publisher
+    /// that cannot be reached keeps the rules in force (logged and counted).
+    func pollRemote() async {
+        guard !remote.urls.isEmpty else { return }
+        let (changed, failures) = await remote.poll()
+        metrics.rulesPolls.increment()
+        for f in failures {
+            metrics.rulesPollFailures.increment()
+            logger.warning("rules URL poll failed; the rules in force keep serving", metadata: ["why": "\(f)"])
+        }
+        if !changed.isEmpty {
+            reload(
+                reason: "a new version at \(changed.keys.map(RemoteRules.redacted).sorted().joined(separator: ", "))", candidate: changed)
+        }
     }
 
     /// Reloads when a rules file changed since the last look (its size or modification time).

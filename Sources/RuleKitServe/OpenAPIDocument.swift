@@ -278,12 +278,17 @@ public enum OpenAPIDocument {
                   description: The JSON pointer of the member within the event.
             RulesStatus:
               type: object
-              required: [count, contentHash, loadedAt, lastAttempt]
+              required: [count, contentHash, loadedAt, lastAttempt, sources]
               properties:
                 count:
                   type: integer
                 contentHash:
                   type: string
+                sources:
+                  type: array
+                  description: The version in force of each rules URL (empty for rules from files).
+                  items:
+                    $ref: '#/components/schemas/RulesVersion'
                 loadedAt:
                   type: string
                   format: date-time
@@ -310,12 +315,44 @@ public enum OpenAPIDocument {
                             type: string
                           location:
                             type: string
+            RulesVersion:
+              type: object
+              required: [url, bodyHash, fetchedAt, fromCache]
+              properties:
+                url:
+                  type: string
+                  description: The rules URL, without credentials or query.
+                etag:
+                  type: string
+                lastModified:
+                  type: string
+                bodyHash:
+                  type: string
+                  description: FNV-1a 64 of the body in force, hexadecimal.
+                fetchedAt:
+                  type: string
+                  format: date-time
+                fromCache:
+                  type: boolean
+                  description: Whether the publisher was not reached at start and the cached version serves.
             Readiness:
               type: object
-              required: [ready, history]
+              required: [ready, history, rules]
               properties:
                 ready:
                   type: boolean
+                rules:
+                  type: object
+                  required: [count, contentHash, sources]
+                  properties:
+                    count:
+                      type: integer
+                    contentHash:
+                      type: string
+                    sources:
+                      type: array
+                      items:
+                        $ref: '#/components/schemas/RulesVersion'
                 error:
                   type: string
                 history:

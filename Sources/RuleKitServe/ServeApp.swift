@@ -158,6 +158,7 @@ public enum ServeApp {
                             return .object(x)
                         }),
                 ],
+                "sources": .array(s.versions.map { versionValue($0, iso) }),
             ]
             return json(.ok, o)
         }
@@ -172,15 +173,34 @@ public enum ServeApp {
             // breaker open, batches are still answered (history questions with the error value).
             let h = service.historyStatus
             let history: Value = ["breaker": .string(h.open ? "open" : "closed"), "spooled": .int(Int64(h.spooled))]
+            let s = service.rulesStatus
+            let iso = ISO8601DateFormatter()
+            let rules: Value = [
+                "count": .int(Int64(s.count)), "contentHash": .string(s.contentHash),
+                "sources": .array(s.versions.map { versionValue($0, iso) }),
+            ]
             return service.isReady
-                ? json(.ok, ["ready": true, "history": history])
-                : json(.serviceUnavailable, ["error": "not ready", "ready": false, "history": history])
+                ? json(.ok, ["ready": true, "history": history, "rules": rules])
+                : json(.serviceUnavailable, ["error": "not ready", "ready": false, "history": history, "rules": rules])
         }
         router.get("/metrics") { _, _ -> Response in
             Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                body: .init(byteBuffer: ByteBuffer(string: service.metrics.render(history: service.historyStatus))))
+                body: .init(
+                    byteBuffer: ByteBuffer(
+                        string: service.metrics.render(history: service.historyStatus, versions: service.remote.versions))))
         }
+    }
+
+    /// A rules URL's version in force, as `/v1/rules` and `/readyz` show it.
+    static func versionValue(_ v: RemoteVersion, _ iso: ISO8601DateFormatter) -> Value {
+        var o: ValueObject = [
+            "url": .string(v.url), "bodyHash": .string(v.bodyHash), "fetchedAt": .string(iso.string(from: v.fetchedAt)),
+            "fromCache": .bool(v.fromCache),
+        ]
+        if let e = v.etag { o["etag"] = .string(e) }
+        if let m = v.lastModified { o["lastModified"] = .string(m) }
+        return .object(o)
     }
 
     /// A request's body, or the response that refuses it.
@@ -246,6 +266,7 @@ struct RulesWatcher: Service {
                 group.addTask {
                     for await _ in await UnixSignalsSequence(trapping: .sighup) {
                         service.reload(reason: "SIGHUP")
+                        await service.pollRemote()
                         if let tokens {
                             let logger = Logger(label: "rulekit.serve")
                             if let e = tokens.reload() {
@@ -261,6 +282,14 @@ struct RulesWatcher: Service {
                     while !Task.isCancelled {
                         try? await Task.sleep(for: service.options.watchInterval)
                         service.reloadIfChanged()
+                    }
+                }
+                if let poll = service.options.rulesPoll, !service.remote.urls.isEmpty {
+                    group.addTask {
+                        while !Task.isCancelled {
+                            try? await Task.sleep(for: poll)
+                            if !Task.isCancelled { await service.pollRemote() }
+                        }
                     }
                 }
             }

@@ -18,6 +18,8 @@ final class ServeMetrics: Sendable {
     let latency: Metrics.Timer
     let reloads: Metrics.Counter
     let reloadFailures: Metrics.Counter
+    let rulesPolls: Metrics.Counter
+    let rulesPollFailures: Metrics.Counter
     let queueDepth: Metrics.Gauge
     /// How long blocks spent reading history, evaluating, and waiting for their records to be durable.
     let stageRead: Metrics.Timer
@@ -44,6 +46,8 @@ final class ServeMetrics: Sendable {
         latency = Metrics.Timer(label: "rulekit_request_duration_seconds", factory: f)
         reloads = Metrics.Counter(label: "rulekit_rules_reloads_total", factory: f)
         reloadFailures = Metrics.Counter(label: "rulekit_rules_reload_failures_total", factory: f)
+        rulesPolls = Metrics.Counter(label: "rulekit_rules_polls_total", factory: f)
+        rulesPollFailures = Metrics.Counter(label: "rulekit_rules_poll_failures_total", factory: f)
         queueDepth = Metrics.Gauge(label: "rulekit_queue_depth", factory: f)
         let stage = "rulekit_block_stage_duration_seconds"
         stageRead = Metrics.Timer(label: stage, dimensions: [("stage", "read")], factory: f)
@@ -94,7 +98,7 @@ final class ServeMetrics: Sendable {
     }
 
     /// The Prometheus text exposition, with the history's breaker and spool as they are now.
-    func render(history h: BlockHistory.Status) -> String {
+    func render(history h: BlockHistory.Status, versions: [RemoteVersion] = []) -> String {
         collectFired()
         var text = registry.emitToString()
         let lines: [(String, String, String, Int)] = [
@@ -109,7 +113,21 @@ final class ServeMetrics: Sendable {
             ("rulekit_history_refused_total", "counter", "batches refused: their history could be kept nowhere", h.refused),
         ]
         for (name, type, help, value) in lines { text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n\(name) \(value)\n" }
+        if !versions.isEmpty {
+            text += "# HELP rulekit_rules_version_info the version in force of each rules URL (its ETag and body hash)\n"
+            text += "# TYPE rulekit_rules_version_info gauge\n"
+            for v in versions {
+                let labels = [("url", v.url), ("etag", v.etag ?? ""), ("hash", v.bodyHash)].map { "\($0)=\"\(Self.escaped($1))\"" }
+                text += "rulekit_rules_version_info{\(labels.joined(separator: ","))} 1\n"
+            }
+        }
         return text
+    }
+
+    /// A Prometheus label value: backslash, quote and newline escaped.
+    static func escaped(_ s: String) -> String {
+        s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(
+            of: "\n", with: "\\n")
     }
 }
 

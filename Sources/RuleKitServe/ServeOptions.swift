@@ -5,6 +5,7 @@ public import RuleKitCore
 public import RuleKitExtension
 public import RuleKitHistory
 public import RuleKitRules
+public import RuleKitSources
 
 /// The limits of one request and of the queue.
 public struct ServeLimits: Sendable {
@@ -54,6 +55,13 @@ public struct ServeOptions: Sendable {
     public var workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
     /// How often the rules files are checked for changes.
     public var watchInterval: Duration = .seconds(2)
+    /// How rules URLs among `rules` are fetched (nil: a URL source keeps the service from starting).
+    public var remote: RemoteRules?
+    /// Where fetched rules are cached (the last good version of each URL, served when the publisher cannot
+    /// be reached at start); nil, no cache.
+    public var rulesCache: RulesCache?
+    /// How often rules URLs are polled with a conditional GET (nil: only at start and on SIGHUP).
+    public var rulesPoll: Duration?
     /// Records kept locally while the history store is unreachable, replayed when it returns.
     public var spoolCapacity = 100_000
     /// The spool's file, which survives a restart (nil: beside a SQLite history as `FILE.spool`, and

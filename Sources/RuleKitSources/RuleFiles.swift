@@ -44,9 +44,22 @@ public struct RuleFiles: Sendable {
     public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
 
     /// Loads every file under `paths`; unreadable paths, and folders with no rules file (a mistyped path
-    /// more often than a wish for no rules), become error diagnostics.
-    public mutating func load(_ paths: [String]) {
+    /// more often than a wish for no rules), become error diagnostics. A rules URL (`RemoteRules.isURL`) is
+    /// read from `fetched`, its body as fetched: a zip (`addArchive`) or a rules file.
+    ///
+    /// - Parameters:
+    ///   - paths: files, folders, zip archives, `-`, rules URLs.
+    ///   - fetched: the body fetched for each rules URL of `paths`.
+    public mutating func load(_ paths: [String], fetched: [String: [UInt8]] = [:]) {
         for p in paths {
+            if RemoteRules.isURL(p) {
+                guard let body = fetched[p] else {
+                    diagnostics.append(.error(.unreadable, "rules URL '\(RemoteRules.redacted(p))' was not fetched"))
+                    continue
+                }
+                addFetched(body, name: RemoteRules.redacted(p))
+                continue
+            }
             guard let files = RuleSources.rulesFiles(p) else {
                 diagnostics.append(.error(.unreadable, "no such rules file or folder '\(p)'"))
                 continue
@@ -65,12 +78,51 @@ public struct RuleFiles: Sendable {
     }
 
     mutating func load(file f: String) {
+        let archive = RuleArchive.isArchive(f)
         let bytes: [UInt8]
-        do { bytes = try ByteInput.readAll(f) } catch {
+        do {
+            bytes = try ByteInput.readAll(
+                f, limit: archive ? RuleArchive.Limits.default.maxArchiveBytes : ReaderLimits.default.maxDocumentBytes)
+        } catch {
             diagnostics += error.diagnostics
             return
         }
-        add(bytes, file: f)
+        if archive { addArchive(bytes, name: f) } else { add(bytes, file: f) }
+    }
+
+    /// Reads a fetched body: a zip (by its signature) or a rules file, YAML when the URL's path says so.
+    mutating func addFetched(_ body: [UInt8], name: String) {
+        if body.starts(with: [0x50, 0x4B, 0x03, 0x04]) || body.starts(with: [0x50, 0x4B, 0x05, 0x06]) {
+            addArchive(body, name: name)
+            return
+        }
+        let path = name.split(separator: "?").first.map(String.init) ?? name
+        add(body, file: name, json: !(path.hasSuffix(".yaml") || path.hasSuffix(".yml")))
+    }
+
+    /// Reads the rules of a zip archive's bytes (`RuleArchive.rulesEntries`: a Launch `rules.zip`'s
+    /// `rules.json`, or the rules files of a zip of a rules folder), each named `NAME!ENTRY` in diagnostics.
+    /// An archive that breaks a bound, or holds a link or a path outside it, loads nothing.
+    ///
+    /// - Parameters:
+    ///   - bytes: the zip.
+    ///   - name: the archive's name in messages (its path or URL).
+    public mutating func addArchive(_ bytes: [UInt8], name: String) {
+        let archive: RuleArchive
+        do { archive = try RuleArchive.read(bytes, name: name) } catch {
+            diagnostics += error.diagnostics
+            return
+        }
+        let entries = archive.rulesEntries
+        guard !entries.isEmpty else {
+            diagnostics.append(.error(.unreadable, "no rules file in archive '\(name)' (a Launch rules.zip holds rules.json)"))
+            return
+        }
+        for e in entries {
+            // An entry named otherwise than YAML is JSON: the reference reads a zip's first file as rules JSON.
+            let yaml = e.path.hasSuffix(".yaml") || e.path.hasSuffix(".yml")
+            add(e.bytes, file: archive.name(of: e), json: !yaml)
+        }
     }
 
     /// Reads rules from `bytes` as the file `f` (an editor's unsaved text, a test's): as `load` reads a file.
@@ -78,10 +130,14 @@ public struct RuleFiles: Sendable {
     /// given, are libyaml's events of this YAML text, kept by an editor from its last check
     /// (`YAMLEventLog`): the tape is built from them instead of pulling libyaml's events anew.
     public mutating func add(_ bytes: [UInt8], file f: String, events: YAMLEventLog? = nil) {
+        add(bytes, file: f, json: nil, events: events)
+    }
+
+    mutating func add(_ bytes: [UInt8], file f: String, json given: Bool?, events: YAMLEventLog? = nil) {
         fileCount += 1
         // Standard input has no extension to tell JSON from YAML: a text that opens with '{' is JSON.
         let name = f == "-" ? "<stdin>" : f
-        let json = f == "-" ? bytes.first { $0 > 0x20 } == UInt8(ascii: "{") : f.hasSuffix(".json")
+        let json = given ?? (f == "-" ? bytes.first { $0 > 0x20 } == UInt8(ascii: "{") : f.hasSuffix(".json"))
         sourceBytes[name] = bytes
         readOrder.append(name)
         let (set, found, document, partial, format) = Self.read(bytes, file: name, json: json, limits: .default, events: events)

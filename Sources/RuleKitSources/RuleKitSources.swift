@@ -59,7 +59,7 @@ public enum RuleSources {
     /// holds the same taken at load). A path that cannot be read has no entry: its appearing is a change.
     public static func stamps(_ paths: [String]) -> [String: FileStamp] {
         var out: [String: FileStamp] = [:]
-        for p in paths where p != "-" {
+        for p in paths where p != "-" && !RemoteRules.isURL(p) {
             for f in rulesFiles(p) ?? [] { out[f] = FileStamp(path: f) }
         }
         return out

@@ -37,16 +37,19 @@ public struct RuleSnapshot: Sendable {
     /// as every other problem is.
     ///
     /// - Parameters:
-    ///   - sources: rules files and folders, `-` for standard input.
+    ///   - sources: rules files, folders and zip archives, `-` for standard input, rules URLs.
+    ///   - fetched: each rules URL's body, fetched (`RemoteRules`, `RulesCache`) before the load.
     ///   - keepsDocuments: as in `RuleFiles`.
     ///   - context: the schema checks of the Check phase (a `Linter` with the project's schemas); nil for
     ///     the rules-only checks.
     /// - Returns: the snapshot, with every finding of the three phases.
-    public static func load(_ sources: [String], keepsDocuments: Bool = false, context: (any CheckContext)? = nil) -> RuleSnapshot {
+    public static func load(
+        _ sources: [String], fetched: [String: [UInt8]] = [:], keepsDocuments: Bool = false, context: (any CheckContext)? = nil
+    ) -> RuleSnapshot {
         let stamps = RuleSources.stamps(sources)
         var files = RuleFiles()
         files.keepsDocuments = keepsDocuments
-        files.load(sources)
+        files.load(sources, fetched: fetched)
         return RuleSnapshot(sources: sources, files: files, stamps: stamps, context: context)
     }
 

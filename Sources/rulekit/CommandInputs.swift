@@ -8,13 +8,18 @@ import RuleKitSources
 extension RuleSnapshot {
     /// Loads `paths` (files, folders, `-` for standard input) as every command does; a path that cannot
     /// be read is reported and exits 2, whatever the command.
-    static func loadOrExit(_ paths: [String], keepsDocuments: Bool = false, context: (any CheckContext)? = nil) throws -> RuleSnapshot {
-        let snapshot = load(paths, keepsDocuments: keepsDocuments, context: context)
+    /// Rules URLs among `paths` are fetched first (`FetchOptions.fetch`), and cached once they load.
+    static func loadOrExit(
+        _ paths: [String], fetch: FetchOptions, keepsDocuments: Bool = false, context: (any CheckContext)? = nil
+    ) throws -> RuleSnapshot {
+        let fetched = try fetch.fetch(paths)
+        let snapshot = load(paths, fetched: fetched.bodies, keepsDocuments: keepsDocuments, context: context)
         let unreadable = snapshot.diagnostics.filter { $0.code == .unreadable }
         if !unreadable.isEmpty {
             for d in unreadable { Stderr.write("error: \(d.message)\n") }
             throw ExitCode(2)
         }
+        fetched.commit(snapshot)
         return snapshot
     }
 
@@ -24,9 +29,9 @@ extension RuleSnapshot {
 
     /// Loads, plans and checks `paths` for a command that runs them: `loadOrExit`, then `admit`.
     static func loadChecked(
-        _ paths: [String], check: CheckOptions, keepsDocuments: Bool = false, context: (any CheckContext)? = nil
+        _ paths: [String], check: CheckOptions, fetch: FetchOptions, keepsDocuments: Bool = false, context: (any CheckContext)? = nil
     ) throws -> RuleSnapshot {
-        let snapshot = try loadOrExit(paths, keepsDocuments: keepsDocuments, context: context)
+        let snapshot = try loadOrExit(paths, fetch: fetch, keepsDocuments: keepsDocuments, context: context)
         try snapshot.admit(check)
         return snapshot
     }

@@ -26,7 +26,8 @@ struct ConvertCommand: ParsableCommand {
         case launchJSON = "launch-json"
     }
 
-    @Argument(help: "The rules file or folder (YAML or JSON, either format); a folder's files become one set.")
+    @Argument(
+        help: "The rules file, folder, zip or https URL (YAML or JSON, either format); a folder's files become one set.")
     var file: String
 
     @Option(name: .long, help: "yaml or launch-json.")
@@ -34,11 +35,45 @@ struct ConvertCommand: ParsableCommand {
 
     @OptionGroup var check: CheckOptions
 
+    @OptionGroup var fetch: FetchOptions
+
     func run() throws {
-        let snapshot = try RuleSnapshot.loadOrExit([file])
+        // The rules converted are checked as a command that runs them checks them: a rule the Check refuses
+        // would be written into a file that then runs differently from what its author meant.
+        let (set, names) = try Self.checkedSet(file, check, fetch)
+        switch to {
+        case .yaml:
+            Stdout.print(
+                RuleKitFormatWriter.yaml(
+                    set,
+                    header: "converted by rulekit from \(names.map(InputFiles.displayName).joined(separator: ", "))"
+                ), terminator: "")
+        case .launchJSON: Stdout.print(try Self.launchJSON(set))
+        }
+    }
+
+    /// The Launch `rules.json` text of `set`, or exit 1 for a number JSON cannot hold.
+    static func launchJSON(_ set: RuleSet) throws -> String {
+        let unwritable = LaunchRulesWriter.unwritableNumbers(set)
+        if !unwritable.isEmpty {
+            Stderr.write(
+                "error: JSON has no NaN or infinity, and the rules hold one at \(unwritable.prefix(5).joined(separator: ", ")) (write a finite number)\n"
+            )
+            throw ExitCode(1)
+        }
+        if set.rules.contains(where: { !$0.enabled }) {
+            Stderr.write("note: disabled rules are left out of Launch JSON\n")
+        }
+        return LaunchRulesWriter.text(set)
+    }
+
+    /// The rules of `source`, loaded, checked as a command that runs them checks them, and merged into one
+    /// set (with the files it came from); exit 2 for nothing to read, 1 for errors.
+    static func checkedSet(_ source: String, _ check: CheckOptions, _ fetch: FetchOptions) throws -> (RuleSet, [String]) {
+        let snapshot = try RuleSnapshot.loadOrExit([source], fetch: fetch)
         let sources = snapshot.files
         if sources.fileCount == 0 {
-            Stderr.write("error: no rules files (*.yaml, *.yml, *.json) in '\(file)'\n")
+            Stderr.write("error: no rules files (*.yaml, *.yml, *.json) in '\(source)'\n")
             throw ExitCode(2)
         }
         let errors = sources.diagnostics.filter { $0.severity == .error }
@@ -46,35 +81,12 @@ struct ConvertCommand: ParsableCommand {
             Stderr.write(sources.render(errors.isEmpty ? sources.diagnostics : errors) + "\n")
             throw ExitCode(1)
         }
-        // The rules converted are checked as a command that runs them checks them: a rule the Check refuses
-        // would be written into a file that then runs differently from what its author meant.
         try snapshot.admit(check)
-        let set: RuleSet
-        switch Self.merged(sources.sets) {
-        case .success(let s): set = s
+        switch merged(sources.sets) {
+        case .success(let s): return (s, sources.sets.map(\.path))
         case .failure(let e):
             Stderr.write("error: \(e.message)\n")
             throw ExitCode(1)
-        }
-        switch to {
-        case .yaml:
-            Stdout.print(
-                RuleKitFormatWriter.yaml(
-                    set,
-                    header: "converted by rulekit from \(sources.sets.map { InputFiles.displayName($0.path) }.joined(separator: ", "))"
-                ), terminator: "")
-        case .launchJSON:
-            let unwritable = LaunchRulesWriter.unwritableNumbers(set)
-            if !unwritable.isEmpty {
-                Stderr.write(
-                    "error: JSON has no NaN or infinity, and the rules hold one at \(unwritable.prefix(5).joined(separator: ", ")) (write a finite number)\n"
-                )
-                throw ExitCode(1)
-            }
-            if set.rules.contains(where: { !$0.enabled }) {
-                Stderr.write("note: disabled rules are left out of Launch JSON\n")
-            }
-            Stdout.print(LaunchRulesWriter.text(set))
         }
     }
 }

@@ -23,12 +23,14 @@ struct ExplainCommand: ParsableCommand {
     @Option(help: "The event: a JSON object {name, type, source, data}.")
     var event: String
 
-    @Option(name: .long, help: "Rules file or folder (repeatable; default Rules/).")
+    @Option(name: .long, help: "Rules file, folder, zip or https URL (repeatable; default Rules/).")
     var rules: [String] = []
 
     @OptionGroup var stateOptions: StateArguments
 
     @OptionGroup var check: CheckOptions
+
+    @OptionGroup var fetch: FetchOptions
 
     func run() throws {
         let sources: RuleSnapshot
@@ -36,7 +38,7 @@ struct ExplainCommand: ParsableCommand {
         let xdm: [String: ValueObject]
         let e: Event
         do {
-            sources = try RuleSnapshot.loadOrExit(RuleProject(rules: rules).rules)
+            sources = try RuleSnapshot.loadOrExit(RuleProject(rules: rules).rules, fetch: fetch)
             states = try StateOptions.parse(stateOptions.state)
             xdm = try StateOptions.parse(stateOptions.xdmState)
             guard let read = try Self.readEvent(event) else {

@@ -23,8 +23,10 @@ struct LintCommand: ParsableCommand {
 
     enum Format: String, ExpressibleByArgument { case text, json, sarif }
 
-    @Argument(help: "Rules files or folders (default Rules/).")
+    @Argument(help: "Rules files, folders, zip archives or https URLs (default Rules/).")
     var paths: [String] = []
+
+    @OptionGroup var fetch: FetchOptions
 
     @Option(help: "text, json or sarif (SARIF 2.1.0).")
     var format: Format = .text
@@ -47,7 +49,7 @@ struct LintCommand: ParsableCommand {
 
     func run() throws {
         let linter = try Linter.configured(schemas: schemas, examples: examples)
-        let sources = try RuleSnapshot.loadOrExit(RuleProject(rules: paths).rules, keepsDocuments: true, context: linter)
+        let sources = try RuleSnapshot.loadOrExit(RuleProject(rules: paths).rules, fetch: fetch, keepsDocuments: true, context: linter)
         KeptUntilExit.keep(sources)
         var all = Diagnostics(cap: 5000)
         all.append(contentsOf: target == .mobile ? sources.findings : linter.lint(sources, target: target))

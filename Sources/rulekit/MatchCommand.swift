@@ -26,12 +26,14 @@ struct MatchCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "Rules file or folder (repeatable; default Rules/).")
+    @Option(name: .long, help: "Rules file, folder, zip or https URL (repeatable; default Rules/).")
     var rules: [String] = []
 
     @OptionGroup var stateOptions: StateArguments
 
     @OptionGroup var check: CheckOptions
+
+    @OptionGroup var fetch: FetchOptions
 
     @Flag(help: "One JSON line per event with a match, instead of counts per rule.")
     var each = false
@@ -51,7 +53,7 @@ struct MatchCommand: ParsableCommand {
     func run() throws {
         let (states, xdm) = try stateOptions.load()
         let reader = try openEvents(events)
-        let files = try RuleSnapshot.loadChecked(RuleProject(rules: rules).rules, check: check, keepsDocuments: true)
+        let files = try RuleSnapshot.loadChecked(RuleProject(rules: rules).rules, check: check, fetch: fetch, keepsDocuments: true)
         let compiled = files.compiled
         let runtime = StaticRulesRuntime(states: states, xdmStates: xdm)
 

@@ -27,7 +27,7 @@ struct ReportCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "Rules file or folder (repeatable; default Rules/).")
+    @Option(name: .long, help: "Rules file, folder, zip or https URL (repeatable; default Rules/).")
     var rules: [String] = []
 
     @Option(help: "The folder of XDM schemas (default: Schemas).")
@@ -37,6 +37,8 @@ struct ReportCommand: ParsableCommand {
     var events: String?
 
     @OptionGroup var stateOptions: StateArguments
+
+    @OptionGroup var fetch: FetchOptions
 
     @Option(help: "The rules before the change (file or folder), to compare against on the same events.")
     var baseline: String?
@@ -50,14 +52,14 @@ struct ReportCommand: ParsableCommand {
     func run() throws {
         let (states, xdm) = try stateOptions.load()
         let paths = rules.isEmpty ? ["Rules"] : rules
-        let files = try RuleSnapshot.loadOrExit(paths)
+        let files = try RuleSnapshot.loadOrExit(paths, fetch: fetch)
         var builder = RuleReportBuilder(rules: files, linter: try Linter.configured(schemas: schemas, examples: examples))
         builder.testFiles = paths.flatMap(RuleSources.testFiles(besides:))
         builder.events = events
         builder.states = states
         builder.xdmStates = xdm
         if let baseline {
-            let before = try RuleSnapshot.loadOrExit([baseline])
+            let before = try RuleSnapshot.loadOrExit([baseline], fetch: fetch)
             if before.hasErrors {
                 Stderr.write(
                     "error: the baseline rules do not load:\n" + before.render(before.diagnostics.filter { $0.severity == .error }) + "\n")

@@ -35,12 +35,14 @@ struct RunCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "Rules file or folder (repeatable; default Rules/).")
+    @Option(name: .long, help: "Rules file, folder, zip or https URL (repeatable; default Rules/).")
     var rules: [String] = []
 
     @OptionGroup var stateOptions: StateArguments
 
     @OptionGroup var check: CheckOptions
+
+    @OptionGroup var fetch: FetchOptions
 
     @Option(
         name: .customLong("data-dir"),

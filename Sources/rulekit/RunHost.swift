@@ -26,7 +26,9 @@ extension RunCommand {
         let xdmAlignment = try alignment()
         // The documents read are freed once loaded (no `keepsDocuments`): a run over a long stream would
         // carry them to its end. Checked as serve checks them, with the schemas the alignment uses.
-        let files = RuleSnapshot.load(sources, context: xdmAlignment.map { Linter(validator: $0.validator) })
+        let fetched = try fetch.fetch(sources)
+        let files = RuleSnapshot.load(sources, fetched: fetched.bodies, context: xdmAlignment.map { Linter(validator: $0.validator) })
+        fetched.commit(files)
         if let container, !files.admits(strict: check.strict, allowErrors: check.allowErrors),
             (try? container.read(RulesExtension.lastGoodCollection)) != nil
         {

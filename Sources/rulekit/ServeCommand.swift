@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RuleKitCore
 import RuleKitExtension
+import RuleKitFetch
 import RuleKitHistory
 import RuleKitServe
 import RuleKitSources
@@ -27,8 +28,18 @@ struct ServeCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "Rules file or folder (repeatable; default Rules/).")
+    @Option(name: .long, help: "Rules file, folder, zip or https URL (repeatable; default Rules/).")
     var rules: [String] = []
+
+    @OptionGroup var fetch: FetchOptions
+
+    @Option(
+        name: .customLong("rules-poll"),
+        help: "How often rules URLs are polled with a conditional GET (30s, 5m, 500ms; default: at start and on SIGHUP only).")
+    var rulesPoll: PollInterval?
+
+    @Option(name: .customLong("rules-cache"), help: "The folder rules URLs are cached in (default: the user's cache folder).")
+    var rulesCache: String?
 
     @OptionGroup var stateOptions: StateArguments
 
@@ -107,6 +118,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--history takes sqlite:FILE, postgres://USER@HOST/DATABASE or memory, not '\(history)'")
         }
         if let workers, !(1...256).contains(workers) { throw ValidationError("--workers must be from 1 to 256") }
+        if rulesPoll != nil, !rules.contains(where: RemoteRules.isURL) {
+            throw ValidationError("--rules-poll polls rules URLs, and no --rules is one (files are watched without it)")
+        }
         guard maxEvents > 0, maxBody > 0, queue >= 0, spool >= 0 else {
             throw ValidationError("--max-events and --max-body must be positive, --queue and --spool not negative")
         }
@@ -123,18 +137,24 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let options = try serveOptions()
+        var options = try serveOptions()
+        let transport = try remoteRules(into: &options)
         StderrLogHandler.serviceFormat.withLock { $0 = true }
+        var failure: (any Error)?
         do {
             try await ServeApp.run(options) { address in
                 // The address on standard output: a supervisor (or a test) reads the port from it.
                 _ = systemWrite(STDOUT_FILENO, Array("rulekit serve: listening on \(address)\n".utf8))
             }
-        } catch let e as DiagnosticError {
+        } catch {
+            failure = error
+        }
+        try? await transport?.shutdown()
+        if let e = failure as? DiagnosticError {
             Stderr.write(DiagnosticRenderer().render(e.diagnostics) + "\n")
             throw ExitCode(2)
-        } catch {
-            Stderr.write("error: \(error)\n")
+        } else if let failure {
+            Stderr.write("error: \(failure)\n")
             throw ExitCode(1)
         }
     }

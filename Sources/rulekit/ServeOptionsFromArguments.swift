@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RuleKitCore
 import RuleKitExtension
+import RuleKitFetch
 import RuleKitHistory
 import RuleKitServe
 import RuleKitSources
@@ -38,5 +39,22 @@ extension ServeCommand {
         options.limits.maxBodyBytes = maxBody
         options.limits.queueCapacity = queue
         return options
+    }
+
+    /// The fetching of rules URLs among `--rules` (nil when there are none): the transport, the options,
+    /// the cache and the poll interval. The transport is shut down by the caller when serving ends.
+    func remoteRules(into options: inout ServeOptions) throws -> HTTPRulesTransport? {
+        guard options.rules.contains(where: RemoteRules.isURL) else { return nil }
+        let transport: HTTPRulesTransport
+        do { transport = try HTTPRulesTransport(caFile: fetch.rulesCA) } catch {
+            Stderr.write("error: \(FetchOptions.message(error))\n")
+            throw ExitCode(2)
+        }
+        options.remote = RemoteRules(transport: transport, options: try fetch.remoteOptions())
+        if let dir = rulesCache ?? (fetch.noCache ? nil : RulesCache.userDirectory()) {
+            options.rulesCache = RulesCache(directory: dir)
+        }
+        options.rulesPoll = rulesPoll?.duration
+        return transport
     }
 }

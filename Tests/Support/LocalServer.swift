@@ -15,11 +15,11 @@ public final class LocalServer: @unchecked Sendable {
         ["/usr/bin/python3", "/usr/local/bin/python3"].contains { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// Starts `script` with python3 and waits for its port.
-    public init(script: URL) throws {
+    /// Starts `script` with python3 (and `arguments` after its own) and waits for its port.
+    public init(script: URL, arguments: [String] = []) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         // The test keeps its stdin: the server exits when the test closes it (or ends).
-        process.arguments = ["python3", script.path, "--until-stdin-closes"]
+        process.arguments = ["python3", script.path, "--until-stdin-closes"] + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardInput = input

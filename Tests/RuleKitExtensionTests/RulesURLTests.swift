@@ -1,0 +1,140 @@
+import Foundation
+import RuleKitCore
+import RuleKitFetch
+import RuleKitHub
+import RuleKitSources
+import RuleKitTestSupport
+import Testing
+
+@testable import RuleKitExtension
+
+/// The rules extension following the configuration's `rules.url` against a real publisher
+/// (`RulekitCLITests/Fixtures/rules_publisher.py`): fetch, load and reset on a new URL; a conditional GET and
+/// no reset for the same one; the rules in force kept through a failed fetch; the cache of the last URL
+/// loaded at the next registration, and a bundled zip on a first launch.
+@Suite(.serialized) struct RulesURLTests {
+    static let publisherScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../RulekitCLITests/Fixtures/rules_publisher.py").standardized
+
+    /// A Launch rules.json whose one rule adds `tagged: TAG` to events of type `t`.
+    static func launchRules(_ tag: String) -> String {
+        #"{"version":1,"rules":[{"condition":{"type":"matcher","definition":{"key":"~type","matcher":"eq","values":["t"]}},"#
+            + #""consequences":[{"id":"c","type":"add","detail":{"eventdata":{"tagged":"\#(tag)"}}}]}]}"#
+    }
+
+    static func publish(_ tag: String, as name: String = "rules.zip", in root: URL) throws {
+        let zip = try RuleArchive.launchZip(rulesJSON: Array(launchRules(tag).utf8))
+        try Data(zip).write(to: root.appendingPathComponent(name), options: .atomic)
+    }
+
+    /// Publishes the configuration state on demand.
+    final class Configuration: Extension, @unchecked Sendable {
+        let name = "com.adobe.module.configuration"
+        let friendlyName = "Configuration"
+        let version = "1"
+        let runtime: any ExtensionRuntime
+        init(runtime: any ExtensionRuntime) { self.runtime = runtime }
+        func onRegistered() {}
+        func onUnregistered() {}
+        func publish(_ url: String) { createSharedState(data: ["rules.url": .string(url)], event: nil) }
+    }
+
+    final class Sink: Sendable {
+        let events = Locked<[Event]>([])
+        func named(_ n: String) -> [Event] { events.withLock { $0 }.filter { $0.name == n } }
+    }
+
+    /// A hub following `rules.url` with `cache` (and `bundled`), and its configuration extension.
+    static func hub(cache: RulesCache, bundled: String? = nil, transport: HTTPRulesTransport) -> (
+        EventHub, Configuration, RulesControl, Sink
+    ) {
+        let hub = EventHub()
+        let sink = Sink()
+        hub.registerEventListener(type: EventType.wildcard, source: EventSource.wildcard) { e in sink.events.withLock { $0.append(e) } }
+        var c = RulesExtension.Configuration(sources: [])
+        c.rulesURL = RulesURLSource(remote: RemoteRules(transport: transport), cache: cache, bundled: bundled)
+        let configuration = Locked<Configuration?>(nil)
+        let done = Locked(false)
+        hub.registerExtensions(factories: [
+            RulesExtension.factory(c),
+            { runtime in
+                let e = Configuration(runtime: runtime)
+                configuration.withLock { $0 = e }
+                return e
+            },
+        ]) { _ in done.withLock { $0 = true } }
+        _ = RulesExtensionTests.eventually { done.withLock { $0 } }
+        return (hub, configuration.withLock { $0 }!, hub.api(named: RulesExtension.extensionName, as: RulesControl.self)!, sink)
+    }
+
+    /// What the rules in force add to an event of type `t`.
+    static func tag(_ hub: EventHub, _ sink: Sink) -> String? {
+        let id = UUID().uuidString
+        hub.dispatch(Event(name: id, type: "t", source: "s", data: [:]))
+        _ = RulesExtensionTests.settle(hub)
+        return sink.named(id).last?.data?["tagged"]?.stringValue
+    }
+
+    static func log(_ port: Int) throws -> [[String: Any]] {
+        let data = try Data(contentsOf: URL(string: "http://127.0.0.1:\(port)/_log")!)
+        return (try JSONSerialization.jsonObject(with: data) as? [[String: Any]]) ?? []
+    }
+
+    @Test func theConfigurationsRulesURLDrivesTheRules() async throws {
+        guard LocalServer.isAvailable else {
+            print("skipping: python3 (the rules publisher) is not available")
+            return
+        }
+        let root = Scratch.url("rk-rules-url-\(UUID())")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try Self.publish("one", in: root)
+        try Self.publish("two", as: "other.zip", in: root)
+        let server = try LocalServer(script: Self.publisherScript, arguments: ["--root", root.path])
+        let transport = try HTTPRulesTransport()
+        let cache = RulesCache(directory: root.appendingPathComponent("cache").path)
+        let base = "http://127.0.0.1:\(server.port)"
+        do {
+            let (hub, configuration, control, sink) = Self.hub(cache: cache, transport: transport)
+            #expect(Self.tag(hub, sink) == nil, "no rules before a configuration names them")
+            configuration.publish(base + "/rules.zip")
+            _ = RulesExtensionTests.settle(hub)
+            await control.settleRulesURL()
+            #expect(Self.tag(hub, sink) == "one")
+            let resets = sink.named("Rules loaded").count
+            // The same URL again: a conditional GET, a 304, no reload and no reset.
+            configuration.publish(base + "/rules.zip")
+            _ = RulesExtensionTests.settle(hub)
+            await control.settleRulesURL()
+            #expect(sink.named("Rules loaded").count == resets)
+            let seen = try Self.log(server.port)
+            #expect((seen.last?["headers"] as? [String: String])?["If-None-Match"] != nil)
+            // A URL that fails: the rules in force stay, and a diagnostics event says why.
+            configuration.publish(base + "/_status/500")
+            _ = RulesExtensionTests.settle(hub)
+            await control.settleRulesURL()
+            _ = RulesExtensionTests.settle(hub)
+            #expect(Self.tag(hub, sink) == "one")
+            #expect(sink.named("Rules URL not loaded").last?.data?["error"]?.stringValue?.contains("answered 500") == true)
+            // Another URL: fetched, loaded, in force.
+            configuration.publish(base + "/other.zip")
+            _ = RulesExtensionTests.settle(hub)
+            await control.settleRulesURL()
+            #expect(Self.tag(hub, sink) == "two")
+        }
+        server.stop()
+        // The next registration, publisher gone: the cached rules of the last URL, before any configuration.
+        do {
+            let (hub, _, _, sink) = Self.hub(cache: cache, transport: transport)
+            #expect(Self.tag(hub, sink) == "two")
+        }
+        // A first launch with nothing cached: the bundled zip.
+        do {
+            let bundled = root.appendingPathComponent("rules.zip").path
+            let empty = RulesCache(directory: root.appendingPathComponent("empty-cache").path)
+            let (hub, _, _, sink) = Self.hub(cache: empty, bundled: bundled, transport: transport)
+            #expect(Self.tag(hub, sink) == "one")
+        }
+        try await transport.shutdown()
+        try? FileManager.default.removeItem(at: root)
+    }
+}
