@@ -204,6 +204,49 @@ import Testing
         }
     }
 
+    @Test func aKillDuringACacheWriteLeavesAWholeVersion() throws {
+        guard LocalServer.isAvailable else {
+            print("skipping: python3 (the rules publisher) is not available")
+            return
+        }
+        let root = try folder()
+        let cacheHome = try folder()
+        defer {
+            try? FileManager.default.removeItem(at: root)
+            try? FileManager.default.removeItem(at: cacheHome)
+        }
+        let v1 = root.appendingPathComponent("v1.zip")
+        let v2 = root.appendingPathComponent("v2.zip")
+        #expect(try CLIRunner.run(["pack", Self.rules, "--out", v1.path]).status == 0)
+        #expect(try CLIRunner.run(["pack", Self.rules + "/commerce.yaml", "--out", v2.path]).status == 0)
+        let versions = [try Data(contentsOf: v1), try Data(contentsOf: v2)]
+        let published = root.appendingPathComponent("rules.zip")
+        try versions[0].write(to: published)
+        let env = ["XDG_CACHE_HOME": cacheHome.path]
+        try withPublisher(root) { port in
+            let url = "http://127.0.0.1:\(port)/rules.zip"
+            #expect(try CLIRunner.run(["run", "--rules", url, Self.events], environment: env).status == 0)
+            let cache = RulesCache(directory: cacheHome.appendingPathComponent("rulekit/rules").path)
+            var generator = SeededGenerator(state: 61)
+            for round in 0..<12 {
+                try versions[(round + 1) % 2].write(to: published, options: .atomic)
+                let p = Process()
+                p.executableURL = try CLIRunner.requireExecutable()
+                p.arguments = ["run", "--rules", url, Self.events]
+                p.environment = ProcessInfo.processInfo.environment.merging(env) { _, new in new }
+                p.standardOutput = FileHandle.nullDevice
+                p.standardError = FileHandle.nullDevice
+                try p.run()
+                Thread.sleep(forTimeInterval: Double.random(in: 0...0.25, using: &generator))
+                kill(p.processIdentifier, SIGKILL)
+                p.waitUntilExit()
+                // Whenever the kill came, the cache holds one whole version.
+                let body = cache.load(url).map { Data($0.body) }
+                #expect(body != nil && versions.contains(body!), "round \(round): the cache entry is torn or gone")
+            }
+        }
+    }
+
     @Test func credentialsAreSentToThePublisherAndNeverPrinted() throws {
         guard LocalServer.isAvailable else {
             print("skipping: python3 (the rules publisher) is not available")

@@ -123,10 +123,16 @@ public struct RulesCache: Sendable {
         try AtomicFile.write(Array(url.utf8), to: PathText.join(directory, "last-url"), mode: 0o600)
     }
 
-    /// Removes the least recently written entries but `keeping` while the cache is past its bound.
+    /// Removes the least recently written entries but `keeping` while the cache is past its bound, and the
+    /// temporary files of writes killed midway (an hour old: another process's write in progress stays).
     func trim(keeping: String) {
         let fm = FileManager.default
         let names = (try? fm.contentsOfDirectory(atPath: directory)) ?? []
+        for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") {
+            let path = PathText.join(directory, name)
+            let modified = (try? fm.attributesOfItem(atPath: path))?[.modificationDate] as? Date ?? .distantFuture
+            if modified.timeIntervalSinceNow < -3600 { try? fm.removeItem(atPath: path) }
+        }
         var files: [(path: String, size: Int, modified: Date)] = names.filter { $0.hasSuffix(".rules") }.map { name in
             let path = PathText.join(directory, name)
             let attrs = (try? fm.attributesOfItem(atPath: path)) ?? [:]
