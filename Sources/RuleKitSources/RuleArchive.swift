@@ -205,6 +205,47 @@ public struct RuleArchive: Sendable {
         }.sorted { $0.path < $1.path }
     }
 
+    /// The rules a rule test entry runs against, as `RuleProject.rules(forTest:named:)` pairs them on disk:
+    /// the entries it names (relative to its folder), else `NAME.yaml` (`.yml`, `.json`) beside
+    /// `NAME.test.yaml`, else its folder's rules entries.
+    ///
+    /// - Parameters:
+    ///   - test: the test entry.
+    ///   - named: the rules files the test names, if it names any.
+    /// - Returns: the entries, and the names asked for that the archive does not hold.
+    public func rules(forTest test: Entry, named: [String]?) -> (entries: [Entry], missing: [String]) {
+        let folder = test.path.lastIndex(of: "/").map { String(test.path[...$0]) } ?? ""
+        let byPath = Dictionary(entries.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+        if let named {
+            let paths = named.map { folder + $0 }
+            return (paths.compactMap { byPath[$0] }, paths.filter { byPath[$0] == nil })
+        }
+        let name = String(test.path.dropFirst(folder.count))
+        if let stem = RuleSources.stem(name), stem.hasSuffix(".test") {
+            for ext in RuleSources.extensions {
+                if let e = byPath[folder + stem.dropLast(".test".count) + ext] { return ([e], []) }
+            }
+        }
+        let inFolder = entries.filter { e in
+            e.path.hasPrefix(folder) && !e.path.dropFirst(folder.count).contains("/")
+                && RuleSources.isRulesFile(String(e.path.dropFirst(folder.count)))
+        }
+        return (inFolder.sorted { $0.path < $1.path }, [])
+    }
+
+    /// `entries` read, planned and checked as one snapshot, each named `ARCHIVE!ENTRY`.
+    ///
+    /// - Parameter entries: entries of this archive.
+    /// - Returns: the snapshot.
+    public func snapshot(_ entries: [Entry]) -> RuleSnapshot {
+        var files = RuleFiles()
+        for e in entries {
+            let yaml = e.path.hasSuffix(".yaml") || e.path.hasSuffix(".yml")
+            files.add(e.bytes, file: name(of: e), json: !yaml)
+        }
+        return RuleSnapshot(sources: [name], files: files)
+    }
+
     /// `ARCHIVE!ENTRY`: how messages name an entry.
     public func name(of entry: Entry) -> String { name + "!" + entry.path }
 

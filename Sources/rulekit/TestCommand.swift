@@ -46,12 +46,20 @@ struct TestCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "Test files or folders (default Rules/; '-' for standard input).")
+    @Argument(help: "Test files or folders, or zips or https URLs holding rules and their tests (default Rules/; '-' for standard input).")
     var paths: [String] = []
+
+    @OptionGroup var fetch: FetchOptions
 
     func run() throws {
         var files: [String] = []
+        var archives: [RuleArchive] = []
+        let fetched = try fetch.fetch(paths)
         for p in paths.isEmpty ? ["Rules"] : paths {
+            if RuleArchive.isArchive(p) || RemoteRules.isURL(p) {
+                archives.append(try Self.archive(p, fetched: fetched.bodies[p]))
+                continue
+            }
             // Standard input: a test file whose rules paths are relative to the working folder.
             if p == "-" {
                 files.append(p)
@@ -75,6 +83,7 @@ struct TestCommand: ParsableCommand {
         var passed = 0
         var failed = 0
         var out = StdoutBuffer()
+        for archive in archives { Self.run(archive, &out, &passed, &failed) }
         for f in files {
             let (file, found) = RuleTestFile.load(path: f)
             guard let file else {
@@ -96,6 +105,12 @@ struct TestCommand: ParsableCommand {
             }
         }
         out.write("\(passed) passed, \(failed) failed\n")
+        if passed + failed == 0, !archives.isEmpty {
+            out.flush()
+            Stderr.write(
+                "error: no rule test files (*.test.yaml, *.test.yml, *.test.json) in \(archives.map(\.name).joined(separator: ", "))\n")
+            throw ExitCode(2)
+        }
         out.flush()
         if failed > 0 { throw ExitCode(1) }
     }

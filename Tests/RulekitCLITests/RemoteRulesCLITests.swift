@@ -75,6 +75,13 @@ import Testing
         let matched = try CLIRunner.run(["match", "--rules", Self.rules, Self.events])
         #expect(fromFolderZip.status == 0, "\(fromFolderZip.transcript)")
         #expect(fromFolderZip.stdout == matched.stdout)
+        // Its rule tests run from the zip, paired with their rules as on disk.
+        let zipTests = try CLIRunner.run(["test", folderZip.path])
+        let folderTests = try CLIRunner.run(["test", Self.rules])
+        #expect(zipTests.status == 0, "\(zipTests.transcript)")
+        #expect(zipTests.stdout.split(separator: "\n").last == folderTests.stdout.split(separator: "\n").last)
+        #expect(zipTests.stdout.contains("PASS \(folderZip.path)!Rules/commerce.test.yaml"), "\(zipTests.stdout)")
+        #expect(try CLIRunner.run(["test", packed]).status == 2, "a zip without tests is a usage error")
 
         let broken = dir.appendingPathComponent("broken.zip")
         try zip(broken, [("rules.json", Self.launchBroken, false)])
@@ -150,6 +157,12 @@ import Testing
             #expect(seen.count == 2)
             let headers = seen.last?["headers"] as? [String: String] ?? [:]
             #expect(headers["If-None-Match"] != nil, "the second fetch is conditional: \(headers)")
+            // A publisher that sends Last-Modified alone: the second fetch asks If-Modified-Since and gets a 304.
+            let dated = "http://127.0.0.1:\(port)/_noetag/rules.zip"
+            #expect(try CLIRunner.run(["lint", dated], environment: env).status == 0)
+            #expect(try CLIRunner.run(["lint", dated], environment: env).status == 0)
+            let asked = (try log(port).last?["headers"] as? [String: String]) ?? [:]
+            #expect(asked["If-Modified-Since"] != nil && asked["If-None-Match"] == nil, "\(asked)")
             // Every command that takes rules takes the URL.
             #expect(try CLIRunner.run(["lint", url], environment: env).status == 0)
             #expect(try CLIRunner.run(["match", "--rules", url, Self.events], environment: env).status == 0)

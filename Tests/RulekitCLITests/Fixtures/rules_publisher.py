@@ -4,6 +4,7 @@
 #   /_redirect/N/PATH        redirects N times, then to /PATH
 #   /_slow/SECONDS/PATH      waits, then serves /PATH
 #   /_reset/PATH             promises the whole body, sends half, closes the connection
+#   /_noetag/PATH            serves /PATH with Last-Modified alone (validated by If-Modified-Since)
 #   /_log                    the requests seen (path and headers), as JSON
 # Prints its port on the first line of stdout; exits when stdin closes.
 import email.utils, hashlib, http.server, json, os, sys, threading, time
@@ -48,6 +49,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         reset = parts[0] == "_reset"
         if reset:
             parts = parts[1:]
+        noetag = parts[0] == "_noetag"
+        if noetag:
+            parts = parts[1:]
         file = os.path.join(root, *parts)
         if not os.path.isfile(file):
             return self.answer(404, b"not found")
@@ -57,7 +61,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         mtime = int(os.path.getmtime(file))
         modified = email.utils.formatdate(mtime, usegmt=True)
         since = self.headers.get("If-Modified-Since")
-        if self.headers.get("If-None-Match") == etag or (
+        if (not noetag and self.headers.get("If-None-Match") == etag) or (
             self.headers.get("If-None-Match") is None and since and email.utils.parsedate_to_datetime(since).timestamp() >= mtime
         ):
             self.send_response(304)
@@ -73,7 +77,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.close_connection = True
             self.connection.shutdown(2)
             return
-        self.answer(200, body, [("ETag", etag), ("Last-Modified", modified), ("Content-Type", "application/zip")])
+        validators = [("Last-Modified", modified)] if noetag else [("ETag", etag), ("Last-Modified", modified)]
+        self.answer(200, body, validators + [("Content-Type", "application/zip")])
 
 class Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
