@@ -52,9 +52,8 @@ struct RuleKitCommand: ParsableCommand {
         version: RuleKitVersion.current,
         subcommands: [
             RunCommand.self, MatchCommand.self, TestCommand.self, ParseCommand.self, LintCommand.self, ConvertCommand.self,
-            PackCommand.self,
-            ExplainCommand.self, ReportCommand.self, XDMCommand.self, SchemaCommand.self, SharedCommand.self, ServeCommand.self,
-            LSPCommand.self,
+            PackCommand.self, ExplainCommand.self, ReportCommand.self, XDMCommand.self, SchemaCommand.self, SharedCommand.self,
+            ServeCommand.self, HistoryCommand.self, LSPCommand.self,
         ]
     )
 

@@ -261,3 +261,34 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
         }
     }
 }
+
+extension InMemoryEventHistory: HistoryExporting {
+    /// The identity's records, from its series: hash and time (the memory store keeps no keys per record).
+    public func export(identity: String) async throws -> [HistoryRecord] {
+        state.withLock { s in
+            var out: [HistoryRecord] = []
+            for hash in s.hashesOf[identity] ?? [] {
+                for ms in s.series[Series(identity: identity, hash: hash)]?.times ?? [] {
+                    out.append(HistoryRecord(identity: identity, hash: hash, ms: ms, key: ""))
+                }
+            }
+            return out.sorted { ($0.ms, $0.hash) < ($1.ms, $1.hash) }
+        }
+    }
+
+    /// Records, identities, oldest and newest, from the series.
+    public func stats() async throws -> HistoryStats {
+        state.withLock { s in
+            var records = 0
+            var oldest: Double?
+            var newest: Double?
+            for times in s.series.values {
+                records += times.times.count
+                if let f = times.times.first { oldest = min(oldest ?? f, f) }
+                if let l = times.times.last { newest = max(newest ?? l, l) }
+            }
+            let identities = s.hashesOf.values.filter { !$0.isEmpty }.count
+            return HistoryStats(records: records, identities: identities, oldest: oldest, newest: newest)
+        }
+    }
+}

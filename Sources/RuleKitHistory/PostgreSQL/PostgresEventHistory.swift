@@ -336,3 +336,26 @@ final class PostgresEventHistory: HistoryBackend, Service {
         await client.run()
     }
 }
+
+extension PostgresEventHistory: HistoryExporting {
+    /// The identity's records, oldest first, with their keys (through the identity's index).
+    public func export(identity: String) async throws -> [HistoryRecord] {
+        var out: [HistoryRecord] = []
+        let rows = try await client.query(
+            "SELECT hash, ts, event_key FROM rulekit_history WHERE identity = \(identity) ORDER BY ts, event_key", logger: logger)
+        for try await (hash, ts, key) in rows.decode((Int64, Double, String?).self) {
+            out.append(HistoryRecord(identity: identity, hash: UInt32(truncatingIfNeeded: hash), ms: ts, key: key ?? ""))
+        }
+        return out
+    }
+
+    /// Records, identities, oldest and newest, from the summary the writes keep.
+    public func stats() async throws -> HistoryStats {
+        let rows = try await client.query(
+            "SELECT coalesce(sum(n), 0)::int8, count(DISTINCT identity), min(lo), max(hi) FROM rulekit_history_summary", logger: logger)
+        for try await (n, identities, lo, hi) in rows.decode((Int64, Int64, Double?, Double?).self) {
+            return HistoryStats(records: Int(n), identities: Int(identities), oldest: lo, newest: hi)
+        }
+        return HistoryStats(records: 0, identities: 0, oldest: nil, newest: nil)
+    }
+}

@@ -244,6 +244,27 @@ public final class SQLiteEventHistory: EventHistoryStore, IndexedHistoryBackend 
     public var count: Int { index.count }
 }
 
+extension SQLiteEventHistory: HistoryExporting {
+    /// The identity's records from the file, oldest first, with their keys.
+    public func export(identity: String) async throws -> [HistoryRecord] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT key, hash, ts FROM history_log WHERE identity = ? ORDER BY ts, seq", arguments: [identity])
+                .map {
+                    let h: Int64 = $0[1]
+                    return HistoryRecord(identity: identity, hash: UInt32(truncatingIfNeeded: h), ms: $0[2], key: $0[0])
+                }
+        }
+    }
+
+    /// Records, identities, oldest and newest, from the file.
+    public func stats() async throws -> HistoryStats {
+        try await pool.read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT count(*), count(DISTINCT identity), min(ts), max(ts) FROM history_log")
+            return HistoryStats(records: row?[0] ?? 0, identities: row?[1] ?? 0, oldest: row?[2], newest: row?[3])
+        }
+    }
+}
+
 /// A file held with `flock` for the life of this object: the one process, and the one object in it, that
 /// keeps a SQLite history's index. The lock goes with the descriptor (closed at exit, or by `deinit`),
 /// so a process that was killed holds nothing. A file of its own beside the database: SQLite's own locks

@@ -1,0 +1,123 @@
+import ArgumentParser
+import Foundation
+import RuleKitCore
+import RuleKitHistory
+
+/// `rulekit history`: what event history keeps, read-only: one identity's records, or the store's figures.
+struct HistoryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "Show what event history keeps: one identity's records (export) or the store's figures (stats).",
+        discussion: """
+            The store is a `rulekit run --data-dir` folder or a `serve --history` location. A SQLite history \
+            that a live process holds is refused (stop it first); PostgreSQL is read while servers write it.
+
+            Example:
+              rulekit history stats --data-dir /tmp/rulekit-data
+              rulekit history export --data-dir /tmp/rulekit-data --identity 12345678
+            """,
+        subcommands: [Export.self, Stats.self]
+    )
+
+    /// Which store: a folder of `history.sqlite`, or a location as `serve --history` takes it.
+    struct Store: ParsableArguments {
+        @Option(name: .customLong("data-dir"), help: "The folder whose history.sqlite to read (as `run --data-dir` keeps it).")
+        var dataDir: String?
+
+        @Option(help: "The history: sqlite:FILE or postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE.")
+        var history: String?
+
+        func validate() throws {
+            guard (dataDir == nil) != (history == nil) else { throw ValidationError("give one of --data-dir and --history") }
+            if let history {
+                guard let l = HistoryLocation(history) else {
+                    throw ValidationError("--history takes sqlite:FILE or postgres://USER@HOST/DATABASE, not '\(history)'")
+                }
+                if l == .memory { throw ValidationError("a memory history lives in the process that keeps it; there is none to read") }
+            }
+        }
+
+        /// The store's location; exit 2 for a SQLite file that does not exist (reading must not make one).
+        func location() throws -> HistoryLocation {
+            let l = dataDir.map { HistoryLocation.sqlite(PathText.join($0, "history.sqlite")) } ?? history.flatMap(HistoryLocation.init)
+            guard let l else { throw ExitCode(2) }
+            if case .sqlite(let file) = l, !FileManager.default.fileExists(atPath: file) {
+                Stderr.write("error: no history at '\(file)'\n")
+                throw ExitCode(2)
+            }
+            return l
+        }
+
+        /// Runs `body` on the opened store (its database client running meanwhile); exit 2 when it cannot
+        /// be opened or answers an error.
+        func read<T: Sendable>(_ body: @escaping @Sendable (any HistoryExporting) async throws -> T) throws -> T {
+            let opened: HistoryLocation.Opened
+            do { opened = try location().open() } catch let e as DiagnosticError {
+                Stderr.write(DiagnosticRenderer().render(e.diagnostics) + "\n")
+                throw ExitCode(2)
+            }
+            guard let store = opened.backend as? any HistoryExporting else { throw ExitCode(2) }
+            let outcome: Result<T, any Error> = BlockingTask.run {
+                let client = opened.client.map { c in Task { try? await c.run() } }
+                defer { client?.cancel() }
+                do {
+                    try await opened.backend.ready()
+                    return .success(try await body(store))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            switch outcome {
+            case .success(let v): return v
+            case .failure(let e):
+                Stderr.write("error: the history cannot be read: \(e)\n")
+                throw ExitCode(2)
+            }
+        }
+    }
+
+    static func iso(_ ms: Double) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return f.string(from: Date(timeIntervalSince1970: ms / 1000))
+    }
+
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "export", abstract: "Print one identity's records as JSON lines, oldest first (none: nothing printed).")
+
+        @OptionGroup var store: Store
+
+        @Option(help: "The identity, as events carry it (e.g. an ECID).")
+        var identity: String
+
+        func run() throws {
+            let id = identity
+            let records = try store.read { try await $0.export(identity: id) }
+            var out = StdoutBuffer()
+            for r in records {
+                let line: Value = [
+                    "identity": .string(r.identity), "hash": .int(Int64(r.hash)), "timestamp": .string(HistoryCommand.iso(r.ms)),
+                    "ms": .double(r.ms), "key": .string(r.key),
+                ]
+                out.write(JSONWriter.string(line) + "\n")
+            }
+            out.flush()
+        }
+    }
+
+    struct Stats: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "stats", abstract: "Print the store's records, identities, oldest and newest record, as JSON.")
+
+        @OptionGroup var store: Store
+
+        func run() throws {
+            let s = try store.read { try await $0.stats() }
+            var o: ValueObject = ["records": .int(Int64(s.records)), "identities": .int(Int64(s.identities))]
+            if let t = s.oldest { o["oldest"] = .string(HistoryCommand.iso(t)) }
+            if let t = s.newest { o["newest"] = .string(HistoryCommand.iso(t)) }
+            Stdout.print(JSONWriter.string(.object(o)))
+        }
+    }
+}
