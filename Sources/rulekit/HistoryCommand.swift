@@ -7,7 +7,7 @@ import RuleKitHistory
 struct HistoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
-        abstract: "Show what event history keeps: one identity's records (export) or the store's figures (stats).",
+        abstract: "What event history keeps of a person: export or delete one identity's records; the store's figures.",
         discussion: """
             The store is a `rulekit run --data-dir` folder or a `serve --history` location. A SQLite history \
             that a live process holds is refused (stop it first); PostgreSQL is read while servers write it.
@@ -15,8 +15,9 @@ struct HistoryCommand: ParsableCommand {
             Example:
               rulekit history stats --data-dir /tmp/rulekit-data
               rulekit history export --data-dir /tmp/rulekit-data --identity 12345678
+              rulekit history delete --data-dir /tmp/rulekit-data --identity 12345678
             """,
-        subcommands: [Export.self, Stats.self]
+        subcommands: [Export.self, Delete.self, Stats.self]
     )
 
     /// Which store: a folder of `history.sqlite`, or a location as `serve --history` takes it.
@@ -118,6 +119,66 @@ struct HistoryCommand: ParsableCommand {
             if let t = s.oldest { o["oldest"] = .string(HistoryCommand.iso(t)) }
             if let t = s.newest { o["newest"] = .string(HistoryCommand.iso(t)) }
             Stdout.print(JSONWriter.string(.object(o)))
+        }
+    }
+
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "delete",
+            abstract: "Erase one identity's records (all, or some masks', or a window's); prints how many went.",
+            discussion: """
+                The store keeps a tombstone (the identity, the time of the delete, its masks and window): a record                 it covers that arrives later — a spool replayed, a retried batch, another server's late block — is                 dropped on write.
+                """)
+
+        @OptionGroup var store: Store
+
+        @Option(help: "The identity, as events carry it (e.g. an ECID).")
+        var identity: String
+
+        @Option(
+            help:
+                "A history mask as rules write it, as JSON (e.g. '{\"visit.page\":\"home\"}'), hashed as the engine hashes it (repeatable)."
+        )
+        var mask: [String] = []
+
+        @Option(name: .customLong("mask-hash"), help: "A mask's hash as `history export` prints it (repeatable).")
+        var maskHash: [UInt32] = []
+
+        @Option(help: "Only records at or after this time (ISO 8601, or milliseconds since 1970).")
+        var from: String?
+
+        @Option(help: "Only records at or before this time (ISO 8601, or milliseconds since 1970).")
+        var to: String?
+
+        func run() throws {
+            var hashes = Set(maskHash)
+            for m in mask {
+                guard case .object(let o)? = try? JSONReader.value(m) else {
+                    Stderr.write("error: --mask takes a JSON object, not '\(m)'\n")
+                    throw ExitCode(2)
+                }
+                hashes.insert(EventHistoryHash.hash(o))
+            }
+            let erasure = HistoryErasure(
+                identity: identity, hashes: mask.isEmpty && maskHash.isEmpty ? nil : hashes, from: try Self.time(from, "--from"),
+                to: try Self.time(to, "--to"), at: Date().timeIntervalSince1970 * 1000)
+            let gone = try store.read { try await $0.erase(erasure) }
+            Stdout.print(JSONWriter.string(["deleted": .int(Int64(gone))]))
+        }
+
+        /// Milliseconds since 1970 from ISO 8601 or a number; exit 2 otherwise.
+        static func time(_ text: String?, _ option: String) throws -> Double? {
+            guard let text else { return nil }
+            if let ms = Double(text), ms.isFinite { return ms }
+            let f = ISO8601DateFormatter()
+            for options: ISO8601DateFormatter.Options in [
+                [.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime], [.withFullDate],
+            ] {
+                f.formatOptions = options
+                if let d = f.date(from: text) { return d.timeIntervalSince1970 * 1000 }
+            }
+            Stderr.write("error: \(option) takes ISO 8601 (2026-12-01T10:00:00Z) or milliseconds since 1970, not '\(text)'\n")
+            throw ExitCode(2)
         }
     }
 }

@@ -39,6 +39,38 @@ import Testing
         #expect(try CLIRunner.run(["history", "stats", "--history", "memory"]).status == 2)
     }
 
+    @Test func aDeletedPersonIsNotSeenByAHistoricalRule() throws {
+        let rules = try ServeHistoryTests.rulesFile()
+        let dir = rules.deletingLastPathComponent()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let data = dir.appendingPathComponent("data").path
+        func run(_ events: [String]) throws -> String {
+            let file = dir.appendingPathComponent("events-\(UUID()).jsonl")
+            try events.joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+            let r = try CLIRunner.run([
+                "run", "--rules", rules.path, "--identity", "xdm.identityMap.ECID.0.id", "--data-dir", data, file.path,
+            ])
+            #expect(r.status == 0, "\(r.transcript)")
+            return r.stdout
+        }
+        _ = try run([ServeHistoryTests.event("visit", "ada"), ServeHistoryTests.event("visit", "bob")])
+        #expect(try run([ServeHistoryTests.event("check", "ada")]).contains(#""returning":true"#))
+        // Another mask first: nothing of ada's visits goes.
+        let other = try CLIRunner.run(["history", "delete", "--data-dir", data, "--identity", "ada", "--mask", #"{"visit.page":"shop"}"#])
+        #expect(try JSONReader.value(other.stdout)["deleted"] == 0, "\(other.transcript)")
+        let deleted = try CLIRunner.run([
+            "history", "delete", "--data-dir", data, "--identity", "ada", "--mask", #"{"visit.page":"home"}"#, "--from", "2000-01-01",
+        ])
+        #expect(try JSONReader.value(deleted.stdout)["deleted"] == 1, "\(deleted.transcript)")
+        #expect(!(try run([ServeHistoryTests.event("check", "ada")]).contains("returning")))
+        #expect(try run([ServeHistoryTests.event("check", "bob")]).contains(#""returning":true"#))
+        let again = try CLIRunner.run(["history", "delete", "--data-dir", data, "--identity", "ada"])
+        let againCount = try JSONReader.value(again.stdout)["deleted"]
+        #expect(again.status == 0 && againCount == 0)
+        let bad = try CLIRunner.run(["history", "delete", "--data-dir", data, "--identity", "ada", "--from", "yesterday"])
+        #expect(bad.status == 2 && bad.stderr.contains("--from takes ISO 8601"), "\(bad.transcript)")
+    }
+
     @Test func aSQLiteHistoryALiveServerHoldsIsRefused() throws {
         let rules = try ServeHistoryTests.rulesFile()
         let dir = rules.deletingLastPathComponent()
@@ -52,7 +84,7 @@ import Testing
     }
 
     @Test(.enabled(if: ProcessInfo.processInfo.environment["RULEKIT_TEST_POSTGRES"] != nil, "set RULEKIT_TEST_POSTGRES (.ci/run does)"))
-    func postgreSQLIsExportedWhileAServerWritesIt() throws {
+    func postgreSQLIsExportedAndErasedWhileAServerWritesIt() throws {
         let pg = try #require(ProcessInfo.processInfo.environment["RULEKIT_TEST_POSTGRES"])
         let rules = try ServeHistoryTests.rulesFile()
         defer { try? FileManager.default.removeItem(at: rules.deletingLastPathComponent()) }
@@ -67,7 +99,13 @@ import Testing
             if records.count < 3 { Thread.sleep(forTimeInterval: 0.05) }
         }
         #expect(records.count == 3 && records.allSatisfy { $0["identity"]?.stringValue == who })
+        // Deleted while the server runs: its next batch no longer sees the visits.
+        #expect(try HTTP.call(url, method: "POST", body: ServeHistoryTests.event("check", who)).body.contains(#""returning":true"#))
+        let deleted = try CLIRunner.run(["history", "delete", "--history", pg, "--identity", who])
+        #expect(try JSONReader.value(deleted.stdout)["deleted"] == 3, "\(deleted.transcript)")
+        #expect(!(try HTTP.call(url, method: "POST", body: ServeHistoryTests.event("check", who)).body.contains("returning")))
+        #expect(try CLIRunner.run(["history", "export", "--history", pg, "--identity", who]).stdout.isEmpty)
         let stats = try JSONReader.value(try CLIRunner.run(["history", "stats", "--history", pg]).stdout)
-        #expect((stats["records"]?.intValue ?? 0) >= 3 && (stats["identities"]?.intValue ?? 0) >= 1)
+        #expect(stats["records"]?.intValue != nil && stats["identities"]?.intValue != nil)
     }
 }

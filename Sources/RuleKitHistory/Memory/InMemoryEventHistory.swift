@@ -30,6 +30,16 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
         /// records spooled since), so that a write of them is not passed over as a key already kept.
         var journal = RecordJournal()
         var unwritten: Set<RecordKey> = []
+        /// The erasures of each identity, by its digest (`HistoryErasure.digest`; a tombstone keeps no
+        /// identity in clear): a record one covers is not kept, whenever it arrives.
+        var tombstones: [String: [HistoryErasure]] = [:]
+
+        /// Whether an erasure covers a record: nothing to compute while nothing was erased, a digest of the
+        /// identity once something was.
+        func buried(_ identity: String, _ hash: UInt32, _ ms: Double) -> Bool {
+            guard !tombstones.isEmpty, let erasures = tombstones[HistoryErasure.digest(identity)] else { return false }
+            return erasures.contains { $0.covers(hash: hash, ms: ms) }
+        }
 
         /// Whether `key` is new (and now known).
         mutating func remember(_ key: String, bound: Int) -> Bool {
@@ -52,6 +62,7 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
         }
 
         mutating func insert(identity: String, hash: UInt32, ms: Double) {
+            guard !buried(identity, hash, ms) else { return }
             let key = Series(identity: identity, hash: hash)
             if let i = series.index(forKey: key) {
                 series.values[i].insert(ms)
@@ -209,11 +220,16 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
             out.reserveCapacity(records.count)
             for r in records {
                 guard !r.key.isEmpty else {
-                    out.append((r, nil, true))
+                    if !s.buried(r.identity, r.hash, r.ms) { out.append((r, nil, true)) }
                     continue
                 }
                 let k = RecordKey(r.key)
                 guard seen.insert(k).inserted else { continue }
+                if s.buried(r.identity, r.hash, r.ms) {
+                    // Erased since it was made: never written; a journaled copy is no longer owed.
+                    s.unwritten.remove(k)
+                    continue
+                }
                 if s.unwritten.contains(k) {
                     out.append((r, k, false))
                 } else if !s.keys.contains(k) && !s.older.contains(k) {
@@ -254,6 +270,42 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
         state.withLock { $0.journal.restore(records) }
     }
 
+    /// Erases what `erasure` covers and keeps its tombstone: what a store that indexes its file here does
+    /// once the file has done the same. Returns how many records were forgotten here.
+    @discardableResult
+    package func bury(_ erasure: HistoryErasure) -> Int {
+        let digest = erasure.identityDigest
+        var tombstone = erasure
+        tombstone.identity = digest
+        return bury(tombstone, digest: digest, clear: erasure.identity)
+    }
+
+    /// Keeps a tombstone read back from a file (its identity is the digest already).
+    package func buryDigest(_ tombstone: HistoryErasure) {
+        state.withLock { $0.tombstones[tombstone.identity, default: []].append(tombstone) }
+    }
+
+    private func bury(_ tombstone: HistoryErasure, digest: String, clear identity: String) -> Int {
+        let erasure = HistoryErasure(identity: identity, hashes: tombstone.hashes, from: tombstone.from, to: tombstone.to, at: tombstone.at)
+        return state.withLock { s in
+            var gone = 0
+            for hash in s.hashesOf[erasure.identity] ?? [] where erasure.hashes?.contains(hash) ?? true {
+                let times = s.series[Series(identity: erasure.identity, hash: hash)]?.times ?? []
+                for ms in times where erasure.covers(hash: hash, ms: ms) {
+                    s.remove(identity: erasure.identity, hash: hash, ms: ms)
+                    gone += 1
+                }
+            }
+            s.tombstones[digest, default: []].append(tombstone)
+            return gone
+        }
+    }
+
+    /// Whether an erasure kept here covers `record`.
+    package func buried(_ record: HistoryRecord) -> Bool {
+        state.withLock { $0.buried(record.identity, record.hash, record.ms) }
+    }
+
     /// Forgets one record of each (identity, hash, time) given (retention). Their keys stay remembered.
     package func remove(_ records: [(identity: String, hash: UInt32, ms: Double)]) {
         state.withLock { s in
@@ -274,6 +326,11 @@ extension InMemoryEventHistory: HistoryExporting {
             }
             return out.sorted { ($0.ms, $0.hash) < ($1.ms, $1.hash) }
         }
+    }
+
+    /// Erases the records `erasure` covers; later records it covers are not kept.
+    public func erase(_ erasure: HistoryErasure) async throws -> Int {
+        bury(erasure)
     }
 
     /// Records, identities, oldest and newest, from the series.

@@ -25,7 +25,7 @@ final class PostgresEventHistory: HistoryBackend, Service {
     private let migration = Locked<Task<Void, any Error>?>(nil)
     private let logger = Logger(label: "rulekit.history")
     /// The schema version this build writes (`rulekit_schema_version`, component `history`).
-    static let schemaVersion = 4
+    static let schemaVersion = 5
     /// The advisory lock the migration holds (any fixed number; the same on every server).
     static let migrationLock: Int64 = 0x52_4B_48_49_53_54
 
@@ -136,10 +136,15 @@ final class PostgresEventHistory: HistoryBackend, Service {
 
     /// A block's records in one statement, all of them new: a key already kept fails it whole.
     struct InsertNew: PostgresPreparedStatement {
-        static let name = "rulekit_history_insert_new_v1"
+        static let name = "rulekit_history_insert_new_v2"
         static let sql = """
             INSERT INTO rulekit_history (identity, hash, ts, event_key)
-            SELECT * FROM unnest($1::text[], $2::int8[], $3::float8[], $4::text[])
+            SELECT * FROM unnest($1::text[], $2::int8[], $3::float8[], $4::text[]) AS u(identity, hash, ts, event_key)
+            WHERE NOT EXISTS (SELECT 1 FROM rulekit_history_tombstones) OR NOT EXISTS (
+                SELECT 1 FROM rulekit_history_tombstones t
+                WHERE t.identity_digest = encode(sha256(convert_to(u.identity, 'UTF8')), 'hex') AND u.ts <= t.at
+                    AND (t.hashes IS NULL OR u.hash = ANY(t.hashes))
+                    AND u.ts >= coalesce(t.from_ms, '-infinity') AND u.ts <= coalesce(t.to_ms, 'infinity'))
             """
         typealias Row = Void
         let rows: Rows
@@ -150,10 +155,15 @@ final class PostgresEventHistory: HistoryBackend, Service {
 
     /// A block's records in one statement; a key already kept is passed over (exactly once).
     struct Insert: PostgresPreparedStatement {
-        static let name = "rulekit_history_insert_v2"
+        static let name = "rulekit_history_insert_v3"
         static let sql = """
             INSERT INTO rulekit_history (identity, hash, ts, event_key)
-            SELECT * FROM unnest($1::text[], $2::int8[], $3::float8[], $4::text[])
+            SELECT * FROM unnest($1::text[], $2::int8[], $3::float8[], $4::text[]) AS u(identity, hash, ts, event_key)
+            WHERE NOT EXISTS (SELECT 1 FROM rulekit_history_tombstones) OR NOT EXISTS (
+                SELECT 1 FROM rulekit_history_tombstones t
+                WHERE t.identity_digest = encode(sha256(convert_to(u.identity, 'UTF8')), 'hex') AND u.ts <= t.at
+                    AND (t.hashes IS NULL OR u.hash = ANY(t.hashes))
+                    AND u.ts >= coalesce(t.from_ms, '-infinity') AND u.ts <= coalesce(t.to_ms, 'infinity'))
             ON CONFLICT DO NOTHING
             """
         typealias Row = Void
@@ -188,7 +198,8 @@ final class PostgresEventHistory: HistoryBackend, Service {
     /// Brings the table to `schemaVersion`: 1 made the table and its question index; 2 keys each record
     /// (`event_key`, unique per identity) for exactly-once writes; 3 adds the summary a block's read
     /// counts from (`rulekit_history_summary`) and the trigger that keeps it; 4 compares identities and keys
-    /// byte for byte (`COLLATE "C"`). Tables made before versions were recorded are taken as version 1.
+    /// byte for byte (`COLLATE "C"`); 5 keeps erasures' tombstones (`rulekit_history_tombstones`), which the
+    /// inserts read. Tables made before versions were recorded are taken as version 1.
     func migrate() async throws {
         let logger = self.logger
         let from: Int = try await client.withTransaction(logger: logger) { c in
@@ -314,6 +325,17 @@ final class PostgresEventHistory: HistoryBackend, Service {
                     """, logger: logger)
                 try await c.query(#"ALTER TABLE rulekit_history_summary ALTER COLUMN identity TYPE TEXT COLLATE "C""#, logger: logger)
             }
+            if version < 5 {
+                try await c.query(
+                    """
+                    CREATE TABLE IF NOT EXISTS rulekit_history_tombstones (
+                        identity_digest TEXT COLLATE "C" NOT NULL, at DOUBLE PRECISION NOT NULL, hashes BIGINT[],
+                        from_ms DOUBLE PRECISION, to_ms DOUBLE PRECISION)
+                    """, logger: logger)
+                try await c.query(
+                    "CREATE INDEX IF NOT EXISTS rulekit_history_tombstones_digest ON rulekit_history_tombstones (identity_digest)",
+                    logger: logger)
+            }
             if version < Self.schemaVersion {
                 try await c.query(
                     """
@@ -347,6 +369,37 @@ extension PostgresEventHistory: HistoryExporting {
             out.append(HistoryRecord(identity: identity, hash: UInt32(truncatingIfNeeded: hash), ms: ts, key: key ?? ""))
         }
         return out
+    }
+
+    /// Erases in one transaction that holds off every insert (`SHARE ROW EXCLUSIVE`: an insert under way
+    /// finishes first, a later one waits and then reads the tombstone), so a record is either erased or
+    /// dropped on write — never written after the erasure. The summary follows through its trigger.
+    public func erase(_ erasure: HistoryErasure) async throws -> Int {
+        if let hashes = erasure.hashes, hashes.isEmpty { return 0 }
+        let logger = self.logger
+        let hashes = erasure.hashes.map { $0.sorted().map(Int64.init) }
+        return try await client.withTransaction(logger: logger) { c in
+            try await c.query("LOCK TABLE rulekit_history IN SHARE ROW EXCLUSIVE MODE", logger: logger)
+            try await c.query(
+                """
+                INSERT INTO rulekit_history_tombstones (identity_digest, at, hashes, from_ms, to_ms)
+                VALUES (\(erasure.identityDigest), \(erasure.at), \(hashes), \(erasure.from), \(erasure.to))
+                """, logger: logger)
+            var gone = 0
+            for try await n in try await c.query(
+                """
+                WITH gone AS (
+                    DELETE FROM rulekit_history WHERE identity = \(erasure.identity) AND ts <= \(erasure.at)
+                        AND (\(hashes)::int8[] IS NULL OR hash = ANY(\(hashes)::int8[]))
+                        AND ts >= coalesce(\(erasure.from)::float8, '-infinity') AND ts <= coalesce(\(erasure.to)::float8, 'infinity')
+                    RETURNING 1)
+                SELECT count(*)::int8 FROM gone
+                """, logger: logger
+            ).decode(Int64.self) {
+                gone = Int(n)
+            }
+            return gone
+        }
     }
 
     /// Records, identities, oldest and newest, from the summary the writes keep.

@@ -73,7 +73,10 @@ public final class SQLiteEventHistory: EventHistoryStore, IndexedHistoryBackend 
             try pool.write { db in try migrate(db) }
             // A corrupt file can open; reading it is what fails.
             let index = InMemoryEventHistory(rememberedKeys: max(retention ?? 0, 500_000), keyed: true, journaled: true)
-            try pool.read { db in try load(db, into: index) }
+            try pool.read { db in
+                try loadTombstones(db, into: index)
+                try load(db, into: index)
+            }
             let checkpointer = Checkpointer(try DatabaseQueue(path: path))
             return .success(SQLiteEventHistory(pool: pool, checkpointer: checkpointer, index: index, retention: retention, lock: lock))
         } catch {
@@ -103,6 +106,11 @@ public final class SQLiteEventHistory: EventHistoryStore, IndexedHistoryBackend 
                 CREATE TABLE IF NOT EXISTS history_log (
                     seq INTEGER PRIMARY KEY, identity TEXT NOT NULL, key TEXT NOT NULL, hash INTEGER NOT NULL, ts REAL NOT NULL)
                 """)
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS history_tombstones (
+                    identity_digest TEXT NOT NULL, at REAL NOT NULL, hashes TEXT, from_ms REAL, to_ms REAL)
+                """)
         if try db.tableExists("history") {
             try db.execute(
                 sql: """
@@ -123,6 +131,16 @@ public final class SQLiteEventHistory: EventHistoryStore, IndexedHistoryBackend 
                     ORDER BY r;
                 DROP TABLE events;
                 """)
+    }
+
+    /// Reads every erasure's tombstone into `index` (records they cover are not kept there, whenever they
+    /// come).
+    static func loadTombstones(_ db: Database, into index: InMemoryEventHistory) throws {
+        for row in try Row.fetchAll(db, sql: "SELECT identity_digest, at, hashes, from_ms, to_ms FROM history_tombstones") {
+            let text: String? = row[2]
+            let hashes = text.map { Set($0.split(separator: ",").compactMap { UInt32($0) }) }
+            index.buryDigest(HistoryErasure(identity: row[0], hashes: hashes, from: row[3], to: row[4], at: row[1]))
+        }
     }
 
     /// Reads every record into `index`, in the order they were made.
@@ -157,7 +175,7 @@ public final class SQLiteEventHistory: EventHistoryStore, IndexedHistoryBackend 
         let identity = HistoryIdentity.current ?? ""
         let made = records.map {
             HistoryRecord(identity: identity, hash: $0.0, ms: $0.1.timeIntervalSince1970 * 1000, key: EventID.next().text)
-        }
+        }.filter { !index.buried($0) }
         do {
             let index = self.index
             try pool.writeWithoutTransaction { db in
@@ -253,6 +271,40 @@ extension SQLiteEventHistory: HistoryExporting {
                     let h: Int64 = $0[1]
                     return HistoryRecord(identity: identity, hash: UInt32(truncatingIfNeeded: h), ms: $0[2], key: $0[0])
                 }
+        }
+    }
+
+    /// Erases from the file (the row and the tombstone in one transaction, on the writer's queue: no write
+    /// of the index's journal can come between), then from the index, which drops later records it covers.
+    public func erase(_ erasure: HistoryErasure) async throws -> Int {
+        if let hashes = erasure.hashes, hashes.isEmpty { return 0 }
+        let checkpointer = self.checkpointer
+        let index = self.index
+        var sql = "DELETE FROM history_log WHERE identity = ? AND ts <= ?"
+        var arguments: StatementArguments = [erasure.identity, erasure.at]
+        if let from = erasure.from {
+            sql += " AND ts >= ?"
+            arguments += [from]
+        }
+        if let to = erasure.to {
+            sql += " AND ts <= ?"
+            arguments += [to]
+        }
+        // Numbers only: the hashes are written into the statement.
+        if let hashes = erasure.hashes { sql += " AND hash IN (\(hashes.sorted().map { String($0) }.joined(separator: ",")))" }
+        let hashesText = erasure.hashes.map { $0.sorted().map { String($0) }.joined(separator: ",") }
+        let (delete, deleteArguments) = (sql, arguments)
+        return try await pool.writeWithoutTransaction { db -> Int in
+            var gone = 0
+            try checkpointer.commit(db) { db in
+                try db.execute(sql: delete, arguments: deleteArguments)
+                gone = db.changesCount
+                try db.execute(
+                    sql: "INSERT INTO history_tombstones (identity_digest, at, hashes, from_ms, to_ms) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [erasure.identityDigest, erasure.at, hashesText, erasure.from, erasure.to])
+            }
+            index.bury(erasure)
+            return gone
         }
     }
 

@@ -1,0 +1,94 @@
+import Foundation
+import RuleKitCore
+import RuleKitTestSupport
+import Testing
+
+@testable import RuleKitHistory
+
+/// A person's history erased on every store: what the erasure covers goes, its tombstone drops the same
+/// records sent again (a retried batch, a spool replayed, a journal written late), and what it does not
+/// cover — another identity, another mask, a later record — stays.
+@Suite(.serialized) struct HistoryErasureTests {
+    static let now = 10_000.0
+    static let records = [
+        HistoryRecord(identity: "ada", hash: 7, ms: 1_000, key: "a1/0"),
+        HistoryRecord(identity: "ada", hash: 9, ms: 2_000, key: "a2/0"),
+        HistoryRecord(identity: "ada", hash: 7, ms: 3_000, key: "a3/0"),
+        HistoryRecord(identity: "bob", hash: 7, ms: 1_500, key: "b1/0"),
+    ]
+    static var ada: [HistoryRecord] { records.filter { $0.identity == "ada" } }
+
+    func check(_ store: some HistoryBackend & HistoryExporting) async throws {
+        try await store.commit(Self.records)
+        // A mask and a window: ada's records of hash 7 from 2,000 on.
+        #expect(try await store.erase(HistoryErasure(identity: "ada", hashes: [7], from: 2_000, at: Self.now)) == 1)
+        #expect(try await store.export(identity: "ada").map(\.ms) == [1_000, 2_000])
+        // The whole identity.
+        #expect(try await store.erase(HistoryErasure(identity: "ada", at: Self.now)) == 2)
+        #expect(try await store.export(identity: "ada").isEmpty)
+        #expect(try await store.export(identity: "bob").count == 1)
+        // The same records sent again (new keys, as a spool replayed into a store that forgot them): dropped.
+        try await store.commit(Self.ada.map { HistoryRecord(identity: $0.identity, hash: $0.hash, ms: $0.ms, key: $0.key + "x") })
+        #expect(try await store.export(identity: "ada").isEmpty)
+        // A record after the erasure is the person's new history.
+        try await store.commit([HistoryRecord(identity: "ada", hash: 7, ms: Self.now + 1, key: "later/0")])
+        #expect(try await store.export(identity: "ada").map(\.ms) == [Self.now + 1])
+        // An identity it never knew: 0, the same answer every time.
+        #expect(try await store.erase(HistoryErasure(identity: "nobody", at: Self.now)) == 0)
+        #expect(try await store.erase(HistoryErasure(identity: "nobody", at: Self.now)) == 0)
+        // The summary a block reads agrees.
+        let slices = try await store.prefetch(identities: ["ada", "bob"], hashes: nil, timed: [], limit: 10)
+        #expect(slices.map(\.count).reduce(0, +) == 2)
+    }
+
+    @Test func memory() async throws {
+        try await check(InMemoryEventHistory(keyed: true))
+    }
+
+    @Test func sqliteKeepsItsTombstonesAcrossARestartAndDropsJournaledRecords() async throws {
+        let dir = Scratch.url("rk-erase-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        do {
+            let store = try SQLiteEventHistory.open(directory: dir).get()
+            try await check(store)
+            // A record made on a hub before the erasure, still in the journal when it comes: never written.
+            let cause = UUID()
+            HistoryIdentity.$current.withValue("cy") {
+                _ = store.index.record(hash: 5, timestamp: Date(timeIntervalSince1970: 4), cause: cause)
+            }
+            #expect(try await store.erase(HistoryErasure(identity: "cy", at: Self.now)) == 0)
+            try await store.commit(store.index.takePending())
+            #expect(try await store.export(identity: "cy").isEmpty)
+        }
+        // Reopened: the tombstones still drop what they cover.
+        let again = try SQLiteEventHistory.open(directory: dir).get()
+        #expect(try await again.export(identity: "ada").map(\.ms) == [Self.now + 1])
+        try await again.commit([HistoryRecord(identity: "ada", hash: 9, ms: 2_000, key: "again/0")])
+        #expect(try await again.export(identity: "ada").map(\.ms) == [Self.now + 1])
+    }
+
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["RULEKIT_TEST_POSTGRES"] != nil, "set RULEKIT_TEST_POSTGRES (.ci/run does)"))
+    func postgreSQL() async throws {
+        let url = try #require(URL(string: ProcessInfo.processInfo.environment["RULEKIT_TEST_POSTGRES"] ?? ""))
+        let store = try PostgresEventHistory(url: url)
+        let client = Task { await store.run() }
+        defer { client.cancel() }
+        try await store.ready()
+        // Identities of this run only: the database is shared with other tests.
+        let run = UUID().uuidString
+        func mine(_ r: HistoryRecord) -> HistoryRecord {
+            HistoryRecord(identity: r.identity + run, hash: r.hash, ms: r.ms, key: r.key + run)
+        }
+        try await store.commit(Self.records.map(mine))
+        #expect(try await store.erase(HistoryErasure(identity: "ada" + run, hashes: [7], from: 2_000, at: Self.now)) == 1)
+        #expect(try await store.export(identity: "ada" + run).map(\.ms) == [1_000, 2_000])
+        #expect(try await store.erase(HistoryErasure(identity: "ada" + run, at: Self.now)) == 2)
+        try await store.commit(
+            Self.ada.map { HistoryRecord(identity: $0.identity + run, hash: $0.hash, ms: $0.ms, key: $0.key + "again" + run) })
+        #expect(try await store.export(identity: "ada" + run).isEmpty)
+        #expect(try await store.export(identity: "bob" + run).count == 1)
+        let slices = try await store.prefetch(identities: ["ada" + run], hashes: nil, timed: [], limit: 10)
+        #expect(slices.isEmpty, "the summary forgot the erased records")
+        #expect(try await store.erase(HistoryErasure(identity: "nobody" + run, at: Self.now)) == 0)
+    }
+}
