@@ -168,6 +168,16 @@ import Testing
             #expect(try CLIRunner.run(["match", "--rules", url, Self.events], environment: env).status == 0)
             #expect(try CLIRunner.run(["convert", url, "--to", "yaml"], environment: env).status == 0)
 
+            // Nothing a client sends makes RuleKit fetch: a `rules.url` in the configuration state is not followed.
+            let before = try log(port).count
+            let state = root.appendingPathComponent("state.json")
+            try #"{"rules.url":"http://127.0.0.1:\#(port)/other.zip","global.privacy":"optedin"}"#.write(
+                to: state, atomically: true, encoding: .utf8)
+            let withState = try CLIRunner.run(
+                ["run", "--rules", Self.rules, "--state", "com.adobe.module.configuration=" + state.path, Self.events], environment: env)
+            #expect(withState.status == 0, "\(withState.transcript)")
+            #expect(try log(port).count == before, "a configuration's rules.url was fetched")
+
             let missing = try CLIRunner.run(["run", "--rules", "http://127.0.0.1:\(port)/nothing.zip", Self.events], environment: env)
             #expect(missing.status == 2)
             #expect(missing.stderr.contains("answered 404"), "\(missing.transcript)")
