@@ -1,5 +1,3 @@
-internal import RuleKitCore
-internal import RuleKitHub
 // Rules from the configuration's `rules.url`, as the reference SDKs load them (launch-rules-reference §7,
 // §12.1): at registration the cached rules of the last URL (or a bundled zip on a first launch) before any
 // network answers; on each configuration change, a fetch — a conditional GET when the URL is the one in
@@ -9,6 +7,8 @@ internal import RuleKitHub
 // Unlike the reference, which parses downloaded and bundled rules without a runtime (§2.4: their
 // historical conditions drop out until a later launch), RuleKit loads them as any rules: their historical
 // conditions run from the first load.
+internal import RuleKitCore
+internal import RuleKitHub
 public import RuleKitSources
 
 /// How a rules extension follows the configuration's `rules.url` (off unless the host hands one in).
