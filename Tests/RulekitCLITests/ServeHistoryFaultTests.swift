@@ -166,7 +166,7 @@ struct ServeHistoryFaultTests {
         // Every record of every event answered 200, exactly once.
         #expect(try pg.count("SELECT count(*) FROM rulekit_history WHERE identity = 'load'") == answered)
         #expect(try pg.count("SELECT count(DISTINCT event_key) FROM rulekit_history WHERE identity = 'load'") == answered)
-        #expect(try pg.count("SELECT version FROM rulekit_schema_version WHERE component = 'history'") == 4)
+        #expect(try pg.count("SELECT version FROM rulekit_schema_version WHERE component = 'history'") == 5)
         #expect(try pg.summaryDisagreements() == 0)
     }
 
@@ -203,7 +203,7 @@ struct ServeHistoryFaultTests {
         let server = try Self.serve(pg, setup)
         defer { #expect(server.stop() == 0) }
         #expect(try Self.settled(server))
-        #expect(try pg.count("SELECT version FROM rulekit_schema_version WHERE component = 'history'") == 4)
+        #expect(try pg.count("SELECT version FROM rulekit_schema_version WHERE component = 'history'") == 5)
         #expect(try pg.count(byteOrdered) == 3)
         #expect(try pg.summaryDisagreements() == 0)
         #expect(try pg.count("SELECT n FROM rulekit_history_summary WHERE identity = 'other'") == 4)
