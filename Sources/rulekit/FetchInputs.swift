@@ -54,7 +54,8 @@ enum BlockingTask {
         var value: T?
     }
 
-    static func run<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
+    /// Exit 1, with a message, in the one case that cannot happen: the task ended without its value.
+    static func run<T: Sendable>(_ body: @escaping @Sendable () async -> T) throws -> T {
         let box = Box<T>()
         let done = DispatchSemaphore(value: 0)
         Task {
@@ -62,7 +63,10 @@ enum BlockingTask {
             done.signal()
         }
         done.wait()
-        guard let value = box.value else { fatalError("the task ended without a value") }
+        guard let value = box.value else {
+            Stderr.write("error: internal: a background task ended without its result\n")
+            throw ExitCode(1)
+        }
         return value
     }
 }

@@ -53,7 +53,7 @@ struct FetchOptions: ParsableArguments {
         }
         let remote = RemoteRules(transport: transport, options: options)
         let cache = self.cache
-        let outcome = BlockingTask.run {
+        let outcome = try BlockingTask.run {
             var out = FetchedSources()
             var failures: [String] = []
             for url in urls {

@@ -58,7 +58,7 @@ struct HistoryCommand: ParsableCommand {
                 throw ExitCode(2)
             }
             guard let store = opened.backend as? any HistoryExporting else { throw ExitCode(2) }
-            let outcome: Result<T, any Error> = BlockingTask.run {
+            let outcome: Result<T, any Error> = try BlockingTask.run {
                 let client = opened.client.map { c in Task { try? await c.run() } }
                 defer { client?.cancel() }
                 do {

@@ -134,17 +134,22 @@ final class PostgresEventHistory: HistoryBackend, Service {
         }
     }
 
+    /// The inserts' filter: rows no tombstone covers (one InitPlan, no digest computed, while none exists).
+    static let notErased = """
+        WHERE NOT EXISTS (SELECT 1 FROM rulekit_history_tombstones) OR NOT EXISTS (
+            SELECT 1 FROM rulekit_history_tombstones t
+            WHERE t.identity_digest = encode(sha256(convert_to(u.identity, 'UTF8')), 'hex') AND u.ts <= t.at
+                AND (t.hashes IS NULL OR u.hash = ANY(t.hashes))
+                AND u.ts >= coalesce(t.from_ms, '-infinity') AND u.ts <= coalesce(t.to_ms, 'infinity'))
+        """
+
     /// A block's records in one statement, all of them new: a key already kept fails it whole.
     struct InsertNew: PostgresPreparedStatement {
         static let name = "rulekit_history_insert_new_v2"
         static let sql = """
             INSERT INTO rulekit_history (identity, hash, ts, event_key)
             SELECT * FROM unnest($1::text[], $2::int8[], $3::float8[], $4::text[]) AS u(identity, hash, ts, event_key)
-            WHERE NOT EXISTS (SELECT 1 FROM rulekit_history_tombstones) OR NOT EXISTS (
-                SELECT 1 FROM rulekit_history_tombstones t
-                WHERE t.identity_digest = encode(sha256(convert_to(u.identity, 'UTF8')), 'hex') AND u.ts <= t.at
-                    AND (t.hashes IS NULL OR u.hash = ANY(t.hashes))
-                    AND u.ts >= coalesce(t.from_ms, '-infinity') AND u.ts <= coalesce(t.to_ms, 'infinity'))
+            \(PostgresEventHistory.notErased)
             """
         typealias Row = Void
         let rows: Rows
@@ -159,11 +164,7 @@ final class PostgresEventHistory: HistoryBackend, Service {
         static let sql = """
             INSERT INTO rulekit_history (identity, hash, ts, event_key)
             SELECT * FROM unnest($1::text[], $2::int8[], $3::float8[], $4::text[]) AS u(identity, hash, ts, event_key)
-            WHERE NOT EXISTS (SELECT 1 FROM rulekit_history_tombstones) OR NOT EXISTS (
-                SELECT 1 FROM rulekit_history_tombstones t
-                WHERE t.identity_digest = encode(sha256(convert_to(u.identity, 'UTF8')), 'hex') AND u.ts <= t.at
-                    AND (t.hashes IS NULL OR u.hash = ANY(t.hashes))
-                    AND u.ts >= coalesce(t.from_ms, '-infinity') AND u.ts <= coalesce(t.to_ms, 'infinity'))
+            \(PostgresEventHistory.notErased)
             ON CONFLICT DO NOTHING
             """
         typealias Row = Void
