@@ -14,7 +14,7 @@ bin=$(swift build --show-bin-path)/rulekit
 work=$(mktemp -d)
 token=$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')
 echo "$token" > "$work/tokens"
-"$bin" serve --listen 127.0.0.1:0 --history memory --auth-token-file "$work/tokens" --schemas Schemas \
+"$bin" serve --listen 127.0.0.1:0 --history memory --auth-token-file "$work/tokens" --admin-token-file "$work/tokens" --schemas Schemas \
     --state com.adobe.module.configuration=Examples/state.json > "$work/out" 2> "$work/err" &
 pid=$!
 trap 'kill $pid 2>/dev/null || true; rm -rf "$work"' EXIT

@@ -3,6 +3,7 @@
 // and window — and a record it covers that arrives later (a spool replayed, a journal written, a client's
 // retried batch, another server's late block) is dropped on write, so no erased record comes back.
 internal import Crypto
+internal import Foundation
 public import RuleKitCore
 
 /// How much a store holds.
@@ -66,10 +67,14 @@ public struct HistoryErasure: Sendable, Hashable {
 
     /// SHA-256 of `identity`'s UTF-8, hexadecimal: how tombstones name an identity.
     public static func digest(_ identity: String) -> String {
-        SHA256.hash(data: Array(identity.utf8)).map {
-            String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16)
+        let hex = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        for byte in SHA256.hash(data: Array(identity.utf8)) {
+            out.append(hex[Int(byte >> 4)])
+            out.append(hex[Int(byte & 0x0F)])
         }
-        .joined()
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Whether the erasure covers a record of its identity of `hash` at `ms`.
@@ -97,4 +102,44 @@ public protocol HistoryExporting: Sendable {
     /// - Returns: how many records were erased (0 for an identity the store does not know).
     /// - Throws: the store's error; nothing was erased then.
     func erase(_ erasure: HistoryErasure) async throws -> Int
+}
+
+extension HistoryErasure {
+    /// Milliseconds since 1970 from ISO 8601 (`2026-12-01T10:00:00Z`, with or without fractions, or a date
+    /// alone) or from a number of milliseconds; nil for anything else. How the CLI and the service read a
+    /// window's ends.
+    ///
+    /// - Parameter text: the time as a person wrote it.
+    /// - Returns: the time, or nil when it is not one.
+    public static func milliseconds(_ text: String) -> Double? {
+        if let ms = Double(text) { return ms.isFinite ? ms : nil }
+        let f = ISO8601DateFormatter()
+        for options: ISO8601DateFormatter.Options in [
+            [.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime], [.withFullDate],
+        ] {
+            f.formatOptions = options
+            if let d = f.date(from: text) { return d.timeIntervalSince1970 * 1000 }
+        }
+        return nil
+    }
+
+    /// The hash of a history mask given as the data it matches (`{"visit.page": "home"}`), as the engine
+    /// hashes the events a rule records: what an erasure by mask names.
+    ///
+    /// - Parameter mask: the masked data, a JSON object.
+    /// - Returns: its hash.
+    public static func maskHash(_ mask: ValueObject) -> UInt32 { EventHistoryHash.hash(mask) }
+}
+
+extension HistoryRecord {
+    /// The record as an export line holds it: identity, hash, ISO 8601 time, milliseconds and key (the
+    /// one shape of `rulekit history export` and `GET /v1/history/{identity}`).
+    public var exported: Value {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return [
+            "identity": .string(identity), "hash": .int(Int64(hash)),
+            "timestamp": .string(f.string(from: Date(timeIntervalSince1970: ms / 1000))), "ms": .double(ms), "key": .string(key),
+        ]
+    }
 }

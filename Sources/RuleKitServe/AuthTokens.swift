@@ -9,7 +9,8 @@ public import RuleKitCore
 public final class AuthTokens: Sendable {
     /// The file the tokens are read from.
     public let file: String
-    private let tokens: Locked<[[UInt8]]>
+    /// Each token with the line of the file it is on (how an audit line names it: never by its value).
+    private let tokens: Locked<[(line: Int, token: [UInt8])]>
 
     /// Reads `file`: one token per line; blank lines and lines opening with `#` are skipped. A file that
     /// cannot be read, holds no token, or a token with a space or a control character is an error.
@@ -34,11 +35,15 @@ public final class AuthTokens: Sendable {
 
     /// Whether `token` (the bearer token a request presented, nil for none) is one in force. Every token is
     /// compared, each in time that depends only on its own length.
-    public func accepts(token: String?) -> Bool {
-        guard let token, !token.isEmpty else { return false }
+    public func accepts(token: String?) -> Bool { line(of: token) != nil }
+
+    /// The line of the file `token` is on, nil when it is not one in force. Every token is compared, each
+    /// in time that depends only on its own length.
+    public func line(of token: String?) -> Int? {
+        guard let token, !token.isEmpty else { return nil }
         let given = Array(token.utf8)
-        var found = false
-        for t in tokens.withLock({ $0 }) where Self.same(given, t) { found = true }
+        var found: Int?
+        for t in tokens.withLock({ $0 }) where Self.same(given, t.token) { found = t.line }
         return found
     }
 
@@ -49,9 +54,9 @@ public final class AuthTokens: Sendable {
         return diff == 0
     }
 
-    static func read(_ file: String) throws(DiagnosticError) -> [[UInt8]] {
+    static func read(_ file: String) throws(DiagnosticError) -> [(line: Int, token: [UInt8])] {
         let bytes = try ByteInput.readAll(file, limit: 1 << 20)
-        var out: [[UInt8]] = []
+        var out: [(line: Int, token: [UInt8])] = []
         for (n, raw) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
             var line = raw[...]
             while let last = line.last, last == 0x0D || last == 0x20 || last == 0x09 { line = line.dropLast() }
@@ -63,7 +68,7 @@ public final class AuthTokens: Sendable {
                         .unreadable, "a token holds a space or a control character",
                         at: SourceLocation(file: file, line: n + 1, column: 1)))
             }
-            out.append(Array(line))
+            out.append((n + 1, Array(line)))
         }
         guard !out.isEmpty else { throw DiagnosticError(.error(.unreadable, "no token in '\(file)' (one per line)")) }
         return out

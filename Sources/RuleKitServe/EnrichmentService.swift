@@ -48,6 +48,8 @@ public final class EnrichmentService: Sendable {
     let history: BlockHistory
     /// The history store's client, run by the service group first and stopped last (nil when it has none).
     let historyClient: (any Service)?
+    /// The history store as it answers for one person (export, erase): nil for a store that cannot.
+    let personal: (any HistoryExporting)?
     private let logger = Logger(label: "rulekit.serve")
     private let queue = Locked(Queue())
 
@@ -114,6 +116,7 @@ public final class EnrichmentService: Sendable {
         let metrics = ServeMetrics()
         let history: BlockHistory
         let historyClient: (any Service)?
+        let personal: (any HistoryExporting)?
         let validator: JSONSchemaValidator?
         var hostConfigurations: [RulesHost.Configuration] = []
 
@@ -128,6 +131,7 @@ public final class EnrichmentService: Sendable {
             // keyed by its cause, so nothing is read before a block or written after it (no store to wait on).
             let store = try options.history.open()
             historyClient = store.client
+            personal = store.backend as? any HistoryExporting
             var historyOptions = BlockHistory.Options()
             historyOptions.spoolFile = options.resolvedSpoolFile.map { URL(fileURLWithPath: $0) }
             historyOptions.spoolCapacity = options.spoolCapacity
@@ -170,6 +174,7 @@ public final class EnrichmentService: Sendable {
         metrics = parts.metrics
         history = parts.history
         historyClient = parts.historyClient
+        personal = parts.personal
         validator = parts.validator
         remote = parts.remote
         self.hosts = hosts

@@ -15,7 +15,9 @@ public enum OpenAPIDocument {
           description: |
             Batches of events in, the events their rules produced out, exactly as `rulekit run` writes them for the
             same input. Every error is one JSON shape (`Error`). When the service runs with `--auth-token-file`,
-            every route but `/healthz` and `/readyz` needs `Authorization: Bearer TOKEN`. See docs/serving.md.
+            every route but `/healthz` and `/readyz` needs `Authorization: Bearer TOKEN`; the history routes
+            (`/v1/history/…`, a person's export and erasure) need a token of `--admin-token-file` and are off
+            without it. See docs/serving.md.
           license:
             name: Apache-2.0
             identifier: Apache-2.0
@@ -104,6 +106,139 @@ public enum OpenAPIDocument {
                         $ref: '#/components/schemas/Error'
                 '413':
                   $ref: '#/components/responses/TooLarge'
+          /v1/history/{identity}:
+            parameters:
+              - name: identity
+                in: path
+                required: true
+                description: The identity, as events carry it, percent-encoded (1 to 1,024 bytes).
+                schema:
+                  type: string
+                  minLength: 1
+            get:
+              operationId: exportHistory
+              summary: One person's history records, oldest first (admin token).
+              security:
+                - admin: []
+              responses:
+                '200':
+                  $ref: '#/components/responses/Exported'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/Unauthorized'
+                '403':
+                  $ref: '#/components/responses/Forbidden'
+                '404':
+                  $ref: '#/components/responses/AdminOff'
+                '503':
+                  $ref: '#/components/responses/StoreDown'
+            delete:
+              operationId: deleteHistory
+              summary: Erase one person's history records — all, or some masks', or a window's (admin token).
+              description: |
+                Leaves a tombstone: a record it covers that arrives later (a spool replayed, another server's late
+                block) is dropped on write. An identity the store does not know erases 0.
+              security:
+                - admin: []
+              parameters:
+                - name: mask
+                  in: query
+                  description: A history mask as rules write it, as JSON (`{"visit.page":"home"}`); repeatable.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                - name: maskHash
+                  in: query
+                  description: A mask's hash as the export shows it; repeatable.
+                  schema:
+                    type: integer
+                    minimum: 0
+                    maximum: 4294967295
+                - name: from
+                  in: query
+                  description: Only records at or after this time, in milliseconds since 1970 (ISO 8601 is taken too).
+                  schema:
+                    type: number
+                - name: to
+                  in: query
+                  description: Only records at or before this time (as `from`).
+                  schema:
+                    type: number
+              responses:
+                '200':
+                  $ref: '#/components/responses/Deleted'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/Unauthorized'
+                '403':
+                  $ref: '#/components/responses/Forbidden'
+                '404':
+                  $ref: '#/components/responses/AdminOff'
+                '503':
+                  $ref: '#/components/responses/StoreDown'
+          /v1/history/export:
+            post:
+              operationId: exportHistoryByBody
+              summary: As `GET /v1/history/{identity}`, the identity in the body (out of access logs).
+              security:
+                - admin: []
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      required: [identity]
+                      additionalProperties: false
+                      properties:
+                        identity:
+                          type: string
+                          minLength: 1
+              responses:
+                '200':
+                  $ref: '#/components/responses/Exported'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/Unauthorized'
+                '403':
+                  $ref: '#/components/responses/Forbidden'
+                '404':
+                  $ref: '#/components/responses/AdminOff'
+                '413':
+                  $ref: '#/components/responses/TooLarge'
+                '503':
+                  $ref: '#/components/responses/StoreDown'
+          /v1/history/delete:
+            post:
+              operationId: deleteHistoryByBody
+              summary: As `DELETE /v1/history/{identity}`, the identity in the body (out of access logs).
+              security:
+                - admin: []
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      $ref: '#/components/schemas/Erasure'
+              responses:
+                '200':
+                  $ref: '#/components/responses/Deleted'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/Unauthorized'
+                '403':
+                  $ref: '#/components/responses/Forbidden'
+                '404':
+                  $ref: '#/components/responses/AdminOff'
+                '413':
+                  $ref: '#/components/responses/TooLarge'
+                '503':
+                  $ref: '#/components/responses/StoreDown'
           /v1/rules:
             get:
               operationId: rules
@@ -178,7 +313,53 @@ public enum OpenAPIDocument {
               type: http
               scheme: bearer
               description: A token of the `--auth-token-file` file (one per line, reloaded on SIGHUP).
+            admin:
+              type: http
+              scheme: bearer
+              description: |
+                A token of the `--admin-token-file` file: the only tokens the history routes take (an ingest token
+                is not one unless listed in both).
           responses:
+            Exported:
+              description: The identity's records, oldest first, one JSON object per line (`ExportedRecord`); none for an identity the store does not know.
+              content:
+                application/x-ndjson:
+                  schema:
+                    type: string
+            Deleted:
+              description: How many records were erased.
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    required: [deleted]
+                    properties:
+                      deleted:
+                        type: integer
+                        minimum: 0
+            Forbidden:
+              description: The token is an ingest token, not an admin token.
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/Error'
+            AdminOff:
+              description: The service runs without `--admin-token-file`, so the history routes are off.
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/Error'
+            StoreDown:
+              description: The history store is down or did not answer in time; nothing was changed. Retry.
+              headers:
+                Retry-After:
+                  required: true
+                  schema:
+                    type: string
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/Error'
             BadRequest:
               description: The body is not JSON, is empty, or an event is not an `Event` (the error names it and the member).
               content:
@@ -220,6 +401,48 @@ public enum OpenAPIDocument {
                   schema:
                     $ref: '#/components/schemas/Error'
           schemas:
+            Erasure:
+              type: object
+              required: [identity]
+              additionalProperties: false
+              properties:
+                identity:
+                  type: string
+                  minLength: 1
+                masks:
+                  type: array
+                  description: History masks as rules write them; their records are erased (none given, every record).
+                  items:
+                    type: object
+                maskHashes:
+                  type: array
+                  items:
+                    type: integer
+                    minimum: 0
+                    maximum: 4294967295
+                from:
+                  description: Only records at or after this time, in milliseconds since 1970 (ISO 8601 text is taken too).
+                  type: number
+                to:
+                  description: Only records at or before this time (as `from`).
+                  type: number
+            ExportedRecord:
+              type: object
+              required: [identity, hash, timestamp, ms, key]
+              properties:
+                identity:
+                  type: string
+                hash:
+                  type: integer
+                  description: The hash of the recorded event's masked data.
+                timestamp:
+                  type: string
+                  format: date-time
+                ms:
+                  type: number
+                key:
+                  type: string
+                  description: The event that caused the record and its place among that event's ("" where the store keeps none).
             Event:
               type: object
               required: [type, source]

@@ -20,6 +20,7 @@ public enum ServeApp {
     /// told the address once the server accepts connections.
     public static func run(_ options: ServeOptions, listening: @escaping @Sendable (String) -> Void) async throws {
         let tokens = try options.authTokenFile.map { file throws(DiagnosticError) in try AuthTokens(file: file) }
+        let admins = try options.adminTokenFile.map { file throws(DiagnosticError) in try AuthTokens(file: file) }
         // A certificate or key that cannot be used is an error before anything starts.
         let tls = try options.tls.map { pair throws(DiagnosticError) in try tlsConfiguration(pair.certificate, pair.key) }
         let service = try await EnrichmentService.start(options)
@@ -34,8 +35,9 @@ public enum ServeApp {
         }
         await service.history.start()
         let router = Router()
-        router.add(middleware: ServeGate(tokens: tokens))
+        router.add(middleware: ServeGate(tokens: tokens, admins: admins))
         routes(router, service)
+        HistoryRoutes.add(router, service, admins: admins)
         let idle = options.idleTimeout.components
         let http1 = HTTPServerBuilder.http1(
             configuration: .init(idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000)))
@@ -50,7 +52,7 @@ public enum ServeApp {
             logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         services.append(.init(service: HistoryService(service: service, client: client)))
-        services.append(.init(service: RulesWatcher(service: service, tokens: tokens)))
+        services.append(.init(service: RulesWatcher(service: service, tokens: [tokens, admins].compactMap { $0 })))
         services.append(.init(service: app))
         // Shut down in reverse order: first new batches are turned away and those in flight finish, then
         // the server stops, then the watcher, then history is flushed.
@@ -257,8 +259,8 @@ public enum ServeApp {
 /// Reloads the rules on SIGHUP and when a rules file changes; stops at the graceful shutdown.
 struct RulesWatcher: Service {
     let service: EnrichmentService
-    /// The bearer tokens, read again on SIGHUP with the rules.
-    let tokens: AuthTokens?
+    /// The bearer tokens (ingest, admin), read again on SIGHUP with the rules.
+    let tokens: [AuthTokens]
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
@@ -267,13 +269,14 @@ struct RulesWatcher: Service {
                     for await _ in await UnixSignalsSequence(trapping: .sighup) {
                         service.reload(reason: "SIGHUP")
                         await service.pollRemote()
-                        if let tokens {
+                        for tokens in tokens {
                             let logger = Logger(label: "rulekit.serve")
                             if let e = tokens.reload() {
                                 logger.error(
-                                    "auth tokens not reloaded; the previous tokens stay: \(e.diagnostics.first?.message ?? "")")
+                                    "tokens not reloaded; the previous tokens stay: \(e.diagnostics.first?.message ?? "")",
+                                    metadata: ["file": "\(tokens.file)"])
                             } else {
-                                logger.info("auth tokens reloaded", metadata: ["tokens": "\(tokens.count)"])
+                                logger.info("tokens reloaded", metadata: ["file": "\(tokens.file)", "tokens": "\(tokens.count)"])
                             }
                         }
                     }
@@ -347,11 +350,18 @@ enum ServeRoutes {
 /// In front of every route: an unknown path is a 404 and a known path asked with another method a 405 with
 /// `Allow`, both with the JSON error (the router's own answers have an empty body); with tokens, every
 /// route but `/healthz` and `/readyz` needs `Authorization: Bearer TOKEN` (401 with `WWW-Authenticate`).
+/// The history routes need an admin token (`--admin-token-file`): an ingest token gets 403 there, and
+/// without admin tokens they are off (404).
 struct ServeGate<Context: RequestContext>: RouterMiddleware {
     let tokens: AuthTokens?
+    let admins: AuthTokens?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
+        if let methods = HistoryRoutes.methods(path) {
+            if let refused = admit(request, path: path, methods: methods) { return refused }
+            return try await next(request, context)
+        }
         guard let methods = ServeRoutes.table[path] else {
             return ServeApp.problem(.notFound, "no route \(path) (see /openapi.yaml)")
         }
@@ -362,10 +372,33 @@ struct ServeGate<Context: RequestContext>: RouterMiddleware {
             return r
         }
         if let tokens, !ServeRoutes.open.contains(path), !tokens.accepts(token: request.headers.bearer?.token) {
-            var r = ServeApp.problem(.unauthorized, "a bearer token is needed (Authorization: Bearer TOKEN)")
-            r.headers[.wwwAuthenticate] = #"Bearer realm="rulekit""#
-            return r
+            return Self.unauthorized("a bearer token is needed (Authorization: Bearer TOKEN)")
         }
         return try await next(request, context)
+    }
+
+    /// The answer refusing a request for a history route; nil when it may go on.
+    func admit(_ request: Request, path: String, methods: [HTTPRequest.Method]) -> Response? {
+        guard methods.contains(request.method) else {
+            var r = ServeApp.problem(
+                .methodNotAllowed, "\(path) takes \(methods.map(\.rawValue).joined(separator: ", ")), not \(request.method)")
+            r.headers[.allow] = methods.map(\.rawValue).joined(separator: ", ")
+            return r
+        }
+        guard let admins else {
+            return ServeApp.problem(.notFound, "the history routes are off (start serve with --admin-token-file FILE)")
+        }
+        let bearer = request.headers.bearer?.token
+        if admins.accepts(token: bearer) { return nil }
+        if tokens?.accepts(token: bearer) == true {
+            return ServeApp.problem(.forbidden, "this token may not administer history (an admin token of --admin-token-file is needed)")
+        }
+        return Self.unauthorized("an admin bearer token is needed (Authorization: Bearer TOKEN, from --admin-token-file)")
+    }
+
+    static func unauthorized(_ message: String) -> Response {
+        var r = ServeApp.problem(.unauthorized, message)
+        r.headers[.wwwAuthenticate] = #"Bearer realm="rulekit""#
+        return r
     }
 }

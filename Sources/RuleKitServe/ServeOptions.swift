@@ -73,6 +73,9 @@ public struct ServeOptions: Sendable {
     public var prefetchLimit = 10_000
     /// The file of bearer tokens (`--auth-token-file`): nil, no token is asked for.
     public var authTokenFile: String?
+    /// The file of admin bearer tokens (`--admin-token-file`), the only tokens the history routes take: nil,
+    /// those routes are off.
+    public var adminTokenFile: String?
     /// How long a connection may send nothing (no request, or a request's bytes stopping) before it is
     /// closed, so connections that hold on idle cannot pile up.
     public var idleTimeout: Duration = .seconds(30)

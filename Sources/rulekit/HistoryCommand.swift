@@ -55,6 +55,11 @@ struct HistoryCommand: ParsableCommand {
             let opened: HistoryLocation.Opened
             do { opened = try location().open() } catch let e as DiagnosticError {
                 Stderr.write(DiagnosticRenderer().render(e.diagnostics) + "\n")
+                if e.diagnostics.contains(where: { $0.message.contains("in use by another process") }) {
+                    Stderr.write(
+                        "hint: a live `rulekit serve` holds it: ask that server instead (GET or DELETE /v1/history/{identity}, "
+                            + "or POST /v1/history/export|delete, with a token of its --admin-token-file)\n")
+                }
                 throw ExitCode(2)
             }
             guard let store = opened.backend as? any HistoryExporting else { throw ExitCode(2) }
@@ -97,11 +102,7 @@ struct HistoryCommand: ParsableCommand {
             let records = try store.read { try await $0.export(identity: id) }
             var out = StdoutBuffer()
             for r in records {
-                let line: Value = [
-                    "identity": .string(r.identity), "hash": .int(Int64(r.hash)), "timestamp": .string(HistoryCommand.iso(r.ms)),
-                    "ms": .double(r.ms), "key": .string(r.key),
-                ]
-                out.write(JSONWriter.string(line) + "\n")
+                out.write(JSONWriter.string(r.exported) + "\n")
             }
             out.flush()
         }
@@ -127,7 +128,9 @@ struct HistoryCommand: ParsableCommand {
             commandName: "delete",
             abstract: "Erase one identity's records (all, or some masks', or a window's); prints how many went.",
             discussion: """
-                The store keeps a tombstone (the identity, the time of the delete, its masks and window): a record                 it covers that arrives later — a spool replayed, a retried batch, another server's late block — is                 dropped on write.
+                The store keeps a tombstone (the identity, the time of the delete, its masks and window): a record \
+                it covers that arrives later — a spool replayed, a retried batch, another server's late block — is \
+                dropped on write.
                 """)
 
         @OptionGroup var store: Store
@@ -157,7 +160,7 @@ struct HistoryCommand: ParsableCommand {
                     Stderr.write("error: --mask takes a JSON object, not '\(m)'\n")
                     throw ExitCode(2)
                 }
-                hashes.insert(EventHistoryHash.hash(o))
+                hashes.insert(HistoryErasure.maskHash(o))
             }
             let erasure = HistoryErasure(
                 identity: identity, hashes: mask.isEmpty && maskHash.isEmpty ? nil : hashes, from: try Self.time(from, "--from"),
@@ -169,14 +172,7 @@ struct HistoryCommand: ParsableCommand {
         /// Milliseconds since 1970 from ISO 8601 or a number; exit 2 otherwise.
         static func time(_ text: String?, _ option: String) throws -> Double? {
             guard let text else { return nil }
-            if let ms = Double(text), ms.isFinite { return ms }
-            let f = ISO8601DateFormatter()
-            for options: ISO8601DateFormatter.Options in [
-                [.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime], [.withFullDate],
-            ] {
-                f.formatOptions = options
-                if let d = f.date(from: text) { return d.timeIntervalSince1970 * 1000 }
-            }
+            if let ms = HistoryErasure.milliseconds(text) { return ms }
             Stderr.write("error: \(option) takes ISO 8601 (2026-12-01T10:00:00Z) or milliseconds since 1970, not '\(text)'\n")
             throw ExitCode(2)
         }

@@ -100,6 +100,14 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var authTokenFile: String?
 
+    @Option(
+        name: .customLong("admin-token-file"),
+        help: """
+            Admin bearer tokens, one per line: the only tokens /v1/history/… (a person's export and delete) takes; \
+            without it those routes are off (reloaded on SIGHUP).
+            """)
+    var adminTokenFile: String?
+
     @Option(name: .customLong("tls-cert"), help: "A PEM certificate chain: serve HTTPS (with --tls-key).")
     var tlsCert: String?
 

@@ -14,6 +14,7 @@ extension ServeCommand {
         var options = ServeOptions()
         if let tlsCert, let tlsKey { options.tls = (tlsCert, tlsKey) }
         options.authTokenFile = authTokenFile
+        options.adminTokenFile = adminTokenFile
         options.idleTimeout = .seconds(idleTimeout)
         options.rules = RuleProject(rules: rules).rules
         (options.states, options.xdmStates) = try stateOptions.load()

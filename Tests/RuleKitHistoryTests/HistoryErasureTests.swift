@@ -41,6 +41,12 @@ import Testing
         #expect(slices.map(\.count).reduce(0, +) == 2)
     }
 
+    @Test func aTombstoneNamesItsIdentityBySHA256() {
+        // FIPS 180-2's example, and PostgreSQL's `encode(sha256(…), 'hex')` spelling (lower-case hex).
+        #expect(HistoryErasure.digest("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(HistoryErasure.digest("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    }
+
     @Test func memory() async throws {
         try await check(InMemoryEventHistory(keyed: true))
     }
@@ -65,6 +71,56 @@ import Testing
         #expect(try await again.export(identity: "ada").map(\.ms) == [Self.now + 1])
         try await again.commit([HistoryRecord(identity: "ada", hash: 9, ms: 2_000, key: "again/0")])
         #expect(try await again.export(identity: "ada").map(\.ms) == [Self.now + 1])
+    }
+
+    /// SQLite erases a person's rows by their `seq` (kept in memory, `RowsByIdentity`), not by scanning the
+    /// log: against the plain scan (`DELETE … WHERE identity = ?`, the reference) on a copy of the same file,
+    /// through writes, retention's pruning, a reopen and erasures of every shape, the same rows go.
+    @Test func sqliteErasesByRowAsAScanWould() async throws {
+        let dir = Scratch.url("rk-erase-rows-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var rng = SystemRandomNumberGenerator()
+        func batch(_ n: Int, from start: Int) -> [HistoryRecord] {
+            (0..<n).map { i in
+                HistoryRecord(
+                    identity: "p\(Int.random(in: 0..<20, using: &rng))", hash: UInt32.random(in: 1...3, using: &rng),
+                    ms: Double(start + i), key: "k\(start + i)/0")
+            }
+        }
+        let erasures = [
+            HistoryErasure(identity: "p1", at: 1e9), HistoryErasure(identity: "p2", hashes: [2], at: 1e9),
+            HistoryErasure(identity: "p3", from: 3_000, to: 3_600, at: 1e9),
+            HistoryErasure(identity: "p4", hashes: [1, 3], to: 3_200, at: 1e9),
+        ]
+        var written = 0
+        do {
+            let store = try SQLiteEventHistory.open(directory: dir, retention: 2_000).get()
+            for _ in 0..<5 {
+                try await store.commit(batch(700, from: written))
+                written += 700
+            }
+        }
+        // Reopened: the rows are read back with the records.
+        let store = try SQLiteEventHistory.open(directory: dir, retention: 2_000).get()
+        try await store.commit(batch(300, from: written))
+        let reference = try SQLiteEventHistory.open(directory: dir + "-ref", retention: nil).get()
+        defer { try? FileManager.default.removeItem(atPath: dir + "-ref") }
+        for p in 0..<20 { try await reference.commit(try await store.export(identity: "p\(p)")) }
+        #expect(reference.count == store.count && store.count == 2_000 + 300, "retention pruned the first writes")
+        #expect(store.rows.count == store.count, "every row of the file is known")
+        for e in erasures {
+            let gone = try await store.erase(e)
+            var sql = "DELETE FROM history_log WHERE identity = '\(e.identity)' AND ts <= \(e.at)"
+            if let f = e.from { sql += " AND ts >= \(f)" }
+            if let t = e.to { sql += " AND ts <= \(t)" }
+            if let h = e.hashes { sql += " AND hash IN (\(h.map(String.init).joined(separator: ",")))" }
+            let before = try await reference.export(identity: e.identity).count
+            try reference.execute(sql)
+            let after = try await reference.export(identity: e.identity).count
+            #expect(gone == before - after, "\(e)")
+            #expect(try await store.export(identity: e.identity) == reference.export(identity: e.identity), "\(e)")
+        }
+        #expect(store.rows.count == store.count)
     }
 
     @Test(.enabled(if: ProcessInfo.processInfo.environment["RULEKIT_TEST_POSTGRES"] != nil, "set RULEKIT_TEST_POSTGRES (.ci/run does)"))

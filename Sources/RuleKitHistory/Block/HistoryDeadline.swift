@@ -6,12 +6,14 @@ internal import Dispatch
 internal import RuleKitCore
 
 /// No answer within the time given.
-struct HistoryTimeout: Error {}
+package struct HistoryTimeout: Error {
+    package init() {}
+}
 
 /// `body`, or `HistoryTimeout` when it has not finished within `limit`. The body is then cancelled and
 /// not waited for: a client that does not answer cancellation at once (a query on a connection whose
 /// server went away) must not hold up the caller past the limit.
-func withTimeout<T: Sendable>(
+package func withTimeout<T: Sendable>(
     _ limit: Duration, watchedBy deadlines: HistoryDeadlines = .shared, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     let outcome = Locked<Bool>(false)
@@ -45,8 +47,8 @@ func withTimeout<T: Sendable>(
 /// order they fall due. The timer is armed for the earliest deadline, and re-armed after each sweep while
 /// any is left; a deadline added ahead of the armed time arms it earlier. Actions run on the timer's own
 /// queue.
-final class HistoryDeadlines: Sendable {
-    static let shared = HistoryDeadlines()
+package final class HistoryDeadlines: Sendable {
+    package static let shared = HistoryDeadlines()
 
     private struct Entry {
         let due: DispatchTime

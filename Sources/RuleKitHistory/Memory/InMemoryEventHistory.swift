@@ -33,11 +33,26 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
         /// The erasures of each identity, by its digest (`HistoryErasure.digest`; a tombstone keeps no
         /// identity in clear): a record one covers is not kept, whenever it arrives.
         var tombstones: [String: [HistoryErasure]] = [:]
+        /// Each identity seen since something was erased: its digest when it has tombstones, "" when it has
+        /// none. A digest is then made once per identity, not once per record under the lock every hub
+        /// shares (which cost serve half again its CPU per event with one erasure a second). Bounded: emptied
+        /// past `digestsBound` identities.
+        var digests: [String: String] = [:]
+        static let digestsBound = 1 << 20
 
-        /// Whether an erasure covers a record: nothing to compute while nothing was erased, a digest of the
-        /// identity once something was.
-        func buried(_ identity: String, _ hash: UInt32, _ ms: Double) -> Bool {
-            guard !tombstones.isEmpty, let erasures = tombstones[HistoryErasure.digest(identity)] else { return false }
+        /// Whether an erasure covers a record: nothing to compute while nothing was erased.
+        mutating func buried(_ identity: String, _ hash: UInt32, _ ms: Double) -> Bool {
+            guard !tombstones.isEmpty else { return false }
+            let digest: String
+            if let known = digests[identity] {
+                digest = known
+            } else {
+                let d = HistoryErasure.digest(identity)
+                digest = tombstones[d] == nil ? "" : d
+                if digests.count >= Self.digestsBound { digests.removeAll() }
+                digests[identity] = digest
+            }
+            guard !digest.isEmpty, let erasures = tombstones[digest] else { return false }
             return erasures.contains { $0.covers(hash: hash, ms: ms) }
         }
 
@@ -282,7 +297,10 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
 
     /// Keeps a tombstone read back from a file (its identity is the digest already).
     package func buryDigest(_ tombstone: HistoryErasure) {
-        state.withLock { $0.tombstones[tombstone.identity, default: []].append(tombstone) }
+        state.withLock {
+            $0.tombstones[tombstone.identity, default: []].append(tombstone)
+            $0.digests.removeAll()
+        }
     }
 
     private func bury(_ tombstone: HistoryErasure, digest: String, clear identity: String) -> Int {
@@ -297,6 +315,7 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
                 }
             }
             s.tombstones[digest, default: []].append(tombstone)
+            s.digests[identity] = digest
             return gone
         }
     }

@@ -33,6 +33,8 @@ public final class SQLiteEventHistory: EventHistoryStore, IndexedHistoryBackend 
     public let index: InMemoryEventHistory
     /// Most records kept (oldest pruned first), or nil for no limit.
     public let retention: Int?
+    /// Each identity's rows in the file: what an erasure deletes, by the primary key.
+    let rows: RowsByIdentity
     private let inserts = Locked(0)
     private let lock: FileLock
 
@@ -73,12 +75,14 @@ public final class SQLiteEventHistory: EventHistoryStore, IndexedHistoryBackend 
             try pool.write { db in try migrate(db) }
             // A corrupt file can open; reading it is what fails.
             let index = InMemoryEventHistory(rememberedKeys: max(retention ?? 0, 500_000), keyed: true, journaled: true)
+            let rows = RowsByIdentity()
             try pool.read { db in
                 try loadTombstones(db, into: index)
-                try load(db, into: index)
+                try load(db, into: index, rows: rows)
             }
             let checkpointer = Checkpointer(try DatabaseQueue(path: path))
-            return .success(SQLiteEventHistory(pool: pool, checkpointer: checkpointer, index: index, retention: retention, lock: lock))
+            return .success(
+                SQLiteEventHistory(pool: pool, checkpointer: checkpointer, index: index, rows: rows, retention: retention, lock: lock))
         } catch {
             return .failure(
                 DiagnosticError(
@@ -88,10 +92,12 @@ public final class SQLiteEventHistory: EventHistoryStore, IndexedHistoryBackend 
         }
     }
 
-    init(pool: DatabasePool, checkpointer: Checkpointer, index: InMemoryEventHistory, retention: Int?, lock: FileLock) {
+    init(pool: DatabasePool, checkpointer: Checkpointer, index: InMemoryEventHistory, rows: RowsByIdentity, retention: Int?, lock: FileLock)
+    {
         self.pool = pool
         self.checkpointer = checkpointer
         self.index = index
+        self.rows = rows
         self.retention = retention
         self.lock = lock
     }
@@ -144,19 +150,26 @@ public final class SQLiteEventHistory: EventHistoryStore, IndexedHistoryBackend 
     }
 
     /// Reads every record into `index`, in the order they were made.
-    static func load(_ db: Database, into index: InMemoryEventHistory) throws {
-        let rows = try Row.fetchCursor(db, sql: "SELECT identity, key, hash, ts FROM history_log ORDER BY seq")
+    static func load(_ db: Database, into index: InMemoryEventHistory, rows: RowsByIdentity) throws {
+        let cursor = try Row.fetchCursor(db, sql: "SELECT identity, key, hash, ts, seq FROM history_log ORDER BY seq")
         var chunk: [HistoryRecord] = []
+        var seqs: [(identity: String, seq: Int64)] = []
         chunk.reserveCapacity(4_096)
-        while let row = try rows.next() {
+        seqs.reserveCapacity(4_096)
+        while let row = try cursor.next() {
             let h: Int64 = row[2]
-            chunk.append(HistoryRecord(identity: row[0], hash: UInt32(truncatingIfNeeded: h), ms: row[3], key: row[1]))
+            let identity: String = row[0]
+            chunk.append(HistoryRecord(identity: identity, hash: UInt32(truncatingIfNeeded: h), ms: row[3], key: row[1]))
+            seqs.append((identity, row[4]))
             if chunk.count == 4_096 {
                 index.keep(chunk)
+                rows.add(seqs)
                 chunk.removeAll(keepingCapacity: true)
+                seqs.removeAll(keepingCapacity: true)
             }
         }
         index.keep(chunk)
+        rows.add(seqs)
     }
 
     /// Runs raw SQL in a write transaction (tests make files of earlier layouts with it).
@@ -177,10 +190,12 @@ public final class SQLiteEventHistory: EventHistoryStore, IndexedHistoryBackend 
             HistoryRecord(identity: identity, hash: $0.0, ms: $0.1.timeIntervalSince1970 * 1000, key: EventID.next().text)
         }.filter { !index.buried($0) }
         do {
-            let index = self.index
+            let (index, rows) = (self.index, self.rows)
             try pool.writeWithoutTransaction { db in
-                try checkpointer.commit(db) { db in try Self.append(made, db) }
+                var seqs: [(identity: String, seq: Int64)] = []
+                try checkpointer.commit(db) { db in seqs = try Self.append(made, db) }
                 index.keep(made)
+                rows.add(seqs)
             }
             wrote(made.count)
             return true
@@ -189,10 +204,16 @@ public final class SQLiteEventHistory: EventHistoryStore, IndexedHistoryBackend 
         }
     }
 
-    /// Appends `records` to the log, in a transaction the caller opened.
-    private static func append(_ records: [HistoryRecord], _ db: Database) throws {
+    /// Appends `records` to the log, in a transaction the caller opened; each one's identity and row.
+    private static func append(_ records: [HistoryRecord], _ db: Database) throws -> [(identity: String, seq: Int64)] {
         let statement = try db.cachedStatement(sql: "INSERT INTO history_log (identity, key, hash, ts) VALUES (?, ?, ?, ?)")
-        for r in records { try statement.execute(arguments: [r.identity, r.key, Int64(r.hash), r.ms]) }
+        var seqs: [(identity: String, seq: Int64)] = []
+        seqs.reserveCapacity(records.count)
+        for r in records {
+            try statement.execute(arguments: [r.identity, r.key, Int64(r.hash), r.ms])
+            seqs.append((r.identity, db.lastInsertedRowID))
+        }
+        return seqs
     }
 
     /// Counts `n` records written: the log's checkpoint, and retention every thousand.
@@ -212,16 +233,19 @@ public final class SQLiteEventHistory: EventHistoryStore, IndexedHistoryBackend 
 
     /// Deletes all but the newest `n` records, from the file and then from the index.
     func prune(keeping n: Int) {
+        let rows = self.rows
         let gone = try? pool.write { db in
-            try Row.fetchAll(
-                db, sql: "DELETE FROM history_log WHERE seq <= (SELECT max(seq) FROM history_log) - ? RETURNING identity, hash, ts",
+            let gone = try Row.fetchAll(
+                db, sql: "DELETE FROM history_log WHERE seq <= (SELECT max(seq) FROM history_log) - ? RETURNING identity, hash, ts, seq",
                 arguments: [n]
-            ).map { row -> (identity: String, hash: UInt32, ms: Double) in
+            ).map { row -> (identity: String, hash: UInt32, ms: Double, seq: Int64) in
                 let h: Int64 = row[1]
-                return (row[0], UInt32(truncatingIfNeeded: h), row[2])
+                return (row[0], UInt32(truncatingIfNeeded: h), row[2], row[3])
             }
+            rows.remove(gone.map { ($0.identity, $0.seq) })
+            return gone
         }
-        if let gone, !gone.isEmpty { index.remove(gone) }
+        if let gone, !gone.isEmpty { index.remove(gone.map { ($0.identity, $0.hash, $0.ms) }) }
     }
 
     /// Counts the records of `hash` within the window, among those of `HistoryIdentity.current`.
@@ -241,8 +265,7 @@ public final class SQLiteEventHistory: EventHistoryStore, IndexedHistoryBackend 
     /// the index keeps the new ones once the transaction has committed.
     public func commit(_ records: [HistoryRecord]) async throws {
         guard !records.isEmpty else { return }
-        let checkpointer = self.checkpointer
-        let index = self.index
+        let (checkpointer, index, rows) = (self.checkpointer, self.index, self.rows)
         let keyed = records.map {
             $0.key.isEmpty ? HistoryRecord(identity: $0.identity, hash: $0.hash, ms: $0.ms, key: EventID.next().text) : $0
         }
@@ -251,8 +274,10 @@ public final class SQLiteEventHistory: EventHistoryStore, IndexedHistoryBackend 
         let written = try await pool.writeWithoutTransaction { db -> Int in
             let plan = index.toWrite(keyed)
             guard !plan.isEmpty else { return 0 }
-            try checkpointer.commit(db) { db in try Self.append(plan.map(\.record), db) }
+            var seqs: [(identity: String, seq: Int64)] = []
+            try checkpointer.commit(db) { db in seqs = try Self.append(plan.map(\.record), db) }
             index.written(plan)
+            rows.add(seqs)
             return plan.count
         }
         wrote(written)
@@ -274,37 +299,46 @@ extension SQLiteEventHistory: HistoryExporting {
         }
     }
 
-    /// Erases from the file (the row and the tombstone in one transaction, on the writer's queue: no write
+    /// Erases from the file (the rows and the tombstone in one transaction, on the writer's queue: no write
     /// of the index's journal can come between), then from the index, which drops later records it covers.
+    /// The rows are found by their `seq` (`rows`), never by scanning the log.
     public func erase(_ erasure: HistoryErasure) async throws -> Int {
         if let hashes = erasure.hashes, hashes.isEmpty { return 0 }
-        let checkpointer = self.checkpointer
-        let index = self.index
-        var sql = "DELETE FROM history_log WHERE identity = ? AND ts <= ?"
+        let (checkpointer, index, rows) = (self.checkpointer, self.index, self.rows)
+        var condition = "identity = ? AND ts <= ?"
         var arguments: StatementArguments = [erasure.identity, erasure.at]
         if let from = erasure.from {
-            sql += " AND ts >= ?"
+            condition += " AND ts >= ?"
             arguments += [from]
         }
         if let to = erasure.to {
-            sql += " AND ts <= ?"
+            condition += " AND ts <= ?"
             arguments += [to]
         }
-        // Numbers only: the hashes are written into the statement.
-        if let hashes = erasure.hashes { sql += " AND hash IN (\(hashes.sorted().map { String($0) }.joined(separator: ",")))" }
+        // Numbers only (the hashes, and below the rows): written into the statement.
+        if let hashes = erasure.hashes { condition += " AND hash IN (\(hashes.sorted().map { String($0) }.joined(separator: ",")))" }
         let hashesText = erasure.hashes.map { $0.sorted().map { String($0) }.joined(separator: ",") }
-        let (delete, deleteArguments) = (sql, arguments)
+        let (filter, filterArguments) = (condition, arguments)
         return try await pool.writeWithoutTransaction { db -> Int in
-            var gone = 0
+            var gone: [(identity: String, seq: Int64)] = []
+            let known = rows.of(erasure.identity)
             try checkpointer.commit(db) { db in
-                try db.execute(sql: delete, arguments: deleteArguments)
-                gone = db.changesCount
+                var start = 0
+                while start < known.count {
+                    let chunk = known[start..<min(start + 10_000, known.count)]
+                    start += chunk.count
+                    let seqs = chunk.map { String($0) }.joined(separator: ",")
+                    let deleted = try Int64.fetchAll(
+                        db, sql: "DELETE FROM history_log WHERE seq IN (\(seqs)) AND \(filter) RETURNING seq", arguments: filterArguments)
+                    gone += deleted.map { (erasure.identity, $0) }
+                }
                 try db.execute(
                     sql: "INSERT INTO history_tombstones (identity_digest, at, hashes, from_ms, to_ms) VALUES (?, ?, ?, ?, ?)",
                     arguments: [erasure.identityDigest, erasure.at, hashesText, erasure.from, erasure.to])
             }
+            rows.remove(gone)
             index.bury(erasure)
-            return gone
+            return gone.count
         }
     }
 
