@@ -105,6 +105,14 @@ public protocol HistoryExporting: Sendable {
 }
 
 extension HistoryErasure {
+    /// How long a tombstone is kept: 90 days, far beyond any spool's or retried batch's delay (a record made
+    /// before an erasure and delivered more than 90 days after it would be kept). Stores drop older ones
+    /// when they open (SQLite) or start (PostgreSQL's migration step).
+    public static let tombstoneLifetime: Double = 90 * 86_400_000
+
+    /// The erasure time before which tombstones are dropped, now.
+    public static var tombstoneCutoff: Double { Date().timeIntervalSince1970 * 1000 - tombstoneLifetime }
+
     /// Milliseconds since 1970 from ISO 8601 (`2026-12-01T10:00:00Z`, with or without fractions, or a date
     /// alone) or from a number of milliseconds; nil for anything else. How the CLI and the service read a
     /// window's ends.

@@ -9,7 +9,7 @@ import Testing
 /// records sent again (a retried batch, a spool replayed, a journal written late), and what it does not
 /// cover — another identity, another mask, a later record — stays.
 @Suite(.serialized) struct HistoryErasureTests {
-    static let now = 10_000.0
+    static let now = (Date().timeIntervalSince1970 * 1000).rounded()
     static let records = [
         HistoryRecord(identity: "ada", hash: 7, ms: 1_000, key: "a1/0"),
         HistoryRecord(identity: "ada", hash: 9, ms: 2_000, key: "a2/0"),
@@ -45,6 +45,26 @@ import Testing
         // FIPS 180-2's example, and PostgreSQL's `encode(sha256(…), 'hex')` spelling (lower-case hex).
         #expect(HistoryErasure.digest("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         #expect(HistoryErasure.digest("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    }
+
+    /// A tombstone past its lifetime (90 days) is dropped when the file is opened again; a younger one stays.
+    @Test func sqliteDropsTombstonesPastTheirLifetime() async throws {
+        let dir = Scratch.url("rk-erase-age-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let now = Date().timeIntervalSince1970 * 1000
+        let old = now - HistoryErasure.tombstoneLifetime - 86_400_000
+        do {
+            let store = try SQLiteEventHistory.open(directory: dir).get()
+            #expect(try await store.erase(HistoryErasure(identity: "old", at: old)) == 0)
+            #expect(try await store.erase(HistoryErasure(identity: "young", at: now)) == 0)
+        }
+        let store = try SQLiteEventHistory.open(directory: dir).get()
+        try await store.commit([
+            HistoryRecord(identity: "old", hash: 1, ms: old - 1, key: "o/0"),
+            HistoryRecord(identity: "young", hash: 1, ms: now - 1, key: "y/0"),
+        ])
+        #expect(try await store.export(identity: "old").count == 1, "the old tombstone is gone")
+        #expect(try await store.export(identity: "young").isEmpty, "the young one still drops what it covers")
     }
 
     @Test func memory() async throws {

@@ -346,6 +346,8 @@ final class PostgresEventHistory: HistoryBackend, Service {
             }
             return version
         }
+        // Tombstones past their lifetime go at every start (no server depends on them any more).
+        try await client.query("DELETE FROM rulekit_history_tombstones WHERE at < \(HistoryErasure.tombstoneCutoff)", logger: logger)
         if from < Self.schemaVersion {
             logger.info("history database migrated", metadata: ["from": "\(from)", "to": "\(Self.schemaVersion)"])
         } else {

@@ -72,7 +72,10 @@ public final class SQLiteEventHistory: EventHistoryStore, IndexedHistoryBackend 
                 if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -16384") }
             }
             let pool = try DatabasePool(path: path, configuration: config)
-            try pool.write { db in try migrate(db) }
+            try pool.write { db in
+                try migrate(db)
+                try db.execute(sql: "DELETE FROM history_tombstones WHERE at < ?", arguments: [HistoryErasure.tombstoneCutoff])
+            }
             // A corrupt file can open; reading it is what fails.
             let index = InMemoryEventHistory(rememberedKeys: max(retention ?? 0, 500_000), keyed: true, journaled: true)
             let rows = RowsByIdentity()
