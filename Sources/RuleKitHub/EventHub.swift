@@ -663,6 +663,28 @@ public final class EventHub: Sendable {
         }
     }
 
+    /// Deletes history records, as the reference's `deleteEvents`: for each request, the records of its
+    /// mask's hash within its window (from the first record, up to now, where it gives none), of
+    /// `HistoryIdentity.current` (the device's one history when unset). Each deletion leaves a tombstone,
+    /// so a record it covers that is written later is dropped.
+    ///
+    /// - Parameter requests: one deletion per mask, with its window.
+    /// - Returns: how many records were deleted; nil when the store keeps nothing it could delete by
+    ///   (a store that is not `HistoryExporting`) or failed.
+    public func deleteHistoricalEvents(_ requests: [EventHistoryRequest]) async -> Int? {
+        guard let store = options.history as? any HistoryExporting else { return nil }
+        let identity = HistoryIdentity.current ?? ""
+        let now = Date().timeIntervalSince1970 * 1000
+        var gone = 0
+        for r in requests {
+            let erasure = HistoryErasure(
+                identity: identity, hashes: [r.hash], from: r.from.map { $0.timeIntervalSince1970 * 1000 },
+                to: r.to.map { $0.timeIntervalSince1970 * 1000 }, at: now)
+            do { gone += try await store.erase(erasure) } catch { return nil }
+        }
+        return gone
+    }
+
     /// Records an event in history by the hash of its (masked) data. Its cause is the event it was chained
     /// from (the event a rule recorded on), or itself.
     ///
