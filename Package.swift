@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "RuleKitLSP", targets: ["RuleKitLSP"]),
         .library(name: "RuleKitHTTP", targets: ["RuleKitHTTP"]),
         .library(name: "RuleKitFetch", targets: ["RuleKitFetch"]),
+        .library(name: "RuleKitPostbacks", targets: ["RuleKitPostbacks"]),
         .library(name: "RuleKitShared", targets: ["RuleKitShared"]),
         .library(name: "RuleKitServe", targets: ["RuleKitServe"]),
         .executable(name: "rulekit", targets: ["rulekit"]),
@@ -91,11 +92,19 @@ let package = Package(
             name: "RuleKitLSP",
             dependencies: ["RuleKitCore", "RuleKitRules", "RuleKitXDM", "RuleKitSources", "RuleKitTooling", "RuleKitYAML"],
             swiftSettings: strict),
-        // Rules fetched from URLs over AsyncHTTPClient: the transport `RemoteRules` takes when the host hands in none.
+        // Consequences that leave the host: postbacks (`pb`, `pii`) in a durable queue, sent in order, retried.
+        .target(
+            name: "RuleKitPostbacks",
+            dependencies: [
+                "RuleKitCore", .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict),
+        // Rules fetched from URLs and postbacks sent over AsyncHTTPClient: the transports used when the host
+        // hands in none.
         .target(
             name: "RuleKitFetch",
             dependencies: [
-                "RuleKitSources", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "RuleKitSources", "RuleKitPostbacks", .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strict),
@@ -121,7 +130,7 @@ let package = Package(
             name: "rulekit",
             dependencies: [
                 "RuleKitCore", "RuleKitYAML", "RuleKitRules", "RuleKitXDM", "RuleKitHub", "RuleKitHistory", "RuleKitExtension",
-                "RuleKitShared", "RuleKitServe", "RuleKitSources", "RuleKitTooling", "RuleKitLSP", "RuleKitFetch",
+                "RuleKitShared", "RuleKitServe", "RuleKitSources", "RuleKitTooling", "RuleKitLSP", "RuleKitFetch", "RuleKitPostbacks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -207,13 +216,15 @@ let package = Package(
             name: "RuleKitHistoryTests", dependencies: ["RuleKitHistory", "RuleKitRules", "RuleKitCore", "RuleKitTestSupport"],
             swiftSettings: strict),
         .testTarget(
+            name: "RuleKitPostbacksTests", dependencies: ["RuleKitPostbacks", "RuleKitCore", "RuleKitTestSupport"], swiftSettings: strict),
+        .testTarget(
             name: "RuleKitServeTests",
             dependencies: ["RuleKitServe", "RuleKitHistory", "RuleKitCore", "RuleKitSources", "RuleKitTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "RulekitCLITests",
             dependencies: [
-                "RuleKitCore", "RuleKitTestSupport", "rulekit", "example-host", "RuleKitSources", "RuleKitFetch",
+                "RuleKitCore", "RuleKitTestSupport", "rulekit", "example-host", "RuleKitSources", "RuleKitFetch", "RuleKitPostbacks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["Fixtures", "Golden"], swiftSettings: strict),

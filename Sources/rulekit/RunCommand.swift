@@ -44,6 +44,8 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup var fetch: FetchOptions
 
+    @OptionGroup var postbacks: PostbackOptions
+
     @Option(
         name: .customLong("data-dir"),
         help: "Keep event history in DIR/history.sqlite (default: in memory), read and written a block at a time.")
@@ -93,10 +95,17 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         let (states, xdm) = try stateOptions.load()
         let reader = try openEvents(events)
-        let output = EventLines { Stdout.write($0) }
+        let sending = postbacks.send ? try RunPostbacks(dataDir: dataDir) : nil
+        var tap: (@Sendable ([Event]) -> Void)?
+        if let sending { tap = { sending.take($0) } }
+        let output = EventLines({ Stdout.write($0) }, tap: tap)
         // The hub is made (rules loaded and planned, schemas compiled, extensions registered) on this thread
         // while the worker reads and parses the first blocks.
-        try stream(reader, output: output) { try host(states: states, xdm: xdm, output: output) }
+        var streamed: (any Error)?
+        do { try stream(reader, output: output) { try host(states: states, xdm: xdm, output: output) } } catch { streamed = error }
+        // What the events that were processed queued is delivered whatever the input's fate.
+        try sending?.deliver(postbacks)
+        if let streamed { throw streamed }
     }
 
     /// Streams the input through the hub `boot` makes while the first blocks are read (`EventStream`).

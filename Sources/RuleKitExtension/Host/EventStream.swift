@@ -198,14 +198,19 @@ public final class EventLines: Sendable {
     private let buffer = Locked<[UInt8]>([])
     private static let flushBytes = 1 << 18
     private let sink: @Sendable ([UInt8]) -> Void
+    private let tap: (@Sendable ([Event]) -> Void)?
 
-    /// Lines that go to `sink` (standard output, a file) a buffer at a time.
-    public init(_ sink: @escaping @Sendable ([UInt8]) -> Void) {
+    /// Lines that go to `sink` (standard output, a file) a buffer at a time; `tap` sees each block's events
+    /// written, in order, before they are (what a host acts on: `rulekit run --send-postbacks` queues the
+    /// postbacks among them).
+    public init(_ sink: @escaping @Sendable ([UInt8]) -> Void, tap: (@Sendable ([Event]) -> Void)? = nil) {
         self.sink = sink
+        self.tap = tap
     }
 
     /// Writes one event.
     public func write(_ e: Event) {
+        tap?([e])
         buffer.withLock { b in
             EventJSON.writeLine(e, to: &b)
             flushIfFull(&b)
@@ -214,6 +219,7 @@ public final class EventLines: Sendable {
 
     /// Writes a block's events, those `include` keeps, in order.
     public func write(_ events: [Event], where include: (Event) -> Bool) {
+        tap?(events)
         buffer.withLock { b in
             for e in events where include(e) {
                 EventJSON.writeLine(e, to: &b)

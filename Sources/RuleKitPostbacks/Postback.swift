@@ -1,0 +1,116 @@
+// A postback: what a `pb` or `pii` consequence asks to send (Launch's Signal extension), made once from the
+// rules consequence event, with the key that lets a receiver drop repeats (`Idempotency-Key`).
+internal import Crypto
+internal import Foundation
+public import RuleKitCore
+
+/// One hit to send.
+public struct Postback: Sendable, Equatable {
+    /// A postback (`pb`, http or https) or personal data (`pii`, https only).
+    public enum Kind: String, Sendable {
+        case pb, pii
+    }
+
+    /// The same for every resend of the triggering event: its id, the consequence and its place among
+    /// that event's postbacks (never the consequence event's fresh id).
+    public var key: String
+    /// Which consequence type made it.
+    public var kind: Kind
+    /// The URL, tokens expanded by the engine.
+    public var url: String
+    /// The body (POST); nil or empty: GET.
+    public var body: String?
+    /// The body's content type.
+    public var contentType: String
+    /// Seconds the receiver has to answer.
+    public var timeout: Double
+    /// The identity the hit was made for ("" for a device's one history): an erasure purges its hits.
+    public var identity: String
+
+    /// The request's method: GET without a body, POST with one (as the reference).
+    public var method: String { (body ?? "").isEmpty ? "GET" : "POST" }
+
+    /// Where it goes, as `host:port`: hits to one receiver are sent in order, one at a time.
+    public var receiver: String {
+        guard let u = URLComponents(string: url), let host = u.host else { return url }
+        return "\(host.lowercased()):\(u.port ?? (u.scheme?.lowercased() == "https" ? 443 : 80))"
+    }
+
+    /// A hit as given.
+    ///
+    /// - Parameters:
+    ///   - key: the idempotency key.
+    ///   - kind: `pb` or `pii`.
+    ///   - url: where to.
+    ///   - body: what (nil: GET).
+    ///   - contentType: the body's type.
+    ///   - timeout: seconds to answer.
+    ///   - identity: whose.
+    public init(
+        key: String, kind: Kind, url: String, body: String?, contentType: String = "application/json", timeout: Double = 2,
+        identity: String = ""
+    ) {
+        self.key = key
+        self.kind = kind
+        self.url = url
+        self.body = body
+        self.contentType = contentType
+        self.timeout = timeout
+        self.identity = identity
+    }
+
+    /// Why a consequence makes no hit.
+    public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
+        /// What is wrong, for the log.
+        public var description: String
+    }
+
+    /// The hit a rules consequence event asks for: nil when it is not a `pb`/`pii` consequence; a refusal
+    /// when it is one that cannot be sent (no `templateurl`, a URL that is not http(s), `pii` not over https).
+    ///
+    /// - Parameters:
+    ///   - event: a delivered event.
+    ///   - ordinal: the consequence's place among the postbacks its triggering event made (from 0).
+    ///   - identity: whose event it is.
+    /// - Returns: the hit, a refusal, or nil.
+    public static func from(consequence event: Event, ordinal: Int, identity: String = "") -> Result<Postback, Refusal>? {
+        guard case .object(let c)? = event.data?["triggeredconsequence"], case .string(let type)? = c["type"],
+            let kind = Kind(rawValue: type)
+        else { return nil }
+        let detail = c["detail"]?.objectValue ?? [:]
+        let id = c["id"]?.stringValue ?? ""
+        guard case .string(let url)? = detail["templateurl"], !url.isEmpty else {
+            return .failure(Refusal(description: "a \(type) consequence (\(id)) without a templateurl"))
+        }
+        guard let parts = URLComponents(string: url), let scheme = parts.scheme?.lowercased(), scheme == "https" || scheme == "http",
+            parts.host?.isEmpty == false
+        else {
+            return .failure(Refusal(description: "a \(type) consequence (\(id)) whose templateurl is not an http(s) URL"))
+        }
+        if kind == .pii, scheme != "https" {
+            return .failure(Refusal(description: "a pii consequence (\(id)) to a URL that is not https: not sent"))
+        }
+        var timeout = 2.0
+        switch detail["timeout"] {
+        case .int(let n)? where n > 0: timeout = Double(n)
+        case .double(let d)? where d > 0 && d.isFinite: timeout = d
+        default: break
+        }
+        /// A text body as written; a JSON body (a rule written in YAML) as its JSON text.
+        func body(_ v: Value?) -> String? {
+            switch v {
+            case nil, .null?: return nil
+            case .string(let s)?: return s
+            case let v?: return JSONWriter.string(v)
+            }
+        }
+        let cause = (event.parentID ?? event.id).uuidString
+        let digest = SHA256.hash(data: Array("\(cause)|\(id)|\(ordinal)".utf8))
+        let key = digest.prefix(16).map { String(format: "%02x", $0) }.joined()
+        return .success(
+            Postback(
+                key: key, kind: kind, url: url, body: body(detail["templatebody"]),
+                contentType: detail["contenttype"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } ?? "application/json", timeout: timeout,
+                identity: identity))
+    }
+}

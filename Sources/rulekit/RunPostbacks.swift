@@ -1,0 +1,106 @@
+import ArgumentParser
+import Foundation
+import RuleKitCore
+import RuleKitFetch
+import RuleKitPostbacks
+
+/// `rulekit run --send-postbacks`: the `pb` and `pii` consequences among the events written are queued as
+/// each block is written (in `--data-dir`'s queue when given, else a queue of this run's own) and sent once
+/// the input is done; the run waits for delivery, bounded by `--postbacks-wait`.
+struct PostbackOptions: ParsableArguments {
+    @Flag(
+        name: .customLong("send-postbacks"),
+        help: "Send the pb and pii consequences (postbacks) the rules fire, and wait for their delivery before exiting.")
+    var send = false
+
+    @Option(
+        name: .customLong("postbacks-wait"), parsing: .unconditional,
+        help: "Seconds to wait for postbacks to be delivered (default 30); what is left is named on stderr (exit 1).")
+    var wait: Double = 30
+
+    @Option(name: .customLong("postbacks-ca"), help: "A PEM file of the CA certificates receivers are trusted by (default: the system's).")
+    var ca: String?
+
+    func validate() throws {
+        guard wait.isFinite, wait >= 0, wait <= 86_400 else { throw ValidationError("--postbacks-wait takes 0 to 86400 seconds") }
+    }
+}
+
+/// The postbacks of one run: queued from the written events, then delivered.
+final class RunPostbacks: Sendable {
+    let queue: PostbackQueue
+    /// The queue's folder when it is the run's own (removed at the end when empty).
+    let ownFolder: String?
+    /// Each (triggering event, consequence) seen so far, with how many postbacks it made: the ordinal of
+    /// the idempotency key.
+    private let seen = Locked<[String: Int]>([:])
+    private let failure = Locked<String?>(nil)
+
+    init(dataDir: String?) throws {
+        let folder = dataDir ?? PathText.join(NSTemporaryDirectory(), "rulekit-postbacks-\(UUID().uuidString)")
+        ownFolder = dataDir == nil ? folder : nil
+        do { queue = try PostbackQueue(directory: folder) } catch {
+            Stderr.write(DiagnosticRenderer().render(error.diagnostics) + "\n")
+            throw ExitCode(2)
+        }
+    }
+
+    /// Queues the postbacks among a block's events (a refused one is said on stderr; a `url` consequence too).
+    func take(_ events: [Event]) {
+        var hits: [Postback] = []
+        for e in events {
+            guard case .object(let c)? = e.data?["triggeredconsequence"], case .string(let type)? = c["type"] else { continue }
+            if type == "url" {
+                Stderr.write("note: a url consequence asks to open \(c["detail"]?.objectValue?["url"]?.stringValue ?? "(no url)")\n")
+                continue
+            }
+            let slot = "\((e.parentID ?? e.id).uuidString)|\(c["id"]?.stringValue ?? "")"
+            let ordinal = seen.withLock { s -> Int in
+                defer { s[slot, default: 0] += 1 }
+                return s[slot] ?? 0
+            }
+            switch Postback.from(consequence: e, ordinal: ordinal) {
+            case .success(let hit)?: hits.append(hit)
+            case .failure(let refusal)?: Stderr.write("warning: \(refusal)\n")
+            case nil: break
+            }
+        }
+        guard !hits.isEmpty else { return }
+        do { try queue.enqueue(hits) } catch { failure.withLock { $0 = "\(error)" } }
+    }
+
+    /// Sends the queue, waiting up to `seconds`; exit 1 naming what is left undelivered or dead.
+    func deliver(_ options: PostbackOptions) throws {
+        if let f = failure.withLock({ $0 }) {
+            Stderr.write("error: postbacks could not be queued: \(f)\n")
+            throw ExitCode(1)
+        }
+        let transport: HTTPPostbackTransport
+        do { transport = try HTTPPostbackTransport(caFile: options.ca) } catch {
+            Stderr.write("error: \(error)\n")
+            throw ExitCode(2)
+        }
+        let queue = self.queue
+        let wait = options.wait
+        let drained: Bool = try BlockingTask.run {
+            let delivery = PostbackDelivery(queue: queue, transport: transport) { hit, outcome in
+                switch outcome {
+                case .delivered: break
+                case .retried(let why): Stderr.write("note: postback to \(hit.postback.receiver) will be retried: \(why)\n")
+                case .dead(let why): Stderr.write("error: postback to \(hit.postback.receiver) not delivered: \(why)\n")
+                }
+            }
+            let drained = (try? await delivery.drain(until: .now + .milliseconds(Int(wait * 1000)))) ?? false
+            await transport.shutdown()
+            return drained
+        }
+        let left = (try? queue.waiting()) ?? []
+        let dead = (try? queue.deadLetters()) ?? []
+        for h in left {
+            Stderr.write("error: postback \(h.postback.key) to \(h.postback.receiver) not delivered yet (\(h.lastError ?? "not tried"))\n")
+        }
+        if let own = ownFolder, left.isEmpty, dead.isEmpty { try? FileManager.default.removeItem(atPath: own) }
+        if !left.isEmpty, let own = ownFolder { Stderr.write("note: the undelivered postbacks are kept in \(own)\n") }
+        if !drained || !left.isEmpty || !dead.isEmpty { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import RuleKitCore
+import RuleKitPostbacks
+import RuleKitTestSupport
+import Testing
+
+/// `rulekit run --send-postbacks` against a real receiver on 127.0.0.1 (Fixtures/postback_receiver.py):
+/// sent in order with their idempotency keys, retried on 503 and 429, dead-lettered on 400, kept in
+/// `--data-dir`'s queue while the receiver is down and delivered by the next run; pii over http refused.
+@Suite(.serialized) struct RunPostbacksTests {
+    static let receiver = SharedCorpus.repositoryRoot.appendingPathComponent("Tests/RulekitCLITests/Fixtures/postback_receiver.py")
+
+    static func rules(_ base: String, path: String = "hook") -> String {
+        """
+        rules:
+          - id: big-purchase
+            when: {key: amount, gt: 1000}
+            then:
+              - id: tell-partner
+                type: pb
+                detail:
+                  templateurl: "\(base)/\(path)?amount={%amount%}"
+                  templatebody: '{"amount": {%amount%}}'
+                  timeout: 2
+              - id: tell-partner-get
+                type: pb
+                detail: {templateurl: "\(base)/get?amount={%amount%}"}
+              - id: plain-pii
+                type: pii
+                detail: {templateurl: "\(base)/pii"}
+
+        """
+    }
+
+    static let events = """
+        {"id":"e1","name":"buy","type":"t","source":"s","data":{"amount":1500}}
+        {"id":"e2","name":"buy","type":"t","source":"s","data":{"amount":10}}
+        {"id":"e3","name":"buy","type":"t","source":"s","data":{"amount":2000}}
+
+        """
+
+    static func setUp(_ rules: String) throws -> URL {
+        let dir = Scratch.url("rk-pb-run-\(UUID())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try rules.write(to: dir.appendingPathComponent("rules.yaml"), atomically: true, encoding: .utf8)
+        try events.write(to: dir.appendingPathComponent("events.jsonl"), atomically: true, encoding: .utf8)
+        return dir
+    }
+
+    static func log(_ server: LocalServer) throws -> [Value] {
+        let body = try HTTP.call(server.base.appendingPathComponent("_log")).body
+        return try JSONReader.value(body).arrayValue ?? []
+    }
+
+    static func run(_ dir: URL, _ extra: [String] = []) throws -> CLIRunner.Output {
+        try CLIRunner.run(
+            ["run", "--rules", dir.appendingPathComponent("rules.yaml").path, "--send-postbacks"] + extra
+                + [dir.appendingPathComponent("events.jsonl").path])
+    }
+
+    @Test func postbacksAreSentInOrderRetriedAndKeyedByTheirEvent() throws {
+        guard LocalServer.isAvailable else {
+            Issue.record("python3 is needed for the postback receiver")
+            return
+        }
+        let server = try LocalServer(script: Self.receiver)
+        defer { server.stop() }
+        let dir = try Self.setUp(Self.rules(server.base.absoluteString, path: "_fail/1/503/hook"))
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let first = try Self.run(dir)
+        #expect(first.status == 0, "\(first.transcript)")
+        #expect(first.stderr.contains("a pii consequence (plain-pii) to a URL that is not https: not sent"))
+        let seen = try Self.log(server)
+        let hooks = seen.filter { $0["path"]?.stringValue?.contains("hook") == true }
+        let gets = seen.filter { $0["path"]?.stringValue?.hasPrefix("/get") == true }
+        #expect(hooks.count == 4 && gets.count == 2, "each hook once refused with 503, then delivered: \(seen)")
+        #expect(hooks.allSatisfy { $0["method"] == "POST" && $0["contentType"] == "application/json" })
+        #expect(gets.allSatisfy { $0["method"] == "GET" && $0["body"] == "" })
+        #expect(hooks.first?["body"] == #"{"amount": 1500}"#)
+        // One receiver, in order: e1's postbacks (its retry included) before e3's.
+        let order = seen.compactMap { $0["path"]?.stringValue }
+        #expect(order.firstIndex(of: "/get?amount=1500")! < order.firstIndex(of: "/_fail/1/503/hook?amount=2000")!)
+        // The retry carried the same key; a second run of the same events sends the same keys.
+        let keys = hooks.compactMap { $0["key"]?.stringValue }
+        #expect(keys[0] == keys[1] && Set(keys).count == 2)
+        #expect(try Self.run(dir).status == 0)
+        let again = try Self.log(server).filter { $0["path"]?.stringValue?.contains("hook") == true }.compactMap { $0["key"]?.stringValue }
+        #expect(Set(again) == Set(keys), "the same events, the same idempotency keys")
+    }
+
+    @Test func aRefusedPostbackIsADeadLetterAndTheRunSaysSo() throws {
+        guard LocalServer.isAvailable else {
+            Issue.record("python3 is needed for the postback receiver")
+            return
+        }
+        let server = try LocalServer(script: Self.receiver)
+        defer { server.stop() }
+        let dir = try Self.setUp(Self.rules(server.base.absoluteString, path: "_status/400/hook"))
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let data = dir.appendingPathComponent("data").path
+        let r = try Self.run(dir, ["--data-dir", data])
+        #expect(r.status == 1 && r.stderr.contains("not delivered: HTTP 400"), "\(r.transcript)")
+        let queue = try PostbackQueue(directory: data)
+        #expect(try queue.deadLetters().count == 2 && queue.depth() == 0)
+        #expect(try Self.log(server).filter { $0["path"]?.stringValue?.contains("hook") == true }.count == 2, "a 400 is not retried")
+    }
+
+    @Test func whatTheReceiverDoesNotTakeWaitsInTheQueueForTheNextRun() throws {
+        guard LocalServer.isAvailable else {
+            Issue.record("python3 is needed for the postback receiver")
+            return
+        }
+        // A port nothing listens on: a server started and stopped.
+        let gone = try LocalServer(script: Self.receiver)
+        let downBase = gone.base.absoluteString
+        gone.stop()
+        let dir = try Self.setUp(Self.rules(downBase))
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let data = dir.appendingPathComponent("data").path
+        let r = try Self.run(dir, ["--data-dir", data, "--postbacks-wait", "1"])
+        #expect(r.status == 1 && r.stderr.contains("not delivered yet"), "\(r.transcript)")
+        #expect(try PostbackQueue(directory: data).depth() == 4)
+        // The receiver comes back where it was: the next run (no new event) delivers what was queued.
+        let back = try LocalServer(script: Self.receiver, arguments: ["--port", String(gone.port)])
+        defer { back.stop() }
+        let empty = dir.appendingPathComponent("none.jsonl")
+        try "".write(to: empty, atomically: true, encoding: .utf8)
+        let again = try CLIRunner.run([
+            "run", "--rules", dir.appendingPathComponent("rules.yaml").path, "--send-postbacks", "--data-dir", data, empty.path,
+        ])
+        #expect(again.status == 0, "\(again.transcript)")
+        #expect(try PostbackQueue(directory: data).depth() == 0)
+        let seen = try Self.log(back)
+        #expect(seen.count == 4 && Set(seen.compactMap { $0["key"]?.stringValue }).count == 4, "each queued hit once")
+    }
+}
