@@ -115,7 +115,7 @@ let package = Package(
             name: "RuleKitServe",
             dependencies: [
                 "RuleKitCore", "RuleKitRules", "RuleKitHub", "RuleKitHistory", "RuleKitXDM", "RuleKitExtension", "RuleKitSources",
-                .product(name: "Hummingbird", package: "hummingbird"),
+                "RuleKitPostbacks", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),

@@ -114,3 +114,40 @@ public struct Postback: Sendable, Equatable {
                 identity: identity))
     }
 }
+
+/// The postbacks among a block of delivered events, with what was refused and the URLs to open.
+public struct PostbackHits: Sendable {
+    /// The hits, in the order their consequences were delivered.
+    public var hits: [Postback] = []
+    /// Consequences that make no hit, each with why (for the log).
+    public var refused: [Postback.Refusal] = []
+    /// The URLs `url` consequences ask the host to open.
+    public var urls: [String] = []
+
+    /// Reads `events` (a block as delivered: each trigger with the consequences it caused): each `pb`/`pii`
+    /// consequence numbered among its triggering event's (the key's ordinal), each hit made for the identity
+    /// `identity` gives its consequence event.
+    ///
+    /// - Parameters:
+    ///   - events: delivered events.
+    ///   - identity: whose a consequence event is ("" when history is not per identity).
+    public init(_ events: [Event], identity: (Event) -> String = { _ in "" }) {
+        var seen: [String: Int] = [:]
+        for e in events {
+            guard case .object(let c)? = e.data?["triggeredconsequence"], case .string(let type)? = c["type"] else { continue }
+            if type == "url" {
+                urls.append(c["detail"]?.objectValue?["url"]?.stringValue ?? "")
+                continue
+            }
+            guard Postback.Kind(rawValue: type) != nil else { continue }
+            let slot = "\((e.parentID ?? e.id).uuidString)|\(c["id"]?.stringValue ?? "")"
+            let ordinal = seen[slot] ?? 0
+            seen[slot] = ordinal + 1
+            switch Postback.from(consequence: e, ordinal: ordinal, identity: identity(e)) {
+            case .success(let hit)?: hits.append(hit)
+            case .failure(let refusal)?: refused.append(refusal)
+            case nil: break
+            }
+        }
+    }
+}

@@ -142,6 +142,14 @@ public final class PostbackQueue: Sendable {
         }
     }
 
+    /// When the oldest hit waiting was queued (seconds since 1970; nil: none waits).
+    public func oldestQueuedAt() throws -> Double? {
+        try db.read { db in try Double.fetchOne(db, sql: "SELECT min(queued_at) FROM postbacks") }
+    }
+
+    /// Dead letters kept.
+    public func deadCount() throws -> Int { try db.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM postback_dead") ?? 0 } }
+
     /// Hits waiting.
     public func depth() throws -> Int { try db.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM postbacks") ?? 0 } }
 

@@ -6,6 +6,7 @@ public import RuleKitCore
 internal import RuleKitExtension
 public import RuleKitHistory
 internal import RuleKitHub
+public import RuleKitPostbacks
 internal import RuleKitRules
 internal import RuleKitSources
 internal import RuleKitXDM
@@ -17,6 +18,8 @@ public enum ServeError: Error, Sendable, Equatable {
     case overloaded(retryAfter: Int)
     /// The service is shutting down.
     case stopping
+    /// The postback queue is full: retry later.
+    case postbacksFull
     /// The batch's history could not be kept (the store is down and the spool full): retry later.
     case historyUnavailable(String)
 }
@@ -50,6 +53,10 @@ public final class EnrichmentService: Sendable {
     let historyClient: (any Service)?
     /// The history store as it answers for one person (export, erase): nil for a store that cannot.
     let personal: (any HistoryExporting)?
+    /// The postback queue (`--postbacks`), written before a batch is answered; nil when not sending.
+    public let postbacks: PostbackQueue?
+    /// What delivery did so far.
+    let postbackCounts = Locked(PostbackCounts())
     private let logger = Logger(label: "rulekit.serve")
     private let queue = Locked(Queue())
 
@@ -117,6 +124,7 @@ public final class EnrichmentService: Sendable {
         let history: BlockHistory
         let historyClient: (any Service)?
         let personal: (any HistoryExporting)?
+        let postbacks: PostbackQueue?
         let validator: JSONSchemaValidator?
         var hostConfigurations: [RulesHost.Configuration] = []
 
@@ -132,6 +140,7 @@ public final class EnrichmentService: Sendable {
             let store = try options.history.open()
             historyClient = store.client
             personal = store.backend as? any HistoryExporting
+            postbacks = try options.postbacks.map { dir throws(DiagnosticError) in try PostbackQueue(directory: dir) }
             var historyOptions = BlockHistory.Options()
             historyOptions.spoolFile = options.resolvedSpoolFile.map { URL(fileURLWithPath: $0) }
             historyOptions.spoolCapacity = options.spoolCapacity
@@ -175,6 +184,7 @@ public final class EnrichmentService: Sendable {
         history = parts.history
         historyClient = parts.historyClient
         personal = parts.personal
+        postbacks = parts.postbacks
         validator = parts.validator
         remote = parts.remote
         self.hosts = hosts
@@ -228,6 +238,7 @@ public final class EnrichmentService: Sendable {
             throw .historyUnavailable("\(error)")
         }
         let out = produced.filter { $0.type != XDMAlignment.diagnosticsEventType }
+        try queuePostbacks(out, states: states)
         metrics.eventsOut.increment(by: Int64(out.count))
         return out
     }

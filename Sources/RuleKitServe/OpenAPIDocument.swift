@@ -395,7 +395,7 @@ public enum OpenAPIDocument {
                   schema:
                     $ref: '#/components/schemas/Error'
             Unavailable:
-              description: The batch's history could be kept nowhere, or the service is shutting down; nothing of the batch was accepted.
+              description: The batch's history could be kept nowhere, the postback queue (`--postbacks`) is full, or the service is shutting down; retry the batch.
               content:
                 application/json:
                   schema:
@@ -586,6 +586,15 @@ public enum OpenAPIDocument {
                       type: string
                       enum: [open, closed]
                     spooled:
+                      type: integer
+                postbacks:
+                  type: object
+                  description: With `--postbacks`, the queue's depth and its dead letters.
+                  required: [depth, deadLetters]
+                  properties:
+                    depth:
+                      type: integer
+                    deadLetters:
                       type: integer
             Verdict:
               type: object

@@ -194,7 +194,14 @@ extension EnrichmentService {
         let erasure = HistoryErasure(
             identity: request.identity, hashes: request.hashes, from: request.from, to: request.to,
             at: Date().timeIntervalSince1970 * 1000)
-        return try await onStore { try await $0.erase(erasure) }
+        let gone = try await onStore { try await $0.erase(erasure) }
+        // A whole person's erasure also takes the postbacks still queued for them.
+        if request.hashes == nil, request.from == nil, request.to == nil, let postbacks {
+            do { try postbacks.purge(identity: request.identity) } catch {
+                throw ServeError.historyUnavailable("the postback queue could not be purged: \(error)")
+            }
+        }
+        return gone
     }
 
     /// `body` on the store, unless its breaker is open; bounded by ten history time-outs (at least 5 s).

@@ -52,6 +52,9 @@ public enum ServeApp {
             logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         services.append(.init(service: HistoryService(service: service, client: client)))
+        if let queue = service.postbacks, let transport = options.postbackTransport {
+            services.append(.init(service: PostbackService(service: service, queue: queue, transport: transport)))
+        }
         services.append(.init(service: RulesWatcher(service: service, tokens: [tokens, admins].compactMap { $0 })))
         services.append(.init(service: app))
         // Shut down in reverse order: first new batches are turned away and those in flight finish, then
@@ -123,6 +126,10 @@ public enum ServeApp {
                 var r = problem(.tooManyRequests, "the queue is full; retry later")
                 r.headers[.retryAfter] = "\(seconds)"
                 return r
+            } catch ServeError.postbacksFull {
+                var r = problem(.serviceUnavailable, "the postback queue is full; retry later (nothing of the batch is lost)")
+                r.headers[.retryAfter] = "5"
+                return r
             } catch ServeError.historyUnavailable(let reason) {
                 var r = problem(.serviceUnavailable, "the batch's history could not be kept (\(reason)); retry later")
                 r.headers[.retryAfter] = "1"
@@ -181,16 +188,20 @@ public enum ServeApp {
                 "count": .int(Int64(s.count)), "contentHash": .string(s.contentHash),
                 "sources": .array(s.versions.map { versionValue($0, iso) }),
             ]
-            return service.isReady
-                ? json(.ok, ["ready": true, "history": history, "rules": rules])
-                : json(.serviceUnavailable, ["error": "not ready", "ready": false, "history": history, "rules": rules])
+            var o: ValueObject = ["ready": .bool(service.isReady), "history": history, "rules": rules]
+            if let p = service.postbackFigures {
+                o["postbacks"] = ["depth": .int(Int64(p.depth)), "deadLetters": .int(Int64(p.dead))]
+            }
+            if !service.isReady { o["error"] = "not ready" }
+            return json(service.isReady ? .ok : .serviceUnavailable, .object(o))
         }
         router.get("/metrics") { _, _ -> Response in
             Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                 body: .init(
                     byteBuffer: ByteBuffer(
-                        string: service.metrics.render(history: service.historyStatus, versions: service.remote.versions))))
+                        string: service.metrics.render(
+                            history: service.historyStatus, versions: service.remote.versions, postbacks: service.postbackFigures))))
         }
     }
 

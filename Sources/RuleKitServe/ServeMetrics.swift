@@ -98,7 +98,7 @@ final class ServeMetrics: Sendable {
     }
 
     /// The Prometheus text exposition, with the history's breaker and spool as they are now.
-    func render(history h: BlockHistory.Status, versions: [RemoteVersion] = []) -> String {
+    func render(history h: BlockHistory.Status, versions: [RemoteVersion] = [], postbacks: PostbackFigures? = nil) -> String {
         collectFired()
         var text = registry.emitToString()
         let lines: [(String, String, String, Int)] = [
@@ -112,7 +112,25 @@ final class ServeMetrics: Sendable {
             ("rulekit_history_prefetches_total", "counter", "blocks whose history was read from the store", h.prefetches),
             ("rulekit_history_refused_total", "counter", "batches refused: their history could be kept nowhere", h.refused),
         ]
-        for (name, type, help, value) in lines { text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n\(name) \(value)\n" }
+        var all = lines
+        if let p = postbacks {
+            all += [
+                ("rulekit_postbacks_queued", "gauge", "postbacks waiting in the queue", p.depth),
+                ("rulekit_postbacks_dead_letters", "gauge", "postbacks kept as dead letters", p.dead),
+                ("rulekit_postbacks_delivered_total", "counter", "postbacks delivered (answered 2xx)", p.delivered),
+                ("rulekit_postbacks_retried_total", "counter", "postback sends that failed and will be retried", p.retried),
+                ("rulekit_postbacks_dead_lettered_total", "counter", "postbacks moved to the dead letters", p.deadLettered),
+                (
+                    "rulekit_postbacks_refused_total", "counter", "pb/pii consequences that make no postback (no URL, pii not https)",
+                    p.refused
+                ),
+            ]
+        }
+        for (name, type, help, value) in all { text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n\(name) \(value)\n" }
+        if let p = postbacks {
+            text += "# HELP rulekit_postbacks_oldest_age_seconds how long the oldest waiting postback has waited\n"
+            text += "# TYPE rulekit_postbacks_oldest_age_seconds gauge\nrulekit_postbacks_oldest_age_seconds \(p.oldestAge)\n"
+        }
         if !versions.isEmpty {
             text += "# HELP rulekit_rules_version_info the version in force of each rules URL (its ETag and body hash)\n"
             text += "# TYPE rulekit_rules_version_info gauge\n"

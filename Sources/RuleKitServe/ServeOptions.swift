@@ -4,6 +4,7 @@ internal import Foundation
 public import RuleKitCore
 public import RuleKitExtension
 public import RuleKitHistory
+public import RuleKitPostbacks
 public import RuleKitRules
 public import RuleKitSources
 
@@ -81,6 +82,12 @@ public struct ServeOptions: Sendable {
     public var idleTimeout: Duration = .seconds(30)
     /// The PEM certificate chain and private key to serve HTTPS with (`--tls-cert`, `--tls-key`): nil, HTTP.
     public var tls: (certificate: String, key: String)?
+
+    /// The folder of the postback queue (`--postbacks`): nil, postbacks are not sent (only answered as
+    /// consequence events).
+    public var postbacks: String?
+    /// How postbacks are sent (the CLI's is AsyncHTTPClient's); nil with `postbacks` keeps them queued.
+    public var postbackTransport: (any PostbackTransport)?
 
     /// The spool file in force for `history`.
     public var resolvedSpoolFile: String? { spoolFile ?? history.defaultSpoolFile }

@@ -31,9 +31,6 @@ final class RunPostbacks: Sendable {
     let queue: PostbackQueue
     /// The queue's folder when it is the run's own (removed at the end when empty).
     let ownFolder: String?
-    /// Each (triggering event, consequence) seen so far, with how many postbacks it made: the ordinal of
-    /// the idempotency key.
-    private let seen = Locked<[String: Int]>([:])
     private let failure = Locked<String?>(nil)
 
     init(dataDir: String?) throws {
@@ -47,26 +44,11 @@ final class RunPostbacks: Sendable {
 
     /// Queues the postbacks among a block's events (a refused one is said on stderr; a `url` consequence too).
     func take(_ events: [Event]) {
-        var hits: [Postback] = []
-        for e in events {
-            guard case .object(let c)? = e.data?["triggeredconsequence"], case .string(let type)? = c["type"] else { continue }
-            if type == "url" {
-                Stderr.write("note: a url consequence asks to open \(c["detail"]?.objectValue?["url"]?.stringValue ?? "(no url)")\n")
-                continue
-            }
-            let slot = "\((e.parentID ?? e.id).uuidString)|\(c["id"]?.stringValue ?? "")"
-            let ordinal = seen.withLock { s -> Int in
-                defer { s[slot, default: 0] += 1 }
-                return s[slot] ?? 0
-            }
-            switch Postback.from(consequence: e, ordinal: ordinal) {
-            case .success(let hit)?: hits.append(hit)
-            case .failure(let refusal)?: Stderr.write("warning: \(refusal)\n")
-            case nil: break
-            }
-        }
-        guard !hits.isEmpty else { return }
-        do { try queue.enqueue(hits) } catch { failure.withLock { $0 = "\(error)" } }
+        let found = PostbackHits(events)
+        for url in found.urls { Stderr.write("note: a url consequence asks to open \(url.isEmpty ? "(no url)" : url)\n") }
+        for refusal in found.refused { Stderr.write("warning: \(refusal)\n") }
+        guard !found.hits.isEmpty else { return }
+        do { try queue.enqueue(found.hits) } catch { failure.withLock { $0 = "\(error)" } }
     }
 
     /// Sends the queue, waiting up to `seconds`; exit 1 naming what is left undelivered or dead.

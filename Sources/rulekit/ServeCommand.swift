@@ -100,6 +100,8 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var authTokenFile: String?
 
+    @OptionGroup var postbacks: ServePostbackOptions
+
     @Option(
         name: .customLong("admin-token-file"),
         help: """
@@ -147,6 +149,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         var options = try serveOptions()
         let transport = try remoteRules(into: &options)
+        let postbackTransport = try postbacks.apply(to: &options)
         StderrLogHandler.serviceFormat.withLock { $0 = true }
         var failure: (any Error)?
         do {
@@ -158,6 +161,7 @@ struct ServeCommand: AsyncParsableCommand {
             failure = error
         }
         try? await transport?.shutdown()
+        await postbackTransport?.shutdown()
         if let e = failure as? DiagnosticError {
             Stderr.write(DiagnosticRenderer().render(e.diagnostics) + "\n")
             throw ExitCode(2)
