@@ -123,6 +123,8 @@ public struct PostbackHits: Sendable {
     public var refused: [Postback.Refusal] = []
     /// The URLs `url` consequences ask the host to open.
     public var urls: [String] = []
+    /// The type of the events that carry consequences.
+    static let consequenceType = "com.adobe.eventType.rulesEngine"
 
     /// Reads `events` (a block as delivered: each trigger with the consequences it caused): each `pb`/`pii`
     /// consequence numbered among its triggering event's (the key's ordinal), each hit made for the identity
@@ -134,7 +136,11 @@ public struct PostbackHits: Sendable {
     public init(_ events: [Event], identity: (Event) -> String = { _ in "" }) {
         var seen: [String: Int] = [:]
         for e in events {
-            guard case .object(let c)? = e.data?["triggeredconsequence"], case .string(let type)? = c["type"] else { continue }
+            // The type first: reading any other event's data would materialize it from its tape (serve's
+            // events keep theirs as read), which cost serve a sixth of its CPU.
+            guard e.type == Self.consequenceType, case .object(let c)? = e.data?["triggeredconsequence"],
+                case .string(let type)? = c["type"]
+            else { continue }
             if type == "url" {
                 urls.append(c["detail"]?.objectValue?["url"]?.stringValue ?? "")
                 continue

@@ -23,11 +23,14 @@ public struct QueuedPostback: Sendable, Equatable {
 
 /// The queue of one folder.
 public final class PostbackQueue: Sendable {
-    private let db: DatabaseQueue
+    private let db: DatabasePool
     /// The file.
     public let path: String
     /// Most bytes the file may hold before `enqueue` refuses.
     public let maxBytes: Int
+    /// The receivers with hits waiting: a head is then found by an index seek per receiver, where a
+    /// `GROUP BY receiver` read every hit queued for every head (quadratic in the queue's depth).
+    private let receivers = Locked<Set<String>>([])
 
     /// The queue is full: nothing of the call was queued.
     public struct Full: Error, CustomStringConvertible {
@@ -47,8 +50,8 @@ public final class PostbackQueue: Sendable {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             var config = Configuration()
-            config.prepareDatabase { db in try db.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL") }
-            db = try DatabaseQueue(path: path, configuration: config)
+            config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+            db = try DatabasePool(path: path, configuration: config)
             try db.write { db in
                 for table in ["postbacks", "postback_dead"] {
                     try db.execute(
@@ -63,6 +66,8 @@ public final class PostbackQueue: Sendable {
                 try db.execute(sql: "CREATE UNIQUE INDEX IF NOT EXISTS postbacks_key ON postbacks (key)")
                 try db.execute(sql: "CREATE INDEX IF NOT EXISTS postbacks_receiver ON postbacks (receiver, seq)")
             }
+            let known = try db.read { db in try String.fetchAll(db, sql: "SELECT DISTINCT receiver FROM postbacks") }
+            receivers.withLock { $0 = Set(known) }
         } catch {
             throw DiagnosticError(.error("postbacks.unreadable", "the postback queue '\(path)' cannot be used: \(error)"))
         }
@@ -89,30 +94,44 @@ public final class PostbackQueue: Sendable {
                     arguments: [h.key, h.kind.rawValue, h.url, h.body, h.contentType, h.timeout, h.identity, h.receiver, now])
                 n += db.changesCount
             }
+            receivers.withLock { r in for h in hits { r.insert(h.receiver) } }
             return n
+        }
+    }
+
+    /// Each receiver's head (its oldest hit), due or not; a receiver whose line is empty is forgotten.
+    func heads() throws -> [QueuedPostback] {
+        let names = receivers.withLock { $0 }
+        guard !names.isEmpty else { return [] }
+        let found = try db.read { db in
+            try names.map { name in
+                (name, try Row.fetchOne(db, sql: "SELECT * FROM postbacks WHERE receiver = ? ORDER BY seq LIMIT 1", arguments: [name]))
+            }
+        }
+        var out: [QueuedPostback] = []
+        for (name, row) in found {
+            if let row { out.append(Self.item(row)) } else { forget(name) }
+        }
+        return out.sorted { $0.seq < $1.seq }
+    }
+
+    /// Forgets `receiver` unless a hit to it was queued meanwhile (checked under the writer).
+    private func forget(_ receiver: String) {
+        try? db.write { db in
+            if try Int.fetchOne(db, sql: "SELECT 1 FROM postbacks WHERE receiver = ? LIMIT 1", arguments: [receiver]) == nil {
+                receivers.withLock { _ = $0.remove(receiver) }
+            }
         }
     }
 
     /// The head of each receiver's line that is due at `now` (one per receiver: sent in order, one at a time).
     public func due(now: Double = Date().timeIntervalSince1970) throws -> [QueuedPostback] {
-        try db.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT p.* FROM postbacks p JOIN (SELECT receiver, min(seq) AS seq FROM postbacks GROUP BY receiver) h USING (seq)
-                    WHERE p.next_at <= ? ORDER BY p.seq
-                    """, arguments: [now]
-            ).map(Self.item)
-        }
+        try heads().filter { $0.nextAt <= now }
     }
 
     /// The earliest time any head is due (nil: the queue is empty).
     public func nextDue() throws -> Double? {
-        try db.read { db in
-            try Double.fetchOne(
-                db,
-                sql: "SELECT min(p.next_at) FROM postbacks p JOIN (SELECT min(seq) AS seq FROM postbacks GROUP BY receiver) h USING (seq)")
-        }
+        try heads().map(\.nextAt).min()
     }
 
     /// `seq` was delivered: it leaves the queue.
@@ -174,6 +193,8 @@ public final class PostbackQueue: Sendable {
                     """)
             let n = db.changesCount
             try db.execute(sql: "DELETE FROM postback_dead")
+            let back = try String.fetchAll(db, sql: "SELECT DISTINCT receiver FROM postbacks")
+            receivers.withLock { r in for b in back { r.insert(b) } }
             return n
         }
     }

@@ -15,6 +15,9 @@ lock = threading.Lock()
 
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # One segment per answer: headers and body written apart would wait on the client's delayed ACK (Nagle).
+    disable_nagle_algorithm = True
+    wbufsize = 1 << 16
 
     def log_message(self, *args):
         pass
