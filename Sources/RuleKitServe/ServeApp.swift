@@ -284,10 +284,10 @@ struct RulesWatcher: Service {
                             let logger = Logger(label: "rulekit.serve")
                             if let e = tokens.reload() {
                                 logger.error(
-                                    "tokens not reloaded; the previous tokens stay: \(e.diagnostics.first?.message ?? "")",
+                                    "auth tokens not reloaded; the previous tokens stay: \(e.diagnostics.first?.message ?? "")",
                                     metadata: ["file": "\(tokens.file)"])
                             } else {
-                                logger.info("tokens reloaded", metadata: ["file": "\(tokens.file)", "tokens": "\(tokens.count)"])
+                                logger.info("auth tokens reloaded", metadata: ["file": "\(tokens.file)", "tokens": "\(tokens.count)"])
                             }
                         }
                     }

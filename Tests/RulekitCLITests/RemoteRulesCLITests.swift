@@ -311,7 +311,7 @@ import Testing
         let remote = RemoteRules(transport: transport, options: options)
         let base = "http://127.0.0.1:\(server.port)"
         for (path, why) in [
-            ("/_slow/3/big.json", "no whole answer within"), ("/big.json", "larger than the limit of 100000 bytes"),
+            ("/_slow/30/small.json", "no whole answer within"), ("/big.json", "larger than the limit of 100000 bytes"),
             ("/_reset/small.json", "closed the connection"),
             ("/_status/500", "answered 500"),
         ] {
