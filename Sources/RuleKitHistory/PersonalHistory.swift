@@ -67,14 +67,7 @@ public struct HistoryErasure: Sendable, Hashable {
 
     /// SHA-256 of `identity`'s UTF-8, hexadecimal: how tombstones name an identity.
     public static func digest(_ identity: String) -> String {
-        let hex = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(64)
-        for byte in SHA256.hash(data: Array(identity.utf8)) {
-            out.append(hex[Int(byte >> 4)])
-            out.append(hex[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        Hex.lowercase(SHA256.hash(data: Array(identity.utf8)))
     }
 
     /// Whether the erasure covers a record of its identity of `hash` at `ms`.

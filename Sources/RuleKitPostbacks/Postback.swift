@@ -106,7 +106,7 @@ public struct Postback: Sendable, Equatable {
         }
         let cause = (event.parentID ?? event.id).uuidString
         let digest = SHA256.hash(data: Array("\(cause)|\(id)|\(ordinal)".utf8))
-        let key = digest.prefix(16).map { String(format: "%02x", $0) }.joined()
+        let key = Hex.lowercase(digest.prefix(16))
         return .success(
             Postback(
                 key: key, kind: kind, url: url, body: body(detail["templatebody"]),

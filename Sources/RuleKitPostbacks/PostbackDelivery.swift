@@ -2,7 +2,11 @@
 // 200–299 delivers; the reference's recoverable answers (408, 503, 504), 429 (after its `Retry-After`) and
 // transport errors retry with exponential back-off and jitter (about 1 s first, growing to a cap); every
 // other answer, and a hit past its attempts or age, goes to the dead letters with its last error.
+// Sending is driven by the transport's completions, not by a task per hit: with HTTPPostbackTransport the
+// answer arrives on its event loop's thread and the next hit leaves from there, so a postback costs no
+// thread hop (a profile of the async version showed most of its CPU in waking threads).
 public import Foundation
+internal import Logging
 internal import RuleKitCore
 
 /// How a receiver answered one send.
@@ -15,8 +19,9 @@ public enum PostbackAnswer: Sendable, Equatable {
 
 /// Sends one hit: RuleKit's is `HTTPPostbackTransport` (RuleKitFetch); a host may hand in its own.
 public protocol PostbackTransport: Sendable {
-    /// Sends `hit` with its method, body, content type, time-out and `Idempotency-Key`.
-    func send(_ hit: Postback) async -> PostbackAnswer
+    /// Sends `hit` with its method, body, content type, time-out and `Idempotency-Key`, and calls `done`
+    /// once with the answer (on any thread, at once or later).
+    func send(_ hit: Postback, done: @escaping @Sendable (PostbackAnswer) -> Void)
 }
 
 /// What delivery did with each hit (a host's metrics and logs).
@@ -38,6 +43,9 @@ public final class PostbackDelivery: Sendable {
         public var maxAttempts = 20
         /// Seconds after which a hit not delivered is dead.
         public var maxAge = 86_400.0
+        /// Hits of one receiver sent at once: 1 keeps its line in order (the reference); more are sent
+        /// together, in order of start but not of arrival.
+        public var inFlight = 1
 
         /// The defaults.
         public init() {}
@@ -65,48 +73,117 @@ public final class PostbackDelivery: Sendable {
         self.observe = observe
     }
 
-    /// Sends every head due now (the receivers at once, each one hit); how many were sent.
-    ///
-    /// - Throws: the queue's error.
-    @discardableResult
-    public func sendDue(now: Double = Date().timeIntervalSince1970) async throws -> Int {
-        let heads = try queue.due(now: now)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for head in heads { group.addTask { try await self.deliver(head) } }
-            try await group.waitForAll()
-        }
-        return heads.count
-    }
+    /// Receivers whose line is to be stepped, and whether a thread is stepping them (`schedule`).
+    private let steps = Locked<(names: [String], running: Bool)>(([], false))
+    /// Delivery started and not stopped (`run`, `drain`).
+    private let started = Locked(false)
 
     /// Delivers until the queue is empty or `deadline` passes; whether it is empty.
     ///
     /// - Throws: the queue's error.
     public func drain(until deadline: ContinuousClock.Instant) async throws -> Bool {
+        start()
+        defer { stop() }
         while ContinuousClock.now < deadline, !Task.isCancelled {
-            if try await sendDue() > 0 { continue }
-            guard let next = try queue.nextDue() else { return true }
-            let wait = max(0.02, min(next - Date().timeIntervalSince1970, 1))
-            try? await Task.sleep(for: .milliseconds(Int(wait * 1000)))
+            poke()
+            queue.checkpoint()
+            if queue.isIdle { break }
+            try? await Task.sleep(for: .milliseconds(10))
         }
         return try queue.depth() == 0
     }
 
-    /// Delivers until the task is cancelled, waking when a hit is due (at least every `poll`).
+    /// Delivers until the task is cancelled: each receiver's line is sent as hits are queued, and looked at
+    /// again at least every `poll` (retries coming due).
     public func run(poll: Duration = .milliseconds(200)) async {
+        start()
         while !Task.isCancelled {
-            let sent = (try? await sendDue()) ?? 0
-            if sent == 0 { try? await Task.sleep(for: poll) }
+            poke()
+            queue.checkpoint()
+            try? await Task.sleep(for: poll)
+        }
+        stop()
+    }
+
+    private func start() {
+        started.withLock { $0 = true }
+        queue.listener.withLock { $0 = self }
+    }
+
+    private func stop() {
+        started.withLock { $0 = false }
+        queue.listener.withLock { $0 = nil }
+        try? queue.flush()
+    }
+
+    /// Steps every line with a hit due and no sender.
+    func poke() {
+        for name in queue.claim(now: Date().timeIntervalSince1970) { schedule(name) }
+    }
+
+    /// Steps `receiver`'s line on this thread, unless a thread is stepping lines already (it takes this one
+    /// too): a transport that answers at once cannot recurse once per hit.
+    private func schedule(_ receiver: String) {
+        let first = steps.withLock { s in
+            s.names.append(receiver)
+            if s.running { return false }
+            s.running = true
+            return true
+        }
+        guard first else { return }
+        while let next = steps.withLock({ s -> String? in
+            guard !s.names.isEmpty else {
+                s.running = false
+                return nil
+            }
+            return s.names.removeFirst()
+        }) {
+            step(next)
         }
     }
 
-    func deliver(_ head: QueuedPostback) async throws {
-        let now = Date().timeIntervalSince1970
-        if now - head.queuedAt > policy.maxAge {
-            try queue.kill(head.seq, error: "not delivered within \(Int(policy.maxAge)) s (last: \(head.lastError ?? "none"))")
-            observe(head, .dead("too old"))
+    /// Sends what `receiver`'s line allows now (up to `policy.inFlight` at once).
+    private func step(_ receiver: String) {
+        guard started.withLock({ $0 }) else {
+            queue.release(receiver)
             return
         }
-        let answer = await transport.send(head.postback)
+        let hits: [QueuedPostback]
+        do { hits = try queue.take(receiver, now: Date().timeIntervalSince1970, inFlight: max(1, policy.inFlight)) } catch {
+            Logger(label: "rulekit.postbacks").error("the postback queue failed", metadata: ["error": "\(error)"])
+            queue.release(receiver)
+            return
+        }
+        for hit in hits {
+            let now = Date().timeIntervalSince1970
+            if now - hit.queuedAt > policy.maxAge {
+                record(hit, now: now, .transport("not delivered within \(Int(policy.maxAge)) s"), tooOld: true)
+                continue
+            }
+            transport.send(hit.postback) { answer in
+                self.record(hit, now: Date().timeIntervalSince1970, answer, tooOld: false)
+                self.schedule(receiver)
+            }
+        }
+    }
+
+    /// Writes what became of `head` and tells the observer.
+    private func record(_ head: QueuedPostback, now: Double, _ answer: PostbackAnswer, tooOld: Bool) {
+        defer { queue.finish(head.postback.receiver) }
+        do {
+            if tooOld {
+                guard case .transport(let why) = answer else { return }
+                try queue.kill(head.seq, error: "\(why) (last: \(head.lastError ?? "none"))")
+                observe(head, .dead("too old"))
+                return
+            }
+            try outcome(head, now: now, answer)
+        } catch {
+            Logger(label: "rulekit.postbacks").error("the postback queue failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func outcome(_ head: QueuedPostback, now: Double, _ answer: PostbackAnswer) throws {
         let failure: String
         var after: Double?
         switch answer {
@@ -131,7 +208,7 @@ public final class PostbackDelivery: Sendable {
             return
         }
         let delay = after.map { min($0, policy.maxDelay) } ?? backoff(attempt: head.attempts)
-        try queue.retry(head.seq, error: failure, at: now + delay)
+        try queue.retry(head, error: failure, at: now + delay)
         observe(head, .retried(failure))
     }
 

@@ -140,7 +140,9 @@ public final class EnrichmentService: Sendable {
             let store = try options.history.open()
             historyClient = store.client
             personal = store.backend as? any HistoryExporting
-            postbacks = try options.postbacks.map { dir throws(DiagnosticError) in try PostbackQueue(directory: dir) }
+            postbacks = try options.postbacks.map { dir throws(DiagnosticError) in
+                try PostbackQueue(directory: dir, maxBytes: options.postbackMaxBytes)
+            }
             var historyOptions = BlockHistory.Options()
             historyOptions.spoolFile = options.resolvedSpoolFile.map { URL(fileURLWithPath: $0) }
             historyOptions.spoolCapacity = options.spoolCapacity
@@ -238,7 +240,7 @@ public final class EnrichmentService: Sendable {
             throw .historyUnavailable("\(error)")
         }
         let out = produced.filter { $0.type != XDMAlignment.diagnosticsEventType }
-        try queuePostbacks(out, states: states)
+        try await queuePostbacks(out, states: states)
         metrics.eventsOut.increment(by: Int64(out.count))
         return out
     }

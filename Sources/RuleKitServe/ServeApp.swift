@@ -53,7 +53,8 @@ public enum ServeApp {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         services.append(.init(service: HistoryService(service: service, client: client)))
         if let queue = service.postbacks, let transport = options.postbackTransport {
-            services.append(.init(service: PostbackService(service: service, queue: queue, transport: transport)))
+            services.append(
+                .init(service: PostbackService(service: service, queue: queue, transport: transport, policy: options.postbackPolicy)))
         }
         services.append(.init(service: RulesWatcher(service: service, tokens: [tokens, admins].compactMap { $0 })))
         services.append(.init(service: app))

@@ -88,6 +88,11 @@ public struct ServeOptions: Sendable {
     public var postbacks: String?
     /// How postbacks are sent (the CLI's is AsyncHTTPClient's); nil with `postbacks` keeps them queued.
     public var postbackTransport: (any PostbackTransport)?
+    /// Retries and hits in flight per receiver (`--postbacks-in-flight`).
+    public var postbackPolicy = PostbackDelivery.Policy()
+    /// The bound of the queue's file in bytes (`--postbacks-max-mb`): past it batches that would add
+    /// postbacks are answered 503.
+    public var postbackMaxBytes = 256 << 20
 
     /// The spool file in force for `history`.
     public var resolvedSpoolFile: String? { spoolFile ?? history.defaultSpoolFile }

@@ -26,7 +26,7 @@ extension EnrichmentService {
     }
 
     /// Queues the postbacks among a batch's delivered events.
-    func queuePostbacks(_ out: [Event], states: [String: ValueObject]) throws(ServeError) {
+    func queuePostbacks(_ out: [Event], states: [String: ValueObject]) async throws(ServeError) {
         guard let postbacks, !optedOut(states) else { return }
         let path = options.identityPath
         var byID: [UUID: Event] = [:]
@@ -40,7 +40,7 @@ extension EnrichmentService {
             for r in found.refused { Logger(label: "rulekit.postbacks").warning("\(r)") }
         }
         guard !found.hits.isEmpty else { return }
-        do { try postbacks.enqueue(found.hits) } catch is PostbackQueue.Full {
+        do { try await postbacks.enqueue(found.hits) } catch is PostbackQueue.Full {
             throw .postbacksFull
         } catch {
             throw .historyUnavailable("the postback queue cannot be written: \(error)")
@@ -75,11 +75,12 @@ struct PostbackService: Service {
     let service: EnrichmentService
     let queue: PostbackQueue
     let transport: any PostbackTransport
+    let policy: PostbackDelivery.Policy
 
     func run() async throws {
         let counts = service.postbackCounts
         let logger = Logger(label: "rulekit.postbacks")
-        let delivery = PostbackDelivery(queue: queue, transport: transport) { hit, outcome in
+        let delivery = PostbackDelivery(queue: queue, transport: transport, policy: policy) { hit, outcome in
             switch outcome {
             case .delivered: counts.withLock { $0.delivered += 1 }
             case .retried: counts.withLock { $0.retried += 1 }

@@ -34,15 +34,10 @@ enum HeaderFile {
         for (n, line) in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
             if text.isEmpty || text.hasPrefix("#") { continue }
-            guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else {
-                // The line is not quoted: it may hold a secret.
-                throw Failure(description: "\(path):\(n + 1): expected 'Name: value'")
+            switch HeaderLine.parse(text) {
+            case .success(let header): out.append(header)
+            case .failure(let why): throw Failure(description: "\(path):\(n + 1): \(why)")
             }
-            let name = text[..<colon].trimmingCharacters(in: .whitespaces)
-            guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
-                throw Failure(description: "\(path):\(n + 1): '\(name)' is not a header name")
-            }
-            out.append((name, text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
         }
         return out
     }

@@ -53,7 +53,7 @@ struct RuleKitCommand: ParsableCommand {
         subcommands: [
             RunCommand.self, MatchCommand.self, TestCommand.self, ParseCommand.self, LintCommand.self, ConvertCommand.self,
             PackCommand.self, ExplainCommand.self, ReportCommand.self, XDMCommand.self, SchemaCommand.self, SharedCommand.self,
-            ServeCommand.self, HistoryCommand.self, LSPCommand.self,
+            ServeCommand.self, HistoryCommand.self, PostbacksCommand.self, LSPCommand.self,
         ]
     )
 

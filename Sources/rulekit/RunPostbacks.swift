@@ -21,8 +21,16 @@ struct PostbackOptions: ParsableArguments {
     @Option(name: .customLong("postbacks-ca"), help: "A PEM file of the CA certificates receivers are trusted by (default: the system's).")
     var ca: String?
 
+    @Option(
+        name: .customLong("postbacks-in-flight"),
+        help: "Postbacks sent at once to one receiver (default 1: in order; more are not ordered among themselves).")
+    var inFlight = 1
+
+    @OptionGroup var receivers: PostbackReceiverOptions
+
     func validate() throws {
         guard wait.isFinite, wait >= 0, wait <= 86_400 else { throw ValidationError("--postbacks-wait takes 0 to 86400 seconds") }
+        guard (1...64).contains(inFlight) else { throw ValidationError("--postbacks-in-flight takes 1 to 64") }
     }
 }
 
@@ -58,14 +66,17 @@ final class RunPostbacks: Sendable {
             throw ExitCode(1)
         }
         let transport: HTTPPostbackTransport
-        do { transport = try HTTPPostbackTransport(caFile: options.ca) } catch {
+        let receivers = try options.receivers.load()
+        do { transport = try HTTPPostbackTransport(caFile: options.ca, receivers: receivers) } catch {
             Stderr.write("error: \(error)\n")
             throw ExitCode(2)
         }
         let queue = self.queue
         let wait = options.wait
-        let drained: Bool = try BlockingTask.run {
-            let delivery = PostbackDelivery(queue: queue, transport: transport) { hit, outcome in
+        var policy = PostbackDelivery.Policy()
+        policy.inFlight = options.inFlight
+        let drained: Bool = try BlockingTask.run { [policy] in
+            let delivery = PostbackDelivery(queue: queue, transport: transport, policy: policy) { hit, outcome in
                 switch outcome {
                 case .delivered: break
                 case .retried(let why): Stderr.write("note: postback to \(hit.postback.receiver) will be retried: \(why)\n")

@@ -100,9 +100,26 @@ import Testing
         let data = dir.appendingPathComponent("data").path
         let r = try Self.run(dir, ["--data-dir", data])
         #expect(r.status == 1 && r.stderr.contains("not delivered: HTTP 400"), "\(r.transcript)")
-        let queue = try PostbackQueue(directory: data)
-        #expect(try queue.deadLetters().count == 2 && queue.depth() == 0)
+        do {
+            let queue = try PostbackQueue(directory: data)
+            #expect(try queue.deadLetters().count == 2 && queue.depth() == 0)
+            let held = try CLIRunner.run(["postbacks", "status", "--dir", data])
+            #expect(held.status == 2 && held.stderr.contains("in use by another process"), "a held queue is refused: \(held.transcript)")
+        }
         #expect(try Self.log(server).filter { $0["path"]?.stringValue?.contains("hook") == true }.count == 2, "a 400 is not retried")
+        // `rulekit postbacks` on the queue at rest: the dead letters listed (no body), retried, purged.
+        let dead = try CLIRunner.run(["postbacks", "dead", "--dir", data])
+        let lines = dead.stdout.split(separator: "\n").compactMap { try? JSONReader.value(String($0)) }
+        #expect(dead.status == 0 && lines.count == 2, "\(dead.transcript)")
+        #expect(lines.allSatisfy { $0["lastError"]?.stringValue?.contains("HTTP 400") == true })
+        #expect(!dead.stdout.contains("amount\":"), "bodies are left out")
+        #expect(try CLIRunner.run(["postbacks", "retry", "--dir", data]).stdout.contains("retried 2 dead letters"))
+        let status = try CLIRunner.run(["postbacks", "status", "--dir", data])
+        #expect(try JSONReader.value(status.stdout)["queued"] == .int(2), "\(status.transcript)")
+        // The next run sends the retried hits first (400 again); its own hits have their keys, so are not queued twice.
+        _ = try Self.run(dir, ["--data-dir", data])
+        #expect(try CLIRunner.run(["postbacks", "purge", "--dir", data]).stdout.contains("purged 2 dead letters"))
+        #expect(try CLIRunner.run(["postbacks", "status", "--dir", dir.path]).status == 2, "no queue there")
     }
 
     @Test func whatTheReceiverDoesNotTakeWaitsInTheQueueForTheNextRun() throws {
@@ -132,5 +149,42 @@ import Testing
         #expect(try PostbackQueue(directory: data).depth() == 0)
         let seen = try Self.log(back)
         #expect(seen.count == 4 && Set(seen.compactMap { $0["key"]?.stringValue }).count == 4, "each queued hit once")
+    }
+
+    /// Receivers' secrets from files: each receiver's headers (and `*`'s) and an HMAC-SHA256 signature a
+    /// receiver can check with the same key; a malformed headers file is exit 2 at its line, naming no value.
+    @Test func headersAndSignaturesComeFromFiles() throws {
+        guard LocalServer.isAvailable else {
+            Issue.record("python3 is needed for the postback receiver")
+            return
+        }
+        let server = try LocalServer(script: Self.receiver)
+        defer { server.stop() }
+        let dir = try Self.setUp(Self.rules(server.base.absoluteString))
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let headers = dir.appendingPathComponent("headers.txt")
+        let secret = dir.appendingPathComponent("secret.txt")
+        try "# partners\n127.0.0.1:\(server.port) Authorization: Bearer t0ken\n* X-Partner: acme\nelse.test:443 X-Other: no\n"
+            .write(to: headers, atomically: true, encoding: .utf8)
+        try "sekrit\n".write(to: secret, atomically: true, encoding: .utf8)
+        let r = try Self.run(dir, ["--postbacks-headers", headers.path, "--postbacks-secret", secret.path])
+        #expect(r.status == 0, "\(r.transcript)")
+        #expect(!r.transcript.contains("t0ken") && !r.transcript.contains("sekrit"), "secrets are never printed")
+        let seen = try Self.log(server)
+        #expect(seen.count == 4)
+        for hit in seen {
+            #expect(hit["authorization"] == "Bearer t0ken" && hit["partner"] == "acme")
+            let key = Array((hit["key"]?.stringValue ?? "").utf8)
+            let body = Array((hit["body"]?.stringValue ?? "").utf8)
+            let expected = PostbackReceivers.signature(
+                of: Postback(
+                    key: String(decoding: key, as: UTF8.self), kind: .pb, url: "http://x.test/", body: String(decoding: body, as: UTF8.self)
+                ),
+                secret: Array("sekrit".utf8))
+            #expect(hit["signature"]?.stringValue == expected)
+        }
+        try "127.0.0.1:\(server.port) Authorization Bearer t0ken\n".write(to: headers, atomically: true, encoding: .utf8)
+        let bad = try Self.run(dir, ["--postbacks-headers", headers.path])
+        #expect(bad.status == 2 && bad.stderr.contains("headers.txt:1:1") && !bad.stderr.contains("t0ken"), "\(bad.transcript)")
     }
 }

@@ -52,7 +52,12 @@ public final class SQLiteEventHistory: EventHistoryStore, IndexedHistoryBackend 
                 DiagnosticError(.error("history.unreadable", "cannot use '\(directory)' as a data folder: \(reason(error))")))
         }
         let lock: FileLock
-        switch FileLock.take(path + ".lock") {
+        switch FileLock.take(
+            path + ".lock", code: "history.busy",
+            busy:
+                "event history '\(path)' is in use by another process (or opened twice): a SQLite history is kept by one process at a time; use PostgreSQL to share one"
+        )
+        {
         case .success(let l): lock = l
         case .failure(let e): return .failure(e)
         }
@@ -351,44 +356,6 @@ extension SQLiteEventHistory: HistoryExporting {
             let row = try Row.fetchOne(db, sql: "SELECT count(*), count(DISTINCT identity), min(ts), max(ts) FROM history_log")
             return HistoryStats(records: row?[0] ?? 0, identities: row?[1] ?? 0, oldest: row?[2], newest: row?[3])
         }
-    }
-}
-
-/// A file held with `flock` for the life of this object: the one process, and the one object in it, that
-/// keeps a SQLite history's index. The lock goes with the descriptor (closed at exit, or by `deinit`),
-/// so a process that was killed holds nothing. A file of its own beside the database: SQLite's own locks
-/// on the database are POSIX locks, which a close of any other descriptor on that file would drop.
-final class FileLock: Sendable {
-    private let fd: Int32
-
-    private init(fd: Int32) {
-        self.fd = fd
-    }
-
-    deinit {
-        close(fd)
-    }
-
-    /// The lock on `path` (made if missing), or why it cannot be had.
-    static func take(_ path: String) -> Result<FileLock, DiagnosticError> {
-        let fd = Foundation.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            return .failure(
-                DiagnosticError(.error("history.unreadable", "cannot open '\(path)': \(String(cString: strerror(errno)).lowercased())")))
-        }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            let busy = errno == EWOULDBLOCK
-            let why = String(cString: strerror(errno)).lowercased()
-            close(fd)
-            return .failure(
-                DiagnosticError(
-                    .error(
-                        "history.busy",
-                        busy
-                            ? "event history '\(path.dropLast(5))' is in use by another process (or opened twice): a SQLite history is kept by one process at a time; use PostgreSQL to share one"
-                            : "cannot lock '\(path)': \(why)")))
-        }
-        return .success(FileLock(fd: fd))
     }
 }
 

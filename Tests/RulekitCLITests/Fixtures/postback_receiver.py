@@ -49,7 +49,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             n = tries.get((path, key), 0)
             tries[(path, key)] = n + 1
             seen.append({"method": self.command, "path": self.path, "key": key, "contentType": self.headers.get("Content-Type"),
-                         "body": body, "at": time.time()})
+                         "body": body, "at": time.time(), "authorization": self.headers.get("Authorization"),
+                         "signature": self.headers.get("X-RuleKit-Signature"), "partner": self.headers.get("X-Partner")})
         if parts[0] == "_status":
             return self.answer(int(parts[1]))
         if parts[0] == "_fail" and n < int(parts[1]):
