@@ -51,7 +51,8 @@ struct PostbacksCommand: ParsableCommand {
     }
 
     struct Status: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Hits waiting, dead letters, and the age of the oldest hit waiting.")
+        static let configuration = CommandConfiguration(
+            commandName: "status", abstract: "Hits waiting, dead letters, and the age of the oldest hit waiting.")
         @OptionGroup var folder: Folder
 
         func run() throws {
@@ -64,6 +65,7 @@ struct PostbacksCommand: ParsableCommand {
 
     struct Dead: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "dead",
             abstract: "The dead letters, one JSON object a line, oldest first (the body left out: it may hold personal data).")
         @OptionGroup var folder: Folder
 
@@ -80,7 +82,8 @@ struct PostbacksCommand: ParsableCommand {
     }
 
     struct Retry: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Puts every dead letter back in the queue, attempts from 0.")
+        static let configuration = CommandConfiguration(
+            commandName: "retry", abstract: "Puts every dead letter back in the queue, attempts from 0.")
         @OptionGroup var folder: Folder
 
         func run() throws {
@@ -90,7 +93,8 @@ struct PostbacksCommand: ParsableCommand {
     }
 
     struct Purge: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Removes every dead letter.")
+        static let configuration = CommandConfiguration(
+            commandName: "purge", abstract: "Removes every dead letter.")
         @OptionGroup var folder: Folder
 
         func run() throws {
