@@ -21,10 +21,10 @@ import Testing
                 detail:
                   templateurl: "\(base)/\(path)?amount={%amount%}"
                   templatebody: '{"amount": {%amount%}}'
-                  timeout: 2
+                  timeout: 20
               - id: tell-partner-get
                 type: pb
-                detail: {templateurl: "\(base)/get?amount={%amount%}"}
+                detail: {templateurl: "\(base)/get?amount={%amount%}", timeout: 20}
               - id: plain-pii
                 type: pii
                 detail: {templateurl: "\(base)/pii"}
@@ -54,7 +54,9 @@ import Testing
 
     static func run(_ dir: URL, _ extra: [String] = []) throws -> CLIRunner.Output {
         try CLIRunner.run(
-            ["run", "--rules", dir.appendingPathComponent("rules.yaml").path, "--send-postbacks"] + extra
+            // A generous wait (the last --postbacks-wait given wins): under the sanitizers on two cores a
+            // receiver's answer can take seconds, and retries back off past the default 30 s.
+            ["run", "--rules", dir.appendingPathComponent("rules.yaml").path, "--send-postbacks", "--postbacks-wait", "900"] + extra
                 + [dir.appendingPathComponent("events.jsonl").path])
     }
 
@@ -83,7 +85,8 @@ import Testing
         // The retry carried the same key; a second run of the same events sends the same keys.
         let keys = hooks.compactMap { $0["key"]?.stringValue }
         #expect(keys[0] == keys[1] && Set(keys).count == 2)
-        #expect(try Self.run(dir).status == 0)
+        let second = try Self.run(dir)
+        #expect(second.status == 0, "\(second.transcript)")
         let again = try Self.log(server).filter { $0["path"]?.stringValue?.contains("hook") == true }.compactMap { $0["key"]?.stringValue }
         #expect(Set(again) == Set(keys), "the same events, the same idempotency keys")
     }

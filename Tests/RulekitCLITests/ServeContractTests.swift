@@ -172,7 +172,10 @@ import Testing
     }
 
     @Test func idleConnectionsDoNotKeepOthersFromBeingServed() throws {
-        let server = try ServeProcess(["--history", "memory", "--idle-timeout", "2"])
+        // A long idle time-out and a threshold half of it: a request stuck behind the idle connections would
+        // wait the whole time-out, while one that is not can still be slow when the sanitizers starve the
+        // two cores (3.2 s was seen against a 1 s threshold).
+        let server = try ServeProcess(["--history", "memory", "--idle-timeout", "20"])
         defer { server.stop() }
         let port = UInt16(server.base.port ?? 0)
         var idle: [Int32] = []
@@ -187,10 +190,10 @@ import Testing
             let start = ContinuousClock.now
             let r = try HTTP.call(server.base.appendingPathComponent("v1/events"), method: "POST", body: #"{"type":"t","source":"s"}"#)
             #expect(r.status == 200)
-            #expect(ContinuousClock.now - start < .seconds(1))
+            #expect(ContinuousClock.now - start < .seconds(10))
         }
         // After the idle time-out the server has closed them: a read sees the end.
-        #expect(Self.eventually(seconds: 10) { idle.allSatisfy { Self.closedByPeer($0) } })
+        #expect(Self.eventually(seconds: 60) { idle.allSatisfy { Self.closedByPeer($0) } })
     }
 
     // MARK: helpers
