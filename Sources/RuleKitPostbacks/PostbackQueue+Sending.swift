@@ -116,19 +116,24 @@ extension PostbackQueue {
 
     /// Removes the delivered hits' rows from the file.
     public func flush() throws {
-        let seqs = lines.withLock { l in
-            defer { l.delivered = [] }
-            return l.delivered
-        }
-        guard !seqs.isEmpty else { return }
-        do {
-            try db.write { db in
-                let statement = try db.cachedStatement(sql: "DELETE FROM postbacks WHERE seq = ?")
-                for seq in seqs { try statement.execute(arguments: [seq]) }
+        // One flush at a time, the list taken inside: a flush that finds the list empty because another
+        // took it waits for that one's commit, so every delivery recorded before a flush is out of the file
+        // when it returns (a run read its depth between the two and said its queue was not delivered).
+        try flushing.withLock { _ in
+            let seqs = lines.withLock { l in
+                defer { l.delivered = [] }
+                return l.delivered
             }
-        } catch {
-            lines.withLock { $0.delivered.append(contentsOf: seqs) }
-            throw error
+            guard !seqs.isEmpty else { return }
+            do {
+                try db.write { db in
+                    let statement = try db.cachedStatement(sql: "DELETE FROM postbacks WHERE seq = ?")
+                    for seq in seqs { try statement.execute(arguments: [seq]) }
+                }
+            } catch {
+                lines.withLock { $0.delivered.append(contentsOf: seqs) }
+                throw error
+            }
         }
     }
 

@@ -37,6 +37,8 @@ public final class PostbackQueue: Sendable {
     let lines = Locked(PostbackLines())
     /// Hits a line mirrors in memory before it reads the rest from the file.
     let window: Int
+    /// Held through a flush of delivered hits (`flush`).
+    let flushing = Locked(())
     /// Batches waiting for the next group commit, and whether one is running.
     private let pending = Locked<(waiting: [PendingBatch], committing: Bool)>(([], false))
     /// Told after hits are queued (a delivery started steps their lines). An object, not a closure: a
@@ -76,6 +78,9 @@ public final class PostbackQueue: Sendable {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             var config = Configuration()
+            // The checkpoint's connection and the writer can meet on SQLite's locks for a moment: wait, do
+            // not fail (GRDB's default is an immediate SQLITE_BUSY, which a run took for an undelivered queue).
+            config.busyMode = .timeout(10)
             // No checkpoint in a commit: it would fsync on the thread answering a batch. Delivery's loop
             // checkpoints (`checkpoint()`), off the batches' path.
             config.prepareDatabase { db in

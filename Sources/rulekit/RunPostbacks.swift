@@ -83,7 +83,11 @@ final class RunPostbacks: Sendable {
                 case .dead(let why): Stderr.write("error: postback to \(hit.postback.receiver) not delivered: \(why)\n")
                 }
             }
-            let drained = (try? await delivery.drain(until: .now + .milliseconds(Int(wait * 1000)))) ?? false
+            let drained: Bool
+            do { drained = try await delivery.drain(until: .now + .milliseconds(Int(wait * 1000))) } catch {
+                Stderr.write("error: the postback queue failed: \(error)\n")
+                drained = false
+            }
             await transport.shutdown()
             return drained
         }
