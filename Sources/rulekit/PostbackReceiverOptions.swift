@@ -1,11 +1,20 @@
 import ArgumentParser
 import Foundation
 import RuleKitCore
+import RuleKitFetch
 import RuleKitPostbacks
 
-/// `--postbacks-headers FILE` and `--postbacks-secret FILE` (run and serve): receivers' secrets stay in files,
-/// out of rules and logs.
+/// How hits are sent, for run and serve alike: the CA, hits in flight per receiver, and receivers' secrets
+/// (`--postbacks-headers`, `--postbacks-secret`), which stay in files, out of rules and logs.
 struct PostbackReceiverOptions: ParsableArguments {
+    @Option(name: .customLong("postbacks-ca"), help: "A PEM file of the CA certificates receivers are trusted by (default: the system's).")
+    var ca: String?
+
+    @Option(
+        name: .customLong("postbacks-in-flight"),
+        help: "Postbacks sent at once to one receiver (default 1: in order; more are not ordered among themselves).")
+    var inFlight = 1
+
     @Option(
         name: .customLong("postbacks-headers"),
         help: "A file of headers per receiver, one a line: 'host:port Name: value' ('*' for every receiver).")
@@ -15,6 +24,19 @@ struct PostbackReceiverOptions: ParsableArguments {
         name: .customLong("postbacks-secret"),
         help: "A file holding the key each hit is signed with (HMAC-SHA256 of 'KEY.BODY', header X-RuleKit-Signature).")
     var secret: String?
+
+    func validate() throws {
+        guard (1...64).contains(inFlight) else { throw ValidationError("--postbacks-in-flight takes 1 to 64") }
+    }
+
+    /// The transport, with the files read (exit 2 naming what cannot be used).
+    func transport() throws -> HTTPPostbackTransport {
+        let receivers = try load()
+        do { return try HTTPPostbackTransport(caFile: ca, receivers: receivers) } catch {
+            Stderr.write("error: \(error)\n")
+            throw ExitCode(2)
+        }
+    }
 
     /// The files read (exit 2 naming the file and line when one cannot be used).
     func load() throws -> PostbackReceivers {

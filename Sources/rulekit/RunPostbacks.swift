@@ -18,19 +18,10 @@ struct PostbackOptions: ParsableArguments {
         help: "Seconds to wait for postbacks to be delivered (default 30); what is left is named on stderr (exit 1).")
     var wait: Double = 30
 
-    @Option(name: .customLong("postbacks-ca"), help: "A PEM file of the CA certificates receivers are trusted by (default: the system's).")
-    var ca: String?
-
-    @Option(
-        name: .customLong("postbacks-in-flight"),
-        help: "Postbacks sent at once to one receiver (default 1: in order; more are not ordered among themselves).")
-    var inFlight = 1
-
     @OptionGroup var receivers: PostbackReceiverOptions
 
     func validate() throws {
         guard wait.isFinite, wait >= 0, wait <= 86_400 else { throw ValidationError("--postbacks-wait takes 0 to 86400 seconds") }
-        guard (1...64).contains(inFlight) else { throw ValidationError("--postbacks-in-flight takes 1 to 64") }
     }
 }
 
@@ -65,16 +56,11 @@ final class RunPostbacks: Sendable {
             Stderr.write("error: postbacks could not be queued: \(f)\n")
             throw ExitCode(1)
         }
-        let transport: HTTPPostbackTransport
-        let receivers = try options.receivers.load()
-        do { transport = try HTTPPostbackTransport(caFile: options.ca, receivers: receivers) } catch {
-            Stderr.write("error: \(error)\n")
-            throw ExitCode(2)
-        }
+        let transport = try options.receivers.transport()
         let queue = self.queue
         let wait = options.wait
         var policy = PostbackDelivery.Policy()
-        policy.inFlight = options.inFlight
+        policy.inFlight = options.receivers.inFlight
         let drained: Bool = try BlockingTask.run { [policy] in
             let delivery = PostbackDelivery(queue: queue, transport: transport, policy: policy) { hit, outcome in
                 switch outcome {

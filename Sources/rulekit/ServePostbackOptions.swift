@@ -11,14 +11,6 @@ struct ServePostbackOptions: ParsableArguments {
         help: "Send the pb and pii consequences the rules fire: a durable queue in DIR, delivered in order per receiver, retried.")
     var folder: String?
 
-    @Option(name: .customLong("postbacks-ca"), help: "A PEM file of the CA certificates receivers are trusted by (default: the system's).")
-    var ca: String?
-
-    @Option(
-        name: .customLong("postbacks-in-flight"),
-        help: "Postbacks sent at once to one receiver (default 1: in order; more are not ordered among themselves).")
-    var inFlight = 1
-
     @Option(
         name: .customLong("postbacks-max-mb"),
         help: "The bound of the postback queue on disk, in MiB (default 256); when full, batches that add postbacks get 503.")
@@ -27,22 +19,16 @@ struct ServePostbackOptions: ParsableArguments {
     @OptionGroup var receivers: PostbackReceiverOptions
 
     func validate() throws {
-        guard (1...64).contains(inFlight) else { throw ValidationError("--postbacks-in-flight takes 1 to 64") }
         guard (1...1_048_576).contains(maxMB) else { throw ValidationError("--postbacks-max-mb takes 1 to 1048576") }
     }
 
     /// Sets the queue and its transport in `options`; the transport, to be shut down when serving ends.
     func apply(to options: inout ServeOptions) throws -> HTTPPostbackTransport? {
         guard let folder else { return nil }
-        let transport: HTTPPostbackTransport
-        let receivers = try self.receivers.load()
-        do { transport = try HTTPPostbackTransport(caFile: ca, receivers: receivers) } catch {
-            Stderr.write("error: \(error)\n")
-            throw ExitCode(2)
-        }
+        let transport = try receivers.transport()
         options.postbacks = folder
         options.postbackTransport = transport
-        options.postbackPolicy.inFlight = inFlight
+        options.postbackPolicy.inFlight = receivers.inFlight
         options.postbackMaxBytes = maxMB << 20
         return transport
     }
