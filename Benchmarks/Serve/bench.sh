@@ -12,6 +12,13 @@
 #     and with 1,000,000 records on the workload's own identities (returning users: long histories);
 #   `rulekit run --data-dir` with the two rule files over 100,000 events, against `run` without history, its
 #     ceiling (the same consequence events, no history) and the same rules with history in memory.
+# Every serve figure also gives the server's CPU per event (user + system ticks of its process from
+# /proc/PID/stat over wrk's window, over the events answered), and a PostgreSQL figure PostgreSQL's own (the
+# ticks of every process named postgres): the history targets are set in CPU, which two shared cores move
+# far less than wall time. The per-consequence-event figure is (the ceiling − stateless) over the share of
+# events that make one (the edge events).
+# ROUNDS=N repeats the history figures N times and prints the medians of the CPU figures; HISTORY_ONLY=1
+# measures the history figures alone (no `run`, no stateless body forms, no `run --data-dir`).
 # Every rule file is linted first: an error fails the benchmark.
 # usage: Benchmarks/Serve/bench.sh [POSTGRES_URL]   (from the repository root, after
 #        swift build -c release --product rulekit; wrk and python3 on the PATH; psql for the 1M-row figure.
@@ -41,6 +48,9 @@ import json, sys
 events, state, work = sys.argv[1], sys.argv[2], sys.argv[3]
 lines = [l.strip() for l in open(events) if l.strip()]
 states = json.load(open(state))
+# The share of events that are edge events: each makes one consequence event in the history workload.
+edges = sum(json.loads(l)["type"] == "com.adobe.eventType.edge" for l in lines)
+open(f"{work}/edge-share", "w").write(f"{edges / len(lines)}")
 with open(f"{work}/array.txt", "w") as a, open(f"{work}/lines.txt", "w") as n, open(f"{work}/envelope.txt", "w") as e:
     for i in range(0, len(lines), 100):
         batch = lines[i:i + 100]
@@ -57,6 +67,7 @@ for k, v in states.items():
 open(f"{work}/state-args", "w").write(" ".join(args))
 PY
 state=$(cat "$work/state-args")
+edge_share=$(cat "$work/edge-share")
 
 # Median events/s of three runs of `rulekit run ARGS` over the 100,000 events.
 run_rate() {
@@ -73,6 +84,7 @@ PY
 
 serve() {  # serve ARGS... ; sets url
     $bin serve --listen 127.0.0.1:0 "$@" > "$work/serve.out" 2> "$work/serve.err" &
+    server_pid=$!
     for _ in $(seq 200); do grep -q listening "$work/serve.out" 2>/dev/null && break; sleep 0.05; done
     url=$(grep -o 'http://[0-9.:]*' "$work/serve.out")
 }
@@ -83,11 +95,38 @@ stop() {
     rm -f "$work/serve.out"
 }
 
-rate_of() {  # rate_of BODIES CONTENT_TYPE ; prints events/s
+# The CPU ticks (user + system, /proc/PID/stat) of the processes named, summed; a process gone counts 0.
+ticks_of() {
+    local t=0 p f
+    for p in "$@"; do
+        read -r -a f < "/proc/$p/stat" 2>/dev/null || continue
+        t=$((t + f[13] + f[14]))
+    done
+    echo "$t"
+}
+
+# PostgreSQL's processes: every process named postgres on this machine (the benchmark's server is the only one).
+pg_pids() { [[ -n $pg ]] && pgrep -x postgres || true; }
+
+measure() {  # measure BODIES CONTENT_TYPE ; sets rate (events/s), cpu (the server's CPU µs per event), pgcpu
+    local before pgbefore after pgafter events hz
+    hz=$(getconf CLK_TCK)
+    before=$(ticks_of "$server_pid")
+    pgbefore=$(ticks_of $(pg_pids))
     EVENTS_PER_BATCH=100 BODIES_FILE="$1" CONTENT_TYPE="$2" wrk -t2 -c8 -d"${seconds}s" -s Benchmarks/Serve/post-batches.lua "$url" \
         > "$work/wrk.txt"
+    after=$(ticks_of "$server_pid")
+    pgafter=$(ticks_of $(pg_pids))
     if ! grep -q '^non-2xx 0$' "$work/wrk.txt"; then cat "$work/wrk.txt" "$work/serve.err" >&2; echo "bench: non-2xx answers" >&2; exit 1; fi
-    awk '/^events\/s/ {print $2}' "$work/wrk.txt"
+    rate=$(awk '/^events\/s/ {print $2}' "$work/wrk.txt")
+    events=$(awk '/^events / {print $2}' "$work/wrk.txt")
+    cpu=$(python3 -c "print(f'{($after - $before) / $hz / $events * 1e6:.1f}')")
+    pgcpu=$(python3 -c "print(f'{($pgafter - $pgbefore) / $hz / $events * 1e6:.1f}')")
+}
+
+rate_of() {  # rate_of BODIES CONTENT_TYPE ; prints events/s
+    measure "$@"
+    echo "$rate"
 }
 
 stage_means() {  # stage_means URL ; the mean time of a batch in each stage, from the service's /metrics
@@ -107,38 +146,45 @@ PY
 
 ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
 
-echo "== rulekit run, 100,000 events, rules-1000.json"
-run=$(run_rate $bin run --rules "$rules1000" $state "$work/events100k.jsonl")
-echo "run: $run events/s"
+if [[ -z ${HISTORY_ONLY:-} ]]; then
+    echo "== rulekit run, 100,000 events, rules-1000.json"
+    run=$(run_rate $bin run --rules "$rules1000" $state "$work/events100k.jsonl")
+    echo "run: $run events/s"
 
-echo "== serve stateless, rules-1000.json, batches of 100, 8 connections"
-serve --rules "$rules1000" $state --history memory
-lines=$(rate_of "$work/lines.txt" application/x-ndjson)
-array=$(rate_of "$work/array.txt" application/json)
-envelope=$(rate_of "$work/envelope.txt" application/json)
-stop
-echo "JSON lines: $lines events/s ($(ratio "$lines" "$run")x run)"
-echo "array:      $array events/s ($(ratio "$array" "$run")x run)"
-echo "envelope:   $envelope events/s ($(ratio "$envelope" "$run")x run)"
+    echo "== serve stateless, rules-1000.json, batches of 100, 8 connections"
+    serve --rules "$rules1000" $state --history memory
+    lines=$(rate_of "$work/lines.txt" application/x-ndjson)
+    array=$(rate_of "$work/array.txt" application/json)
+    envelope=$(rate_of "$work/envelope.txt" application/json)
+    stop
+    echo "JSON lines: $lines events/s ($(ratio "$lines" "$run")x run)"
+    echo "array:      $array events/s ($(ratio "$array" "$run")x run)"
+    echo "envelope:   $envelope events/s ($(ratio "$envelope" "$run")x run)"
+fi
 
 # The anchors of one history figure, measured just before it (the machine's load drifts over minutes, and a
-# ratio to a rate measured minutes earlier moved with it): stateless serve (JSON lines) and the ceiling.
+# ratio to a rate measured minutes earlier moved with it): stateless serve (JSON lines) and the ceiling,
+# each with the server's CPU per event.
 anchors() {
     serve --rules "$rules1000" $state --history memory
-    anchor=$(rate_of "$work/lines.txt" application/x-ndjson)
+    measure "$work/lines.txt" application/x-ndjson
+    anchor=$rate anchor_cpu=$cpu
     stop
     serve --rules "$rules1000" --rules "$ceiling_rules" $state --history memory
-    ceiling=$(rate_of "$work/lines.txt" application/x-ndjson)
+    measure "$work/lines.txt" application/x-ndjson
+    ceiling=$rate ceiling_cpu=$cpu
     stop
 }
 
+# CPU per event is the figure the targets are set in (wall time on two shared cores moves with whatever else
+# runs; the CPU a unit of work takes moves much less). Every figure is also appended to $work/cpu.txt as
+# "LABEL stateless ceiling store pg", and printed as medians over ROUNDS at the end.
 history() {  # history LABEL --history WHERE ; figures against stateless JSON lines and the ceiling, just before
     local label=$1
     shift
     anchors
     serve --rules "$rules1000" --rules "$hrules" $state --identity "$identity" "$@" --history-spool "$work/spool"
-    local rate
-    rate=$(rate_of "$work/lines.txt" application/x-ndjson)
+    measure "$work/lines.txt" application/x-ndjson
     local half
     half=$(python3 -c "print(max(1, $rate / 100 / 2))")
     local paced
@@ -149,36 +195,63 @@ history() {  # history LABEL --history WHERE ; figures against stateless JSON li
     if grep -q "consequence chain" "$work/serve.err"; then echo "bench: a rule chain was cut (see the serve log)" >&2; exit 1; fi
     echo "$label: $rate events/s ($(ratio "$rate" "$anchor")x stateless, $(ratio "$rate" "$ceiling")x the ceiling; just before:" \
         "stateless $anchor, the ceiling $ceiling events/s, $(ratio "$ceiling" "$anchor")x stateless)"
+    echo "  server CPU per event: $cpu µs (the ceiling $ceiling_cpu, +$(python3 -c "print(f'{$cpu - $ceiling_cpu:.1f}')");" \
+        "stateless $anchor_cpu; per consequence event $(python3 -c "print(f'{($ceiling_cpu - $anchor_cpu) / $edge_share:.1f}')"))" \
+        "$([[ $label == PostgreSQL* ]] && echo "; PostgreSQL's own CPU per event: $pgcpu µs")"
     echo "  at half load: $paced"
     echo "  mean per batch over both loads: $stages"
+    echo "$label|$anchor_cpu|$ceiling_cpu|$cpu|$pgcpu" >> "$work/cpu.txt"
 }
 
 echo "== serve with history rules (rules-1000.json + history-rules.yaml, --identity $identity)"
 echo "(the ceiling: the same consequence events and attached data, no history kept or asked)"
-history "memory" --history memory
-history "SQLite" --history "sqlite:$work/h.sqlite"
-if [[ -n $pg ]]; then
-    psql "$pg" -q -c "DROP TABLE IF EXISTS rulekit_history, rulekit_history_summary, rulekit_schema_version CASCADE" >/dev/null
-    history "PostgreSQL (empty table)" --history "$pg"
-    if command -v psql >/dev/null; then
-        # The identities and hash the workload records, for the returning users below.
-        psql "$pg" -q -c "DROP TABLE IF EXISTS rulekit_bench_pairs;
-            CREATE TABLE rulekit_bench_pairs AS SELECT DISTINCT identity, hash FROM rulekit_history" >/dev/null
-        psql "$pg" -q -c "TRUNCATE rulekit_history" >/dev/null
-        psql "$pg" -q -c "INSERT INTO rulekit_history (identity, hash, ts, event_key)
-            SELECT 'seed-' || (i % 100000), 1000 + (i % 7), 1.7e12 + i, 'seed-' || i FROM generate_series(1, 1000000) AS i;
-            ANALYZE rulekit_history" >/dev/null
-        history "PostgreSQL (1,000,000 records of 100,000 identities)" --history "$pg"
-        # Returning users: about 1,000,000 records on the workload's own identities, every one of the hash
-        # its historical condition counts, so each question is about a long history.
-        psql "$pg" -q -c "TRUNCATE rulekit_history" >/dev/null
-        psql "$pg" -q -c "INSERT INTO rulekit_history (identity, hash, ts, event_key)
-            SELECT p.identity, p.hash, 1.7e12 + g, p.identity || '/seed-' || g
-            FROM rulekit_bench_pairs p, generate_series(1, 1000000 / (SELECT count(*) FROM rulekit_bench_pairs)) AS g;
-            DROP TABLE rulekit_bench_pairs; ANALYZE rulekit_history" >/dev/null
-        history "PostgreSQL (1,000,000 records on the workload's own identities)" --history "$pg"
+history_figures() {
+    history "memory" --history memory
+    history "SQLite" --history "sqlite:$work/h.sqlite"
+    if [[ -n $pg ]]; then
+        psql "$pg" -q -c "DROP TABLE IF EXISTS rulekit_history, rulekit_history_summary, rulekit_schema_version CASCADE" >/dev/null
+        history "PostgreSQL (empty table)" --history "$pg"
+        if command -v psql >/dev/null; then
+            # The identities and hash the workload records, for the returning users below.
+            psql "$pg" -q -c "DROP TABLE IF EXISTS rulekit_bench_pairs;
+                CREATE TABLE rulekit_bench_pairs AS SELECT DISTINCT identity, hash FROM rulekit_history" >/dev/null
+            psql "$pg" -q -c "TRUNCATE rulekit_history" >/dev/null
+            psql "$pg" -q -c "INSERT INTO rulekit_history (identity, hash, ts, event_key)
+                SELECT 'seed-' || (i % 100000), 1000 + (i % 7), 1.7e12 + i, 'seed-' || i FROM generate_series(1, 1000000) AS i;
+                ANALYZE rulekit_history" >/dev/null
+            history "PostgreSQL (1,000,000 records of 100,000 identities)" --history "$pg"
+            # Returning users: about 1,000,000 records on the workload's own identities, every one of the hash
+            # its historical condition counts, so each question is about a long history.
+            psql "$pg" -q -c "TRUNCATE rulekit_history" >/dev/null
+            psql "$pg" -q -c "INSERT INTO rulekit_history (identity, hash, ts, event_key)
+                SELECT p.identity, p.hash, 1.7e12 + g, p.identity || '/seed-' || g
+                FROM rulekit_bench_pairs p, generate_series(1, 1000000 / (SELECT count(*) FROM rulekit_bench_pairs)) AS g;
+                DROP TABLE rulekit_bench_pairs; ANALYZE rulekit_history" >/dev/null
+            history "PostgreSQL (1,000,000 records on the workload's own identities)" --history "$pg"
+        fi
     fi
+}
+for round in $(seq "${ROUNDS:-1}"); do
+    [[ ${ROUNDS:-1} == 1 ]] || echo "-- round $round"
+    history_figures
+done
+if [[ ${ROUNDS:-1} != 1 ]]; then
+    echo "== medians over ${ROUNDS} rounds, the server's CPU µs per event (PostgreSQL's own last)"
+    python3 - "$work/cpu.txt" <<'PY'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    label, *v = line.rstrip("\n").split("|")
+    rows.setdefault(label, []).append([float(x) for x in v])
+for label, r in rows.items():
+    m = [statistics.median(c) for c in zip(*r)]
+    # The cost of history: the median of each round's store minus its own ceiling, measured just before.
+    over = statistics.median(x[2] - x[1] for x in r)
+    own = f"; PostgreSQL's own {m[3]:.1f}" if label.startswith("PostgreSQL") else ""
+    print(f"{label}: {m[2]:.1f} (the ceiling {m[1]:.1f}, history +{over:.1f}; stateless {m[0]:.1f}){own}")
+PY
 fi
+[[ -z ${HISTORY_ONLY:-} ]] || exit 0
 
 echo "== rulekit run --data-dir, rules-1000.json + history-rules.yaml, 100,000 events"
 # Four runs in turn, five rounds (the machine's load drifts over minutes; runs in turn see the same): run of

@@ -21,6 +21,7 @@ end
 function done(summary, latency, requests)
   local seconds = summary.duration / 1e6
   io.write(string.format("events/s %.0f\n", summary.requests * events_per_body / seconds))
+  io.write(string.format("events %d\n", summary.requests * events_per_body))
   io.write(string.format("non-2xx %d\n", summary.errors.status))
   io.write(string.format("p99 %.1f ms\n", latency:percentile(99) / 1000))
 end

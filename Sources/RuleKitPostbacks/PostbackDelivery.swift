@@ -5,7 +5,7 @@
 // Sending is driven by the transport's completions, not by a task per hit: with HTTPPostbackTransport the
 // answer arrives on its event loop's thread and the next hit leaves from there, so a postback costs no
 // thread hop (a profile of the async version showed most of its CPU in waking threads).
-public import Foundation
+internal import Foundation
 internal import Logging
 internal import RuleKitCore
 

@@ -249,7 +249,7 @@ public final class PostbackQueue: Sendable {
         return try db.read { db in try Double.fetchOne(db, sql: "SELECT min(queued_at) FROM postbacks") }
     }
 
-    /// Dead letters kept.
+    /// Dead letters kept, in the order they died.
     public func deadCount() throws -> Int { try db.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM postback_dead") ?? 0 } }
 
     /// Hits waiting.

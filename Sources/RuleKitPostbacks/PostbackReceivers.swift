@@ -2,7 +2,7 @@
 // `Authorization` a partner issued) and a signature of each hit with a shared secret, so a receiver can
 // tell RuleKit's hits from anyone else's. Neither is ever logged.
 internal import Crypto
-public import Foundation
+internal import Foundation
 public import RuleKitCore
 
 /// Headers per receiver and the signing secret.

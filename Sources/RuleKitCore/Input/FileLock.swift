@@ -1,6 +1,6 @@
 // One owner for a file shared on disk (a SQLite history, a postback queue): whoever keeps state about the
 // file in memory must be the only one writing it.
-public import Foundation
+internal import Foundation
 
 /// A file held with `flock` for the life of this object: the one process, and the one object in it, that
 /// keeps a file's state. The lock goes with the descriptor (closed at exit, or by `deinit`), so a process

@@ -1,6 +1,6 @@
 // One `Name: value` HTTP header as written in RuleKit's header files (a rules publisher's, postback
 // receivers'): the one check of a name and a value, so no file lets through what another refuses.
-public import Foundation
+internal import Foundation
 
 /// A header line's parts.
 public enum HeaderLine {

@@ -66,7 +66,9 @@ public final class HistoryWorkingSet: EventHistoryStore {
         var entries: [String: Entry] = [:]
         /// The records waiting for a write.
         var journal = RecordJournal()
-        var ordinals: [UUID: Int] = [:]
+        /// How many records each cause made so far: the hub's id table, not a `Dictionary` (each record
+        /// reads and sets it, and each block's release removes its causes, under the lock every hub shares).
+        var ordinals = EventIDTable()
     }
 
     private let state = Locked(State())
@@ -89,7 +91,7 @@ public final class HistoryWorkingSet: EventHistoryStore {
         let identity = HistoryIdentity.current ?? ""
         let ms = timestamp.timeIntervalSince1970 * 1000
         state.withLock { s in
-            let n = s.ordinals[cause, default: 0]
+            let n = s.ordinals[cause] ?? 0
             s.ordinals[cause] = n + 1
             s.journal.append(MadeRecord(identity: identity, hash: hash, ms: ms, cause: cause, ordinal: n))
             s.entries[identity]?.hashes[hash, default: Known()].record(ms)
@@ -142,14 +144,24 @@ public final class HistoryWorkingSet: EventHistoryStore {
     /// Lets go of a block's identities (forgotten when no block holds them) and of the ordinals of the
     /// events it produced.
     public func release(_ identities: [String], causes: [UUID]) {
-        state.withLock { s in
+        // What is let go of is freed after the lock (each entry's tables and times): the hubs wait on it.
+        let gone = state.withLock { s -> [Entry] in
+            var gone: [Entry] = []
             for id in identities {
-                guard let e = s.entries[id] else { continue }
-                if e.holders <= 1 { s.entries[id] = nil } else { s.entries[id]?.holders -= 1 }
+                guard let i = s.entries.index(forKey: id) else { continue }
+                if s.entries.values[i].holders <= 1 {
+                    gone.append(s.entries.remove(at: i).value)
+                } else {
+                    s.entries.values[i].holders -= 1
+                }
             }
-            for c in causes { s.ordinals[c] = nil }
-            if s.ordinals.count > Self.maxOrdinals { s.ordinals.removeAll() }
+            if !s.ordinals.isEmpty {
+                for c in causes { s.ordinals[c] = nil }
+            }
+            if s.ordinals.count > Self.maxOrdinals { s.ordinals = EventIDTable() }
+            return gone
         }
+        _ = gone
     }
 
     /// The records made since the last call, in the order they were made.
