@@ -19,6 +19,16 @@ public struct QueuedPostback: Sendable, Equatable {
     public var nextAt: Double
     /// The last failure.
     public var lastError: String?
+
+    /// What a dead letter is shown as (`rulekit postbacks dead`, serve's `GET /v1/postbacks/dead`): everything
+    /// but the body, which may hold personal data.
+    public var summary: ValueObject {
+        [
+            "key": .string(postback.key), "kind": .string(postback.kind.rawValue), "receiver": .string(postback.receiver),
+            "method": .string(postback.method), "url": .string(postback.url), "attempts": .int(Int64(attempts)),
+            "lastError": lastError.map(Value.string) ?? .null, "queuedAt": .double(queuedAt),
+        ]
+    }
 }
 
 /// The queue of one folder.

@@ -130,13 +130,19 @@ enum HistoryRoutes {
 
         func log(_ what: String, _ request: Request, _ r: PersonalHistoryRequest, _ counts: Logger.Metadata) {
             var metadata = counts
-            let line = admins?.line(of: request.headers.bearer?.token)
-            metadata["token"] =
-                "\(admins.map { URL(fileURLWithPath: $0.file).lastPathComponent } ?? "none"):\(line.map(String.init) ?? "?")"
             metadata["identity.sha256"] = "\(HistoryErasure.digest(r.identity))"
             if let h = r.hashes { metadata["maskHashes"] = "\(h.sorted().map(String.init).joined(separator: ","))" }
             if let f = r.from { metadata["from"] = "\(f)" }
             if let t = r.to { metadata["to"] = "\(t)" }
+            log(what, request, metadata)
+        }
+
+        /// One audit line: `what`, the token (its file and line, never its value) and `metadata`.
+        func log(_ what: String, _ request: Request, _ metadata: Logger.Metadata) {
+            var metadata = metadata
+            let line = admins?.line(of: request.headers.bearer?.token)
+            metadata["token"] =
+                "\(admins.map { URL(fileURLWithPath: $0.file).lastPathComponent } ?? "none"):\(line.map(String.init) ?? "?")"
             logger.notice("\(what)", metadata: metadata)
         }
     }

@@ -15,9 +15,9 @@ public enum OpenAPIDocument {
           description: |
             Batches of events in, the events their rules produced out, exactly as `rulekit run` writes them for the
             same input. Every error is one JSON shape (`Error`). When the service runs with `--auth-token-file`,
-            every route but `/healthz` and `/readyz` needs `Authorization: Bearer TOKEN`; the history routes
-            (`/v1/history/…`, a person's export and erasure) need a token of `--admin-token-file` and are off
-            without it. See docs/serving.md.
+            every route but `/healthz` and `/readyz` needs `Authorization: Bearer TOKEN`; the admin routes
+            (`/v1/history/…`, a person's export and erasure; `/v1/postbacks/dead…`, the postback queue's dead
+            letters) need a token of `--admin-token-file` and are off without it. See docs/serving.md.
           license:
             name: Apache-2.0
             identifier: Apache-2.0
@@ -239,6 +239,78 @@ public enum OpenAPIDocument {
                   $ref: '#/components/responses/TooLarge'
                 '503':
                   $ref: '#/components/responses/StoreDown'
+          /v1/postbacks/dead:
+            get:
+              operationId: postbackDeadLetters
+              summary: The postback queue's dead letters, in the order they died, without their bodies (admin token).
+              security:
+                - admin: []
+              responses:
+                '200':
+                  description: One JSON object per line (`DeadLetter`); none when the queue has none.
+                  content:
+                    application/x-ndjson:
+                      schema:
+                        type: string
+                '401':
+                  $ref: '#/components/responses/Unauthorized'
+                '403':
+                  $ref: '#/components/responses/Forbidden'
+                '404':
+                  $ref: '#/components/responses/NoPostbacks'
+                '503':
+                  $ref: '#/components/responses/QueueDown'
+            delete:
+              operationId: purgePostbackDeadLetters
+              summary: Removes every dead letter of the postback queue (admin token).
+              security:
+                - admin: []
+              responses:
+                '200':
+                  description: How many dead letters were removed.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [purged]
+                        properties:
+                          purged:
+                            type: integer
+                            minimum: 0
+                '401':
+                  $ref: '#/components/responses/Unauthorized'
+                '403':
+                  $ref: '#/components/responses/Forbidden'
+                '404':
+                  $ref: '#/components/responses/NoPostbacks'
+                '503':
+                  $ref: '#/components/responses/QueueDown'
+          /v1/postbacks/dead/retry:
+            post:
+              operationId: retryPostbackDeadLetters
+              summary: Puts every dead letter back in the postback queue, attempts from 0; delivery sends them (admin token).
+              security:
+                - admin: []
+              responses:
+                '200':
+                  description: How many dead letters were put back.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [retried]
+                        properties:
+                          retried:
+                            type: integer
+                            minimum: 0
+                '401':
+                  $ref: '#/components/responses/Unauthorized'
+                '403':
+                  $ref: '#/components/responses/Forbidden'
+                '404':
+                  $ref: '#/components/responses/NoPostbacks'
+                '503':
+                  $ref: '#/components/responses/QueueDown'
           /v1/rules:
             get:
               operationId: rules
@@ -349,6 +421,25 @@ public enum OpenAPIDocument {
                 application/json:
                   schema:
                     $ref: '#/components/schemas/Error'
+            NoPostbacks:
+              description: >-
+                The admin routes are off (no `--admin-token-file`), or the service sends no postbacks (no
+                `--postbacks DIR`).
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/Error'
+            QueueDown:
+              description: The postback queue's file cannot be used; nothing was changed. Retry.
+              headers:
+                Retry-After:
+                  required: true
+                  schema:
+                    type: string
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/Error'
             StoreDown:
               description: The history store is down or did not answer in time; nothing was changed. Retry.
               headers:
@@ -443,6 +534,31 @@ public enum OpenAPIDocument {
                 key:
                   type: string
                   description: The event that caused the record and its place among that event's ("" where the store keeps none).
+            DeadLetter:
+              type: object
+              description: A postback that could not be delivered; its body is left out (it may hold personal data).
+              required: [key, kind, receiver, method, url, attempts, lastError, queuedAt]
+              properties:
+                key:
+                  type: string
+                  description: The hit's `Idempotency-Key`.
+                kind:
+                  type: string
+                  enum: [pb, pii]
+                receiver:
+                  type: string
+                  description: The receiver's `host:port`.
+                method:
+                  type: string
+                url:
+                  type: string
+                attempts:
+                  type: integer
+                lastError:
+                  type: [string, "null"]
+                queuedAt:
+                  type: number
+                  description: When it was queued, in seconds since 1970.
             Event:
               type: object
               required: [type, source]

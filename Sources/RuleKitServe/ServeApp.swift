@@ -38,6 +38,7 @@ public enum ServeApp {
         router.add(middleware: ServeGate(tokens: tokens, admins: admins))
         routes(router, service)
         HistoryRoutes.add(router, service, admins: admins)
+        PostbackRoutes.add(router, service, admins: admins)
         let idle = options.idleTimeout.components
         let http1 = HTTPServerBuilder.http1(
             configuration: .init(idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000)))
@@ -362,15 +363,15 @@ enum ServeRoutes {
 /// In front of every route: an unknown path is a 404 and a known path asked with another method a 405 with
 /// `Allow`, both with the JSON error (the router's own answers have an empty body); with tokens, every
 /// route but `/healthz` and `/readyz` needs `Authorization: Bearer TOKEN` (401 with `WWW-Authenticate`).
-/// The history routes need an admin token (`--admin-token-file`): an ingest token gets 403 there, and
-/// without admin tokens they are off (404).
+/// The admin routes (history, dead letters) need an admin token (`--admin-token-file`): an ingest token
+/// gets 403 there, and without admin tokens they are off (404).
 struct ServeGate<Context: RequestContext>: RouterMiddleware {
     let tokens: AuthTokens?
     let admins: AuthTokens?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
-        if let methods = HistoryRoutes.methods(path) {
+        if let methods = HistoryRoutes.methods(path) ?? PostbackRoutes.table[path] {
             if let refused = admit(request, path: path, methods: methods) { return refused }
             return try await next(request, context)
         }
@@ -389,7 +390,7 @@ struct ServeGate<Context: RequestContext>: RouterMiddleware {
         return try await next(request, context)
     }
 
-    /// The answer refusing a request for a history route; nil when it may go on.
+    /// The answer refusing a request for an admin route; nil when it may go on.
     func admit(_ request: Request, path: String, methods: [HTTPRequest.Method]) -> Response? {
         guard methods.contains(request.method) else {
             var r = ServeApp.problem(
@@ -398,12 +399,13 @@ struct ServeGate<Context: RequestContext>: RouterMiddleware {
             return r
         }
         guard let admins else {
-            return ServeApp.problem(.notFound, "the history routes are off (start serve with --admin-token-file FILE)")
+            return ServeApp.problem(
+                .notFound, "the admin routes (history, dead letters) are off (start serve with --admin-token-file FILE)")
         }
         let bearer = request.headers.bearer?.token
         if admins.accepts(token: bearer) { return nil }
         if tokens?.accepts(token: bearer) == true {
-            return ServeApp.problem(.forbidden, "this token may not administer history (an admin token of --admin-token-file is needed)")
+            return ServeApp.problem(.forbidden, "this token may not use the admin routes (an admin token of --admin-token-file is needed)")
         }
         return Self.unauthorized("an admin bearer token is needed (Authorization: Bearer TOKEN, from --admin-token-file)")
     }

@@ -74,8 +74,8 @@ public struct ServeOptions: Sendable {
     public var prefetchLimit = 10_000
     /// The file of bearer tokens (`--auth-token-file`): nil, no token is asked for.
     public var authTokenFile: String?
-    /// The file of admin bearer tokens (`--admin-token-file`), the only tokens the history routes take: nil,
-    /// those routes are off.
+    /// The file of admin bearer tokens (`--admin-token-file`), the only tokens the admin routes (history, dead
+    /// letters) take: nil, those routes are off.
     public var adminTokenFile: String?
     /// How long a connection may send nothing (no request, or a request's bytes stopping) before it is
     /// closed, so connections that hold on idle cannot pile up.

@@ -70,14 +70,7 @@ struct PostbacksCommand: ParsableCommand {
         @OptionGroup var folder: Folder
 
         func run() throws {
-            for d in try folder.with({ try $0.deadLetters() }) {
-                let o: ValueObject = [
-                    "key": .string(d.postback.key), "kind": .string(d.postback.kind.rawValue), "receiver": .string(d.postback.receiver),
-                    "method": .string(d.postback.method), "url": .string(d.postback.url), "attempts": .int(Int64(d.attempts)),
-                    "lastError": d.lastError.map(Value.string) ?? .null, "queuedAt": .double(d.queuedAt),
-                ]
-                Stdout.print(JSONWriter.string(.object(o)))
-            }
+            for d in try folder.with({ try $0.deadLetters() }) { Stdout.print(JSONWriter.string(.object(d.summary))) }
         }
     }
 

@@ -105,8 +105,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("admin-token-file"),
         help: """
-            Admin bearer tokens, one per line: the only tokens /v1/history/… (a person's export and delete) takes; \
-            without it those routes are off (reloaded on SIGHUP).
+            Admin bearer tokens, one per line: the only tokens /v1/history/… (a person's export and delete) and \
+            /v1/postbacks/dead… (the postback queue's dead letters) take; without it those routes are off (reloaded \
+            on SIGHUP).
             """)
     var adminTokenFile: String?
 

@@ -30,7 +30,8 @@ import Testing
                 documented[c, default: []].append(line.trimmingCharacters(in: .whitespaces).dropLast().uppercased())
             }
         }
-        let served = ServeRoutes.methods.merging(HistoryRoutes.table.mapValues { $0.map(\.rawValue) }) { a, _ in a }
+        let admin = HistoryRoutes.table.merging(PostbackRoutes.table) { a, _ in a }
+        let served = ServeRoutes.methods.merging(admin.mapValues { $0.map(\.rawValue) }) { a, _ in a }
         #expect(documented.mapValues { $0.sorted() } == served.mapValues { $0.sorted() })
     }
 }

@@ -22,8 +22,10 @@ import Testing
             ] + extra)
     }
 
-    static func metric(_ server: ServeProcess, _ name: String) throws -> Double? {
-        let text = try HTTP.call(server.base.appendingPathComponent("metrics")).body
+    static func metric(_ server: ServeProcess, _ name: String, token: String? = nil) throws -> Double? {
+        let text = try HTTP.call(
+            server.base.appendingPathComponent("metrics"), headers: token.map { ["Authorization": "Bearer \($0)"] } ?? [:]
+        ).body
         for line in text.split(separator: "\n") where line.hasPrefix(name + " ") { return Double(line.dropFirst(name.count + 1)) }
         return nil
     }
@@ -57,6 +59,53 @@ import Testing
         #expect(try Self.post(server, envelope).status == 200)
         Thread.sleep(forTimeInterval: 0.3)
         #expect(try RunPostbacksTests.log(receiver).count == 6)
+    }
+
+    @Test func deadLettersAreListedRetriedAndPurgedByAnAdmin() throws {
+        guard LocalServer.isAvailable else {
+            Issue.record("python3 is needed for the postback receiver")
+            return
+        }
+        let receiver = try LocalServer(script: RunPostbacksTests.receiver)
+        defer { receiver.stop() }
+        // Each hit of `tell-partner` is refused (400) the first time its key is sent, then taken.
+        let dir = try RunPostbacksTests.setUp(RunPostbacksTests.rules(receiver.base.absoluteString, path: "_fail/1/400/hook"))
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let admins = dir.appendingPathComponent("admins")
+        let ingest = dir.appendingPathComponent("ingest")
+        try "admin\n".write(to: admins, atomically: true, encoding: .utf8)
+        try "ingest\n".write(to: ingest, atomically: true, encoding: .utf8)
+        let server = try Self.serve(dir, extra: ["--admin-token-file", admins.path, "--auth-token-file", ingest.path])
+        defer { #expect(server.stop() == 0) }
+        let dead = server.base.appendingPathComponent("v1/postbacks/dead")
+        let admin = ["Authorization": "Bearer admin"]
+        let r = try HTTP.call(
+            server.base.appendingPathComponent("v1/events"), method: "POST", body: Self.batch(0..<2),
+            headers: ["Authorization": "Bearer ingest"])
+        #expect(r.status == 200)
+        #expect(ServeContractTests.eventually { ((try? Self.metric(server, "rulekit_postbacks_dead_letters", token: "ingest")) ?? 0) == 2 })
+        #expect(try HTTP.call(dead).status == 401)
+        #expect(try HTTP.call(dead, headers: ["Authorization": "Bearer ingest"]).status == 403, "an ingest token is not an admin's")
+        let listed = try HTTP.call(dead, headers: admin)
+        #expect(listed.status == 200)
+        let lines = try listed.body.split(separator: "\n").map { try JSONReader.value(String($0)) }
+        #expect(lines.count == 2 && lines.allSatisfy { $0["lastError"]?.stringValue?.contains("HTTP 400") == true })
+        #expect(lines.allSatisfy { $0["body"] == nil && $0["key"]?.stringValue?.isEmpty == false }, "no body is shown")
+        // Sent again: the receiver takes each key the second time.
+        let retried = try HTTP.call(server.base.appendingPathComponent("v1/postbacks/dead/retry"), method: "POST", headers: admin)
+        #expect(retried.status == 200)
+        #expect(try JSONReader.value(retried.body)["retried"] == 2)
+        #expect(
+            ServeContractTests.eventually { ((try? Self.metric(server, "rulekit_postbacks_delivered_total", token: "ingest")) ?? 0) == 4 })
+        #expect(try Self.metric(server, "rulekit_postbacks_dead_letters", token: "ingest") == 0)
+        let keys = try RunPostbacksTests.log(receiver).filter { $0["path"]?.stringValue?.contains("hook") == true }.compactMap {
+            $0["key"]?.stringValue
+        }
+        #expect(keys.count == 4 && Set(keys).count == 2, "each refused hit sent again under its key")
+        let purged = try HTTP.call(dead, method: "DELETE", headers: admin)
+        #expect(purged.status == 200)
+        #expect(try JSONReader.value(purged.body)["purged"] == 0)
+        #expect(try HTTP.call(dead, method: "PUT", headers: admin).status == 405)
     }
 
     @Test func hitsQueuedWhileTheReceiverIsDownArriveAfterAKill() throws {
