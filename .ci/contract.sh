@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The contract of `rulekit serve`: docs/openapi.yaml checked by openapi-spec-validator, then schemathesis
 # (every operation, generated and mutated inputs, a fixed seed, bounded time) against a running service on
-# 127.0.0.1 with a bearer token and the shipped schemas: no 5xx, every answer as the document says, the
+# 127.0.0.1 with a bearer token, the shipped schemas and a postback queue: no 5xx, every answer as the document says, the
 # server still up at the end. Needs the built `rulekit` (debug is enough) and python3 with venv.
 # usage: .ci/contract.sh [SECONDS]   (default 120)
 set -euo pipefail
@@ -14,8 +14,9 @@ bin=$(swift build --show-bin-path)/rulekit
 work=$(mktemp -d)
 token=$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')
 echo "$token" > "$work/tokens"
+# With a postback queue, so that the dead-letter routes answer (without one they are 404 to every call).
 "$bin" serve --listen 127.0.0.1:0 --history memory --auth-token-file "$work/tokens" --admin-token-file "$work/tokens" --schemas Schemas \
-    --state com.adobe.module.configuration=Examples/state.json > "$work/out" 2> "$work/err" &
+    --postbacks "$work/postbacks" --state com.adobe.module.configuration=Examples/state.json > "$work/out" 2> "$work/err" &
 pid=$!
 trap 'kill $pid 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 100); do grep -q listening "$work/out" && break; sleep 0.1; done
