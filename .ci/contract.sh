@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The contract of `rulekit serve`: docs/openapi.yaml checked by openapi-spec-validator, then schemathesis
 # (every operation, generated and mutated inputs, a fixed seed, bounded time) against a running service on
-# 127.0.0.1 with a bearer token, the shipped schemas and a postback queue: no 5xx, every answer as the document says, the
-# server still up at the end. Needs the built `rulekit` (debug is enough) and python3 with venv.
+# 127.0.0.1 with a bearer token, the shipped schemas and a postback queue: no 5xx, every answer as the
+# document says, the server still up at the end. Needs the built `rulekit` (debug is enough) and python3
+# with venv.
 # usage: .ci/contract.sh [SECONDS]   (default 120)
 set -euo pipefail
 cd "$(dirname "$0")/.."

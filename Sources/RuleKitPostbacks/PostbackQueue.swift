@@ -259,7 +259,7 @@ public final class PostbackQueue: Sendable {
         return try db.read { db in try Double.fetchOne(db, sql: "SELECT min(queued_at) FROM postbacks") }
     }
 
-    /// Dead letters kept, in the order they died.
+    /// Dead letters kept.
     public func deadCount() throws -> Int { try db.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM postback_dead") ?? 0 } }
 
     /// Hits waiting.
@@ -274,7 +274,7 @@ public final class PostbackQueue: Sendable {
         return try db.read { db in try Row.fetchAll(db, sql: "SELECT * FROM postbacks ORDER BY seq").map(Self.item) }
     }
 
-    /// The dead letters, oldest first.
+    /// The dead letters, in the order they died (the first to die first).
     public func deadLetters() throws -> [QueuedPostback] {
         try db.read { db in try Row.fetchAll(db, sql: "SELECT * FROM postback_dead ORDER BY seq").map(Self.item) }
     }

@@ -27,7 +27,7 @@ enum HistoryRoutes {
     }
 
     static func add(_ router: Router<BasicRequestContext>, _ service: EnrichmentService, admins: AuthTokens?) {
-        let audit = Audit(admins: admins)
+        let audit = AdminAudit(admins: admins)
         router.get(RouterPath(identityPath)) { request, context -> Response in
             guard let identity = context.parameters.get("identity")?.removingPercentEncoding else {
                 return ServeApp.problem(.badRequest, "the identity is not percent-encoded UTF-8")
@@ -90,7 +90,8 @@ enum HistoryRoutes {
         return PersonalHistoryRequest.parse(body: value).mapError { Refused(response: ServeApp.problem(.badRequest, $0.message)) }
     }
 
-    static func export(_ r: PersonalHistoryRequest, _ service: EnrichmentService, _ audit: Audit, _ request: Request) async -> Response {
+    static func export(_ r: PersonalHistoryRequest, _ service: EnrichmentService, _ audit: AdminAudit, _ request: Request) async -> Response
+    {
         let records: [HistoryRecord]
         do { records = try await service.exportHistory(identity: r.identity) } catch {
             audit.log("history export failed", request, r, ["error": "\(error)"])
@@ -105,7 +106,8 @@ enum HistoryRoutes {
         return Response(status: .ok, headers: [.contentType: "application/x-ndjson"], body: .init(byteBuffer: ByteBuffer(bytes: lines)))
     }
 
-    static func erase(_ r: PersonalHistoryRequest, _ service: EnrichmentService, _ audit: Audit, _ request: Request) async -> Response {
+    static func erase(_ r: PersonalHistoryRequest, _ service: EnrichmentService, _ audit: AdminAudit, _ request: Request) async -> Response
+    {
         let gone: Int
         do { gone = try await service.eraseHistory(r) } catch {
             audit.log("history delete failed; nothing erased", request, r, ["error": "\(error)"])
@@ -122,28 +124,17 @@ enum HistoryRoutes {
         response.headers[.retryAfter] = "5"
         return response
     }
+}
 
-    /// The audit trail: one line per call at `notice`, on the `rulekit.audit` logger.
-    struct Audit: Sendable {
-        let admins: AuthTokens?
-        let logger = Logger(label: "rulekit.audit")
-
-        func log(_ what: String, _ request: Request, _ r: PersonalHistoryRequest, _ counts: Logger.Metadata) {
-            var metadata = counts
-            metadata["identity.sha256"] = "\(HistoryErasure.digest(r.identity))"
-            if let h = r.hashes { metadata["maskHashes"] = "\(h.sorted().map(String.init).joined(separator: ","))" }
-            if let f = r.from { metadata["from"] = "\(f)" }
-            if let t = r.to { metadata["to"] = "\(t)" }
-            log(what, request, metadata)
-        }
-
-        /// One audit line: `what`, the token (its file and line, never its value) and `metadata`.
-        func log(_ what: String, _ request: Request, _ metadata: Logger.Metadata) {
-            var metadata = metadata
-            let line = admins?.line(of: request.headers.bearer?.token)
-            metadata["token"] =
-                "\(admins.map { URL(fileURLWithPath: $0.file).lastPathComponent } ?? "none"):\(line.map(String.init) ?? "?")"
-            logger.notice("\(what)", metadata: metadata)
-        }
+extension AdminAudit {
+    /// One audit line for a person's history: the identity by its SHA-256 (never in clear), and the masks'
+    /// hashes and window asked.
+    func log(_ what: String, _ request: Request, _ r: PersonalHistoryRequest, _ counts: Logger.Metadata) {
+        var metadata = counts
+        metadata["identity.sha256"] = "\(HistoryErasure.digest(r.identity))"
+        if let h = r.hashes { metadata["maskHashes"] = "\(h.sorted().map(String.init).joined(separator: ","))" }
+        if let f = r.from { metadata["from"] = "\(f)" }
+        if let t = r.to { metadata["to"] = "\(t)" }
+        log(what, request, metadata)
     }
 }

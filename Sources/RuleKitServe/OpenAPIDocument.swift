@@ -416,7 +416,7 @@ public enum OpenAPIDocument {
                   schema:
                     $ref: '#/components/schemas/Error'
             AdminOff:
-              description: The service runs without `--admin-token-file`, so the history routes are off.
+              description: The service runs without `--admin-token-file`, so the admin routes are off.
               content:
                 application/json:
                   schema:

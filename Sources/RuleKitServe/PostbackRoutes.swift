@@ -14,7 +14,7 @@ enum PostbackRoutes {
     static let table: [String: [HTTPRequest.Method]] = [deadPath: [.get, .delete], retryPath: [.post]]
 
     static func add(_ router: Router<BasicRequestContext>, _ service: EnrichmentService, admins: AuthTokens?) {
-        let audit = HistoryRoutes.Audit(admins: admins)
+        let audit = AdminAudit(admins: admins)
         router.get(RouterPath(deadPath)) { request, _ -> Response in
             guard let queue = service.postbacks else { return off }
             let dead: [QueuedPostback]
@@ -28,19 +28,22 @@ enum PostbackRoutes {
             return Response(status: .ok, headers: [.contentType: "application/x-ndjson"], body: .init(byteBuffer: ByteBuffer(bytes: lines)))
         }
         router.post(RouterPath(retryPath)) { request, _ -> Response in
-            guard let queue = service.postbacks else { return off }
-            let n: Int
-            do { n = try queue.retryDeadLetters() } catch { return unreadable(error) }
-            audit.log("postback dead letters retried", request, ["retried": "\(n)"])
-            return ServeApp.json(.ok, ["retried": .int(Int64(n))])
+            counted("retried", service, audit, request) { try $0.retryDeadLetters() }
         }
         router.delete(RouterPath(deadPath)) { request, _ -> Response in
-            guard let queue = service.postbacks else { return off }
-            let n: Int
-            do { n = try queue.purgeDeadLetters() } catch { return unreadable(error) }
-            audit.log("postback dead letters purged", request, ["purged": "\(n)"])
-            return ServeApp.json(.ok, ["purged": .int(Int64(n))])
+            counted("purged", service, audit, request) { try $0.purgeDeadLetters() }
         }
+    }
+
+    /// Runs a change of the dead letters and answers `{"<done>": N}`, with its audit line.
+    static func counted(
+        _ done: String, _ service: EnrichmentService, _ audit: AdminAudit, _ request: Request, _ change: (PostbackQueue) throws -> Int
+    ) -> Response {
+        guard let queue = service.postbacks else { return off }
+        let n: Int
+        do { n = try change(queue) } catch { return unreadable(error) }
+        audit.log("postback dead letters \(done)", request, [done: "\(n)"])
+        return ServeApp.json(.ok, [done: .int(Int64(n))])
     }
 
     /// The answer when this service sends no postbacks.
