@@ -40,7 +40,7 @@ public struct RulesURLSource: Sendable {
 /// The URL in force and its validators; fetches run one at a time, in the order configurations came.
 final class RulesURLFollower: Sendable {
     let source: RulesURLSource
-    private let state = Locked<(current: RulesCache.Entry?, tail: Task<Void, Never>?)>((nil, nil))
+    private let state = Locked<(current: RulesCache.Entry?, tail: Task<Void, Never>?, followed: Int)>((nil, nil, 0))
 
     init(_ source: RulesURLSource) {
         self.source = source
@@ -61,6 +61,7 @@ final class RulesURLFollower: Sendable {
         _ url: String, install: @escaping @Sendable (RuleSnapshot) -> RulesLoadOutcome?, report: @escaping @Sendable (String) -> Void
     ) {
         state.withLock { s in
+            s.followed += 1
             let previous = s.tail
             s.tail = Task {
                 await previous?.value
@@ -68,6 +69,11 @@ final class RulesURLFollower: Sendable {
             }
         }
     }
+
+    /// How many configurations naming a URL were followed (a test waits for its own before settling: the
+    /// shared-state event reaches this extension on its own queue, which a settle marker it does not take
+    /// does not wait for).
+    var followed: Int { state.withLock { $0.followed } }
 
     /// Waits for the fetches queued so far (tests, a host's shutdown).
     func settle() async {

@@ -33,9 +33,11 @@ import Testing
         return condition()
     }
 
-    /// Waits (up to 30 s) until everything dispatched so far, and everything it caused, has been delivered:
-    /// a marker block dispatched now is delivered after them, and its completion runs once it and its own
-    /// descendants are. A condition, not a pause.
+    /// Waits (up to 30 s) until everything dispatched so far, and everything it caused, has been delivered
+    /// to the extensions that take the marker (the hub's own listeners, wildcard ones): a marker block
+    /// dispatched now is delivered after them, and its completion runs once it and its own descendants are.
+    /// An extension that listens to chosen types only does not take the marker, so its queue is not waited
+    /// for. A condition, not a pause.
     static func settle(_ hub: EventHub) -> Bool {
         let done = Locked(false)
         hub.dispatch(contentsOf: [Event(name: "settle", type: "test.settle", source: "test")]) { done.withLock { $0 = true } }

@@ -75,6 +75,16 @@ import Testing
         return sink.named(id).last?.data?["tagged"]?.stringValue
     }
 
+    /// Publishes a configuration naming `url`, waits until the rules extension has followed it (the
+    /// shared-state event reaches it on its own queue: a hub settle marker, which that queue does not take,
+    /// does not wait for it), then until its fetch has ended.
+    static func follow(_ url: String, _ configuration: Configuration, _ control: RulesControl) async {
+        let before = control.follower?.followed ?? 0
+        configuration.publish(url)
+        #expect(RulesExtensionTests.eventually { (control.follower?.followed ?? 0) > before }, "rules.url \(url) followed")
+        await control.settleRulesURL()
+    }
+
     static func log(_ port: Int) throws -> [[String: Any]] {
         let data = try Data(contentsOf: URL(string: "http://127.0.0.1:\(port)/_log")!)
         return (try JSONSerialization.jsonObject(with: data) as? [[String: Any]]) ?? []
@@ -96,22 +106,16 @@ import Testing
         do {
             let (hub, configuration, control, sink) = Self.hub(cache: cache, transport: transport)
             #expect(Self.tag(hub, sink) == nil, "no rules before a configuration names them")
-            configuration.publish(base + "/rules.zip")
-            _ = RulesExtensionTests.settle(hub)
-            await control.settleRulesURL()
+            await Self.follow(base + "/rules.zip", configuration, control)
             #expect(Self.tag(hub, sink) == "one")
             let resets = sink.named("Rules loaded").count
             // The same URL again: a conditional GET, a 304, no reload and no reset.
-            configuration.publish(base + "/rules.zip")
-            _ = RulesExtensionTests.settle(hub)
-            await control.settleRulesURL()
+            await Self.follow(base + "/rules.zip", configuration, control)
             #expect(sink.named("Rules loaded").count == resets)
             let seen = try Self.log(server.port)
             #expect((seen.last?["headers"] as? [String: String])?["If-None-Match"] != nil)
             // A URL that fails: the rules in force stay, and a diagnostics event says why.
-            configuration.publish(base + "/_status/500")
-            _ = RulesExtensionTests.settle(hub)
-            await control.settleRulesURL()
+            await Self.follow(base + "/_status/500", configuration, control)
             _ = RulesExtensionTests.settle(hub)
             #expect(Self.tag(hub, sink) == "one")
             // The diagnostics event reaches the sink on the hub's queue: under the sanitizers on two cores that
@@ -123,9 +127,7 @@ import Testing
             }
             #expect(failed())
             // Another URL: fetched, loaded, in force.
-            configuration.publish(base + "/other.zip")
-            _ = RulesExtensionTests.settle(hub)
-            await control.settleRulesURL()
+            await Self.follow(base + "/other.zip", configuration, control)
             #expect(Self.tag(hub, sink) == "two")
         }
         server.stop()
