@@ -21,7 +21,6 @@ let package = Package(
         .library(name: "RuleKitExtension", targets: ["RuleKitExtension"]),
         .library(name: "RuleKitTooling", targets: ["RuleKitTooling"]),
         .library(name: "RuleKitLSP", targets: ["RuleKitLSP"]),
-        .library(name: "RuleKitHTTP", targets: ["RuleKitHTTP"]),
         .library(name: "RuleKitFetch", targets: ["RuleKitFetch"]),
         .library(name: "RuleKitPostbacks", targets: ["RuleKitPostbacks"]),
         .library(name: "RuleKitShared", targets: ["RuleKitShared"]),
@@ -78,7 +77,7 @@ let package = Package(
             name: "RuleKitExtension",
             dependencies: [
                 "RuleKitCore", "RuleKitYAML", "RuleKitRules", "RuleKitHub", "RuleKitHistory", "RuleKitXDM", "RuleKitShared",
-                "RuleKitSources", .product(name: "Logging", package: "swift-log"),
+                "RuleKitSources", "RuleKitPostbacks", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         // The rule author's tools: linter, rule tests, report, the match stream. Apart from the hub glue.
@@ -101,18 +100,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
-        // Rules fetched from URLs and postbacks sent over AsyncHTTPClient: the transports used when the host
-        // hands in none.
+        // Rules fetched from URLs, postbacks and outbound messages sent over AsyncHTTPClient: the transports
+        // used when the host hands in none.
         .target(
             name: "RuleKitFetch",
             dependencies: [
-                "RuleKitSources", "RuleKitPostbacks", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "RuleKitCore", "RuleKitSources", "RuleKitPostbacks", "RuleKitExtension",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strict),
-        // Outbound messages over HTTP (URLSession): apart, so that the tool does not load FoundationNetworking.
-        .target(name: "RuleKitHTTP", dependencies: ["RuleKitCore", "RuleKitExtension"], swiftSettings: strict),
         // The enrichment service: the rules host behind HTTP, with metrics, reload and PostgreSQL history.
         .target(
             name: "RuleKitServe",
@@ -159,7 +157,7 @@ let package = Package(
         ),
         .target(
             name: "ReferralKit",
-            dependencies: ["RuleKitCore", "RuleKitHub", "RuleKitShared", "RuleKitExtension", "RuleKitHTTP"],
+            dependencies: ["RuleKitCore", "RuleKitHub", "RuleKitShared", "RuleKitExtension", "RuleKitFetch"],
             path: "Examples/Referral/ReferralKit",
             swiftSettings: strict
         ),
@@ -188,7 +186,7 @@ let package = Package(
             name: "RuleKitExtensionTests",
             dependencies: [
                 "RuleKitExtension", "RuleKitHub", "RuleKitHistory", "RuleKitRules", "RuleKitXDM", "RuleKitCore", "RuleKitShared",
-                "RuleKitTestSupport", "RuleKitHTTP", "RuleKitYAML", "RuleKitSources", "RuleKitFetch",
+                "RuleKitTestSupport", "RuleKitYAML", "RuleKitSources", "RuleKitFetch", "RuleKitPostbacks",
             ],
             exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(

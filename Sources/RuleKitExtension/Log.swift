@@ -8,4 +8,6 @@ public enum RuleKitLog {
     public static let rules = Logger(label: "rulekit.rules")
     /// XDM alignment findings.
     public static let xdm = Logger(label: "rulekit.xdm")
+    /// The postback extension: hits passed over, refused or not queued, queues cleared by an opt-out.
+    public static let postbacks = Logger(label: "rulekit.postbacks")
 }

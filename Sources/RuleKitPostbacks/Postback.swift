@@ -82,14 +82,6 @@ public struct Postback: Sendable, Equatable {
         guard case .string(let url)? = detail["templateurl"], !url.isEmpty else {
             return .failure(Refusal(description: "a \(type) consequence (\(id)) without a templateurl"))
         }
-        guard let parts = URLComponents(string: url), let scheme = parts.scheme?.lowercased(), scheme == "https" || scheme == "http",
-            parts.host?.isEmpty == false
-        else {
-            return .failure(Refusal(description: "a \(type) consequence (\(id)) whose templateurl is not an http(s) URL"))
-        }
-        if kind == .pii, scheme != "https" {
-            return .failure(Refusal(description: "a pii consequence (\(id)) to a URL that is not https: not sent"))
-        }
         var timeout = 2.0
         switch detail["timeout"] {
         case .int(let n)? where n > 0: timeout = Double(n)
@@ -107,11 +99,29 @@ public struct Postback: Sendable, Equatable {
         let cause = (event.parentID ?? event.id).uuidString
         let digest = SHA256.hash(data: Array("\(cause)|\(id)|\(ordinal)".utf8))
         let key = Hex.lowercase(digest.prefix(16))
-        return .success(
-            Postback(
-                key: key, kind: kind, url: url, body: body(detail["templatebody"]),
-                contentType: detail["contenttype"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } ?? "application/json", timeout: timeout,
-                identity: identity))
+        let hit = Postback(
+            key: key, kind: kind, url: url, body: body(detail["templatebody"]),
+            contentType: detail["contenttype"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } ?? "application/json", timeout: timeout,
+            identity: identity)
+        if let refusal = hit.refusal(consequence: id) { return .failure(refusal) }
+        return .success(hit)
+    }
+
+    /// Why this hit may not be sent, or nil: a URL that is not http(s) with a host, or `pii` not over https.
+    /// Asked of a hit as its consequence made it, and again after the outbound rules have seen it.
+    ///
+    /// - Parameter id: the consequence's id, for the message.
+    /// - Returns: the refusal, or nil.
+    public func refusal(consequence id: String) -> Refusal? {
+        guard let parts = URLComponents(string: url), let scheme = parts.scheme?.lowercased(), scheme == "https" || scheme == "http",
+            parts.host?.isEmpty == false
+        else {
+            return Refusal(description: "a \(kind.rawValue) consequence (\(id)) whose templateurl is not an http(s) URL")
+        }
+        if kind == .pii, scheme != "https" {
+            return Refusal(description: "a pii consequence (\(id)) to a URL that is not https: not sent")
+        }
+        return nil
     }
 }
 
@@ -134,7 +144,7 @@ public struct PostbackHits: Sendable {
     ///   - events: delivered events.
     ///   - identity: whose a consequence event is ("" when history is not per identity).
     public init(_ events: [Event], identity: (Event) -> String = { _ in "" }) {
-        var seen: [String: Int] = [:]
+        var ordinals = PostbackOrdinals()
         for e in events {
             // The type first: reading any other event's data would materialize it from its tape (serve's
             // events keep theirs as read), which cost serve a sixth of its CPU.
@@ -146,14 +156,47 @@ public struct PostbackHits: Sendable {
                 continue
             }
             guard Postback.Kind(rawValue: type) != nil else { continue }
-            let slot = "\((e.parentID ?? e.id).uuidString)|\(c["id"]?.stringValue ?? "")"
-            let ordinal = seen[slot] ?? 0
-            seen[slot] = ordinal + 1
-            switch Postback.from(consequence: e, ordinal: ordinal, identity: identity(e)) {
+            switch Postback.from(consequence: e, ordinal: ordinals.next(e), identity: identity(e)) {
             case .success(let hit)?: hits.append(hit)
             case .failure(let refusal)?: refused.append(refusal)
             case nil: break
             }
         }
+    }
+}
+
+/// The place of each `pb`/`pii` consequence among the ones its triggering event made with the same id (the
+/// key's ordinal), counted per trigger and consequence. A host that hears consequences one by one keeps two
+/// generations of `capacity` slots: a trigger's consequences are delivered together, so a slot is never
+/// needed again once two generations have passed it.
+public struct PostbackOrdinals: Sendable {
+    private var current: [String: Int] = [:]
+    private var previous: [String: Int] = [:]
+    /// Slots in a generation.
+    public let capacity: Int
+
+    /// Counting from zero, `capacity` slots a generation.
+    ///
+    /// - Parameter capacity: slots kept per generation (at least 1).
+    public init(capacity: Int = 4_096) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// The ordinal of the consequence event `event` (a rules consequence event): 0 for the first of its
+    /// trigger and consequence id, then 1, 2, ...
+    ///
+    /// - Parameter event: the consequence event.
+    /// - Returns: its ordinal.
+    public mutating func next(_ event: Event) -> Int {
+        let id: String
+        if case .object(let c)? = event.data?["triggeredconsequence"], case .string(let s)? = c["id"] { id = s } else { id = "" }
+        let slot = "\((event.parentID ?? event.id).uuidString)|\(id)"
+        let n = current[slot] ?? previous[slot] ?? 0
+        if current.count >= capacity, current[slot] == nil {
+            previous = current
+            current = [:]
+        }
+        current[slot] = n + 1
+        return n
     }
 }

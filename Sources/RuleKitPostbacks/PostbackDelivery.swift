@@ -105,14 +105,17 @@ public final class PostbackDelivery: Sendable {
         stop()
     }
 
-    private func start() {
+    /// Sends each hit as it is queued from now on (`run` and `drain` start with this; a host calls it
+    /// itself when it must not wait for `run`'s task to be scheduled). Calling it again changes nothing.
+    public func start() {
         started.withLock { $0 = true }
         queue.listener.withLock { $0 = self }
     }
 
     private func stop() {
         started.withLock { $0 = false }
-        queue.listener.withLock { $0 = nil }
+        // Another delivery of the queue may have started meanwhile (a host opted out and in again).
+        queue.listener.withLock { if $0 === self { $0 = nil } }
         try? queue.flush()
     }
 

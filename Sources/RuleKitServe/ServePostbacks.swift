@@ -30,11 +30,13 @@ extension EnrichmentService {
         guard let postbacks, !optedOut(states) else { return }
         let path = options.identityPath
         var byID: [UUID: Event] = [:]
-        let found = PostbackHits(out) { consequence in
+        var found = PostbackHits(out) { consequence in
             guard let path, let parent = consequence.parentID else { return "" }
             if byID.isEmpty { byID = Dictionary(out.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }) }
             return HistoryIdentity.value(at: path, in: byID[parent]?.data) ?? ""
         }
+        // The outbound rules see each hit once, as it is queued (every host holds the same rules).
+        if !found.hits.isEmpty, let rules = hosts.first?.rules { found = rules.outbound(found) }
         if !found.refused.isEmpty {
             postbackCounts.withLock { $0.refused += found.refused.count }
             for r in found.refused { Logger(label: "rulekit.postbacks").warning("\(r)") }

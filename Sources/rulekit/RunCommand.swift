@@ -102,7 +102,13 @@ struct RunCommand: ParsableCommand {
         // The hub is made (rules loaded and planned, schemas compiled, extensions registered) on this thread
         // while the worker reads and parses the first blocks.
         var streamed: (any Error)?
-        do { try stream(reader, output: output) { try host(states: states, xdm: xdm, output: output) } } catch { streamed = error }
+        do {
+            try stream(reader, output: output) {
+                let booted = try host(states: states, xdm: xdm, output: output)
+                sending?.outbound.withLock { $0 = booted.rules }
+                return booted
+            }
+        } catch { streamed = error }
         // What the events that were processed queued is delivered whatever the input's fate.
         try sending?.deliver(postbacks)
         if let streamed { throw streamed }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RuleKitCore
+import RuleKitExtension
 import RuleKitFetch
 import RuleKitPostbacks
 
@@ -31,6 +32,8 @@ final class RunPostbacks: Sendable {
     /// The queue's folder when it is the run's own (removed at the end when empty).
     let ownFolder: String?
     private let failure = Locked<String?>(nil)
+    /// The rules whose outbound stage each hit passes as it is queued (set once the host has booted).
+    let outbound = Locked<RulesControl?>(nil)
 
     init(dataDir: String?) throws {
         let folder = dataDir ?? PathText.join(NSTemporaryDirectory(), "rulekit-postbacks-\(UUID().uuidString)")
@@ -43,7 +46,8 @@ final class RunPostbacks: Sendable {
 
     /// Queues the postbacks among a block's events (a refused one is said on stderr; a `url` consequence too).
     func take(_ events: [Event]) {
-        let found = PostbackHits(events)
+        var found = PostbackHits(events)
+        if !found.hits.isEmpty, let rules = outbound.withLock({ $0 }) { found = rules.outbound(found) }
         for url in found.urls { Stderr.write("note: a url consequence asks to open \(url.isEmpty ? "(no url)" : url)\n") }
         for refusal in found.refused { Stderr.write("warning: \(refusal)\n") }
         guard !found.hits.isEmpty else { return }

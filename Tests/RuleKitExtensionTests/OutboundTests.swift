@@ -1,6 +1,6 @@
 import Foundation
 import RuleKitCore
-import RuleKitHTTP
+import RuleKitFetch
 import RuleKitHub
 import RuleKitTestSupport
 import Testing
@@ -91,7 +91,8 @@ import Testing
         let server = try Server()
         defer { server.stop() }
         let (hub, control) = try Self.control()
-        let pipeline = OutboundPipeline(rules: control, transport: HTTPTransport(maxAttempts: 4, initialBackoff: 0.01))
+        let transport = HTTPTransport(maxAttempts: 4, initialBackoff: 0.01)
+        let pipeline = OutboundPipeline(rules: control, transport: transport)
         var m = Self.message
         m.url = "http://127.0.0.1:\(server.port)/ok"
         #expect(try await pipeline.send(m) == 200)
@@ -109,5 +110,6 @@ import Testing
         // Nothing listens there any more: network errors are retried, then reported.
         m.url = "http://127.0.0.1:9/ok"
         await #expect(throws: TransportError.self) { try await pipeline.send(m) }
+        await transport.shutdown()
     }
 }

@@ -242,4 +242,24 @@ final class SlowTransport: PostbackTransport, Sendable {
             }
         }
     }
+
+    @Test func ordinalsCountPerTriggerAndConsequenceAcrossTwoGenerations() {
+        func consequence(_ cause: UUID, _ id: String) -> Event {
+            var e = Event(
+                name: "Rules Consequence Event", type: "com.adobe.eventType.rulesEngine", source: "com.adobe.eventSource.responseContent",
+                data: ["triggeredconsequence": ["id": .string(id), "type": "pb", "detail": [:]]])
+            e.parentID = cause
+            return e
+        }
+        var ordinals = PostbackOrdinals(capacity: 2)
+        let (a, b, c) = (UUID(), UUID(), UUID())
+        #expect(ordinals.next(consequence(a, "x")) == 0)
+        #expect(ordinals.next(consequence(a, "x")) == 1, "the same trigger and consequence again")
+        #expect(ordinals.next(consequence(a, "y")) == 0, "another consequence of the same trigger")
+        #expect(ordinals.next(consequence(b, "x")) == 0, "another trigger; a new generation begins")
+        #expect(ordinals.next(consequence(a, "x")) == 2, "the generation before is still remembered")
+        #expect(ordinals.next(consequence(c, "x")) == 0)
+        #expect(ordinals.next(consequence(c, "z")) == 0)
+        #expect(ordinals.next(consequence(a, "y")) == 0, "two generations on, a slot is forgotten (bounded memory)")
+    }
 }

@@ -91,6 +91,33 @@ import Testing
         #expect(Set(again) == Set(keys), "the same events, the same idempotency keys")
     }
 
+    @Test func theOutboundRulesSeeEachPostbackOnceAsItIsQueued() throws {
+        guard LocalServer.isAvailable else {
+            Issue.record("python3 is needed for the postback receiver")
+            return
+        }
+        let server = try LocalServer(script: Self.receiver)
+        defer { server.stop() }
+        let outbound = """
+              - id: label-partner-hits
+                when: {key: ~type, eq: com.rulekit.eventType.outbound}
+                then:
+                  - mod:
+                      body: {source: rulekit}
+                      headers: {Content-Type: application/vnd.partner+json}
+
+            """
+        let dir = try Self.setUp(Self.rules(server.base.absoluteString) + outbound)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let result = try Self.run(dir)
+        #expect(result.status == 0, "\(result.transcript)")
+        let hooks = try Self.log(server).filter { $0["path"]?.stringValue?.hasPrefix("/hook") == true }
+        #expect(hooks.count == 2, "\(hooks)")
+        #expect(hooks.allSatisfy { $0["contentType"] == "application/vnd.partner+json" })
+        let bodies = try hooks.map { try JSONReader.value($0["body"]?.stringValue ?? "") }
+        #expect(bodies == [["amount": 1500, "source": "rulekit"], ["amount": 2000, "source": "rulekit"]])
+    }
+
     @Test func aRefusedPostbackIsADeadLetterAndTheRunSaysSo() throws {
         guard LocalServer.isAvailable else {
             Issue.record("python3 is needed for the postback receiver")

@@ -1,10 +1,7 @@
 internal import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 internal import RuleKitCore
 internal import RuleKitExtension
-internal import RuleKitHTTP
+internal import RuleKitFetch
 
 /// The referral service's REST calls (token, identify, logout), synchronous because the extension makes
 /// them one at a time on its own queue. 5xx and network errors are retried with backoff; 4xx are answers.
@@ -27,14 +24,14 @@ struct ReferralService: Sendable {
 
     /// Sends a message as it stands (after the rules' outbound stage, for the share signal).
     func send(_ message: OutboundMessage) throws(ReferralError) -> Reply {
-        guard let request = message.urlRequest(timeout: 10), let url = request.url else { throw .service("invalid URL '\(message.url)'") }
+        guard let url = URL(string: message.url), url.host != nil else { throw .service("invalid URL '\(message.url)'") }
         let method = message.method, path = url.path
         var delay = initialBackoff
         var last = ""
         for attempt in 1...maxAttempts {
-            let (status, data, error) = Self.perform(request)
+            let (status, data, error) = Self.perform(message)
             if let status, status < 500 {
-                let value = data.flatMap { $0.isEmpty ? nil : try? JSONReader.read([UInt8]($0)).value }
+                let value = data.flatMap { $0.isEmpty ? nil : try? JSONReader.read($0).value }
                 return Reply(status: status, body: value)
             }
             last = status.map { "HTTP \($0)" } ?? (error ?? "no response")
@@ -46,13 +43,21 @@ struct ReferralService: Sendable {
         throw .service("\(method) \(path) failed after \(maxAttempts) attempts: \(last)")
     }
 
-    private static func perform(_ request: URLRequest) -> (Int?, Data?, String?) {
+    /// The process's shared client (AsyncHTTPClient, as RuleKit's own network), 10 s an exchange.
+    private static let transport = HTTPTransport.shared(maxAttempts: 1, timeout: .seconds(10))
+
+    /// One exchange, waited for on this thread (the extension's queue): the answer comes on the client's
+    /// event loop, so no task (and no cooperative thread) is needed.
+    private static func perform(_ message: OutboundMessage) -> (Int?, [UInt8]?, String?) {
         let done = DispatchSemaphore(value: 0)
-        let result = Locked<(Int?, Data?, String?)>((nil, nil, nil))
-        URLSession.shared.dataTask(with: request) { data, response, error in
-            result.withLock { $0 = ((response as? HTTPURLResponse)?.statusCode, data, error.map { "\($0.localizedDescription)" }) }
+        let result = Locked<(Int?, [UInt8]?, String?)>((nil, nil, nil))
+        transport.exchange(message) { answer in
+            switch answer {
+            case .success(let reply): result.withLock { $0 = (reply.status, reply.body, nil) }
+            case .failure(let error): result.withLock { $0 = (nil, nil, "\(error)") }
+            }
             done.signal()
-        }.resume()
+        }
         done.wait()
         return result.withLock { $0 }
     }
