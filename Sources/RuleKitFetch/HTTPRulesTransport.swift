@@ -4,6 +4,7 @@
 internal import AsyncHTTPClient
 internal import Foundation
 internal import NIOCore
+internal import NIOHTTP1
 internal import NIOSSL
 public import RuleKitSources
 
@@ -65,45 +66,24 @@ public final class HTTPRulesTransport: RulesTransport {
         }
     }
 
-    private enum BodyBound: Error, CustomStringConvertible {
-        case exceeded(Int)
-        var description: String {
-            switch self {
-            case .exceeded(let n): "the body is larger than the limit of \(n) bytes"
-            }
-        }
-    }
-
     /// Sends `request` with its time-outs and reads the body within its bound.
     public func send(_ request: RulesRequest) async throws -> RulesResponse {
-        var r = HTTPClientRequest(url: request.url)
-        r.method = .GET
-        for h in request.headers { r.headers.add(name: h.name, value: h.value) }
         let host = URLComponents(string: request.url)?.host ?? ""
         let client = usesProxy(host) ? (proxied ?? direct) : direct
         let deadline = NIODeadline.now() + TimeAmount.nanoseconds(Self.nanoseconds(request.timeout))
-        let response: HTTPClientResponse
-        do { response = try await client.execute(r, deadline: deadline) } catch {
-            throw TransportError(Self.describe(error, timeout: request.timeout))
-        }
-        if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > request.maxBodyBytes {
-            throw BodyBound.exceeded(request.maxBodyBytes)
-        }
-        var body: [UInt8] = []
-        // Even a 304's empty body is read to its end: a response dropped unread closes its connection (measured:
-        // a new connection per poll), and a kept-alive connection is what makes a poll cheap.
+        let answer: BoundedAnswer
+        // Even a 304's empty body is read to its end (the delegate reads every answer whole): a response
+        // dropped unread closes its connection, and a kept-alive connection is what makes a poll cheap.
         do {
-            for try await chunk in response.body {
-                guard chunk.readableBytes <= request.maxBodyBytes - body.count else { throw BodyBound.exceeded(request.maxBodyBytes) }
-                body.append(contentsOf: chunk.readableBytesView)
-            }
-        } catch let bound as BodyBound {
+            let headers = HTTPHeaders(request.headers.map { ($0.name, $0.value) })
+            let r = try HTTPClient.Request(url: request.url, method: .GET, headers: headers)
+            answer = try await client.answer(r, bound: request.maxBodyBytes, deadline: deadline)
+        } catch let bound as BodyPastBound {
             throw bound
         } catch {
             throw TransportError(Self.describe(error, timeout: request.timeout))
         }
-        return RulesResponse(
-            status: Int(response.status.code), headers: response.headers.map { (name: $0.name, value: $0.value) }, body: body)
+        return RulesResponse(status: answer.status, headers: answer.headers.map { (name: $0.name, value: $0.value) }, body: answer.body)
     }
 
     /// A transport failure, said plainly.

@@ -4,7 +4,6 @@
 // on Linux loaded FoundationNetworking (libcurl and some thirty libraries) into every process linking it.
 internal import AsyncHTTPClient
 internal import Foundation
-internal import NIOConcurrencyHelpers
 internal import NIOCore
 internal import NIOHTTP1
 internal import RuleKitCore
@@ -127,9 +126,10 @@ public final class HTTPTransport: Transport {
         }
         let deadline = NIODeadline.now() + .nanoseconds(HTTPRulesTransport.nanoseconds(timeout))
         let url = message.url
-        client.execute(request: request, delegate: ReplyDelegate(), deadline: deadline).futureResult.whenComplete { result in
+        let delegate = BoundedAnswerDelegate(bound: Self.maxReplyBytes)
+        client.execute(request: request, delegate: delegate, deadline: deadline).futureResult.whenComplete { result in
             switch result {
-            case .success(let reply): done(.success(reply))
+            case .success(let answer): done(.success(Reply(status: answer.status, body: answer.body)))
             case .failure(let error): done(.failure(TransportError(message: "\(url): \(error)")))
             }
         }
@@ -140,31 +140,4 @@ public final class HTTPTransport: Transport {
         if owned { try? await client.shutdown() }
     }
 
-}
-
-/// Keeps an answer's status and body, up to `HTTPTransport.maxReplyBytes`.
-private final class ReplyDelegate: HTTPClientResponseDelegate {
-    typealias Response = HTTPTransport.Reply
-    private struct TooLarge: Error, CustomStringConvertible {
-        var description: String { "the answer's body is larger than \(HTTPTransport.maxReplyBytes) bytes" }
-    }
-    private let reply = NIOLockedValueBox(HTTPTransport.Reply(status: 0, body: []))
-
-    func didReceiveHead(task: HTTPClient.Task<Response>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-        reply.withLockedValue { $0.status = Int(head.status.code) }
-        return task.eventLoop.makeSucceededVoidFuture()
-    }
-
-    func didReceiveBodyPart(task: HTTPClient.Task<Response>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        let fits = reply.withLockedValue { r -> Bool in
-            guard r.body.count + buffer.readableBytes <= HTTPTransport.maxReplyBytes else { return false }
-            r.body.append(contentsOf: buffer.readableBytesView)
-            return true
-        }
-        return fits ? task.eventLoop.makeSucceededVoidFuture() : task.eventLoop.makeFailedFuture(TooLarge())
-    }
-
-    func didFinishRequest(task: HTTPClient.Task<Response>) throws -> Response {
-        reply.withLockedValue { $0 }
-    }
 }

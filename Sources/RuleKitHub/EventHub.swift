@@ -72,6 +72,12 @@ public final class EventHub: Sendable {
         public var onDelivering: (@Sendable ([Event]) -> Void)?
 
         /// Options with the defaults of a native app and an in-memory history.
+        ///
+        /// - Parameters:
+        ///   - wrapperType: the wrapper's code in the hub's shared state (`N`: native).
+        ///   - wrapperName: the wrapper's name in the hub's shared state.
+        ///   - history: where event history is kept.
+        ///   - rememberedEventIDs: how many recent event ids keep their number (for state reads at an event).
         public init(
             wrapperType: String = "N", wrapperName: String = "None",
             history: any EventHistoryStore = InMemoryEventHistory(), rememberedEventIDs: Int = 65_536

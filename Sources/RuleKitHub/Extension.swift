@@ -36,11 +36,19 @@ public protocol Extension: AnyObject, Sendable {
     var api: (any Sendable)? { get }
     var runtime: any ExtensionRuntime { get }
 
+    /// Made by the hub at registration (nil: the extension cannot run, and is not registered).
+    ///
+    /// - Parameter runtime: what the hub gives the extension.
     init?(runtime: any ExtensionRuntime)
+    /// Called on the extension's queue once it is registered: register listeners, publish states.
     func onRegistered()
+    /// Called on the extension's queue once it is unregistered: release what it holds.
     func onUnregistered()
     /// False holds this extension's queue at `event`; it is offered again at the next trigger (a new
     /// event, or `startEvents`).
+    ///
+    /// - Parameter event: the next event of the extension's queue.
+    /// - Returns: whether the extension takes it now.
     func readyForEvent(_ event: Event) -> Bool
     /// Whether the hub may leave out of this extension's queue the events none of its listeners hears
     /// (default false). Saying yes promises that `readyForEvent` holds no event and that every listener is
@@ -58,34 +66,62 @@ extension Extension {
     /// No published API by default.
     public var api: (any Sendable)? { nil }
     /// Ready for every event by default.
+    ///
+    /// - Parameter event: the event offered.
+    /// - Returns: true.
     public func readyForEvent(_ event: Event) -> Bool { true }
     /// Every event is offered by default.
     public var skipsUnheardEvents: Bool { false }
 
     /// Registers a listener through the runtime.
+    ///
+    /// - Parameters:
+    ///   - type: the event type heard (`EventType.wildcard` for all).
+    ///   - source: the event source heard (`EventSource.wildcard` for all).
+    ///   - listener: called on the extension's queue with each matching event.
     public func registerListener(type: String, source: String, listener: @escaping EventListener) {
         runtime.registerListener(type: type, source: source, listener: listener)
     }
 
     /// Dispatches through the runtime.
+    ///
+    /// - Parameter event: the event.
     public func dispatch(event: Event) { runtime.dispatch(event: event) }
 
     /// Creates a shared state through the runtime.
+    ///
+    /// - Parameters:
+    ///   - data: the state's data.
+    ///   - event: the event it is versioned at (nil: the next version).
     public func createSharedState(data: ValueObject, event: Event?) {
         runtime.createSharedState(data: data, event: event)
     }
 
     /// Creates a pending shared state through the runtime.
+    ///
+    /// - Parameter event: the event it is versioned at (nil: the next version).
+    /// - Returns: the resolver that sets its data.
     public func createPendingSharedState(event: Event?) -> SharedStateResolver {
         runtime.createPendingSharedState(event: event)
     }
 
     /// Creates an XDM shared state through the runtime.
+    ///
+    /// - Parameters:
+    ///   - data: the state's data.
+    ///   - event: the event it is versioned at (nil: the next version).
     public func createXDMSharedState(data: ValueObject, event: Event?) {
         runtime.createXDMSharedState(data: data, event: event)
     }
 
     /// Reads another extension's shared state through the runtime.
+    ///
+    /// - Parameters:
+    ///   - extensionName: the owner.
+    ///   - event: the event whose version is read (nil: the latest).
+    ///   - barrier: a set state counts as pending until its owner has processed the events before `event`.
+    ///   - resolution: `.any` or `.lastSet`.
+    /// - Returns: the state and its status, or nil when no such extension is registered.
     public func getSharedState(
         extensionName: String, event: Event?, barrier: Bool = false,
         resolution: SharedStateResolution = .any
@@ -94,6 +130,13 @@ extension Extension {
     }
 
     /// Reads another extension's XDM shared state through the runtime.
+    ///
+    /// - Parameters:
+    ///   - extensionName: the owner.
+    ///   - event: the event whose version is read (nil: the latest).
+    ///   - barrier: a set state counts as pending until its owner has processed the events before `event`.
+    ///   - resolution: `.any` or `.lastSet`.
+    /// - Returns: the state and its status, or nil when no such extension is registered.
     public func getXDMSharedState(
         extensionName: String, event: Event?, barrier: Bool = false,
         resolution: SharedStateResolution = .any
@@ -109,24 +152,84 @@ extension Extension {
 
 /// What the hub gives each extension.
 public protocol ExtensionRuntime: Sendable {
+    /// Registers a listener.
+    ///
+    /// - Parameters:
+    ///   - type: the event type heard (`EventType.wildcard` for all).
+    ///   - source: the event source heard (`EventSource.wildcard` for all).
+    ///   - listener: called on the extension's queue with each matching event.
     func registerListener(type: String, source: String, listener: @escaping EventListener)
     /// Calls `listener` once with the response to `triggerEvent`, or with nil after `timeout` seconds.
+    ///
+    /// - Parameters:
+    ///   - triggerEvent: the request.
+    ///   - timeout: seconds to wait.
+    ///   - listener: called once, with the response or nil.
     func registerResponseListener(triggerEvent: Event, timeout: Double, listener: @escaping ResponseListener)
+    /// Dispatches an event to the hub.
+    ///
+    /// - Parameter event: the event.
     func dispatch(event: Event)
+    /// Creates a shared state.
+    ///
+    /// - Parameters:
+    ///   - data: the state's data.
+    ///   - event: the event it is versioned at (nil: the next version).
     func createSharedState(data: ValueObject, event: Event?)
+    /// Creates a pending shared state, set later by the resolver.
+    ///
+    /// - Parameter event: the event it is versioned at (nil: the next version).
+    /// - Returns: the resolver that sets its data.
     func createPendingSharedState(event: Event?) -> SharedStateResolver
+    /// Creates an XDM shared state.
+    ///
+    /// - Parameters:
+    ///   - data: the state's data.
+    ///   - event: the event it is versioned at (nil: the next version).
     func createXDMSharedState(data: ValueObject, event: Event?)
+    /// Creates a pending XDM shared state, set later by the resolver.
+    ///
+    /// - Parameter event: the event it is versioned at (nil: the next version).
+    /// - Returns: the resolver that sets its data.
     func createPendingXDMSharedState(event: Event?) -> SharedStateResolver
+    /// Reads an extension's shared state.
+    ///
+    /// - Parameters:
+    ///   - extensionName: the owner.
+    ///   - event: the event whose version is read (nil: the latest).
+    ///   - barrier: a set state counts as pending until its owner has processed the events before `event`.
+    ///   - resolution: `.any` or `.lastSet`.
+    /// - Returns: the state and its status, or nil when no such extension is registered.
     func getSharedState(extensionName: String, event: Event?, barrier: Bool, resolution: SharedStateResolution)
         -> SharedStateResult?
+    /// Reads an extension's XDM shared state.
+    ///
+    /// - Parameters:
+    ///   - extensionName: the owner.
+    ///   - event: the event whose version is read (nil: the latest).
+    ///   - barrier: a set state counts as pending until its owner has processed the events before `event`.
+    ///   - resolution: `.any` or `.lastSet`.
+    /// - Returns: the state and its status, or nil when no such extension is registered.
     func getXDMSharedState(extensionName: String, event: Event?, barrier: Bool, resolution: SharedStateResolution)
         -> SharedStateResult?
+    /// Resumes delivery to this extension.
     func startEvents()
+    /// Holds delivery to this extension (events wait in its queue).
     func stopEvents()
     /// Searches event history (see `EventHistoryStore`).
+    ///
+    /// - Parameters:
+    ///   - requests: the masks asked about, each with its time window.
+    ///   - enforceOrder: each request's match must come after the previous one's.
+    /// - Returns: a result per request.
     func getHistoricalEvents(_ requests: [EventHistoryRequest], enforceOrder: Bool) -> [EventHistoryResult]
-    /// Records an event in history; false when it could not be recorded.
+    /// Records an event in history.
+    ///
+    /// - Parameter event: the event (its `mask` chooses the keys hashed).
+    /// - Returns: false when it could not be recorded.
     func recordHistoricalEvent(_ event: Event) -> Bool
     /// Adds an event preprocessor to the hub (the rules engine is one).
+    ///
+    /// - Parameter preprocessor: rewrites an event before any listener hears it.
     func registerPreprocessor(_ preprocessor: @escaping EventPreprocessor)
 }

@@ -18,6 +18,10 @@ public struct SharedStateResult: Sendable, Hashable {
     public let value: ValueObject?
 
     /// A result of `status` with `value`.
+    ///
+    /// - Parameters:
+    ///   - status: set, pending or none.
+    ///   - value: the data, when there is some.
     public init(status: SharedStateStatus, value: ValueObject?) {
         self.status = status
         self.value = value

@@ -75,6 +75,8 @@ public enum MetaSchemas {
 
     /// Adds the bundled meta-schemas to `registry` (draft-06 URIs resolve to the draft-07 document, a
     /// superset for validation purposes).
+    ///
+    /// - Parameter registry: the registry the meta-schemas are added to.
     public static func register(in registry: inout SchemaRegistry) {
         guard let v = try? JSONReader.value(draft07) else { return }
         registry.add(v, uri: draft07URI)

@@ -30,6 +30,10 @@ public struct SchemaRegistry: Sendable {
 
     /// Registers a schema document under `uri` (its retrieval URI; its `$id`, if any, wins as base).
     ///
+    /// - Parameters:
+    ///   - schema: the schema document.
+    ///   - uri: its retrieval URI.
+    ///   - origin: where it was read from, for messages (nil: the URI).
     /// - Returns: the document's canonical URI.
     @discardableResult
     public mutating func add(_ schema: Value, uri: String, origin: String? = nil) -> String {

@@ -31,6 +31,12 @@ public final class JSONSchemaValidator: Sendable {
     public let assertFormats: Bool
 
     /// Compiles the schema registered as `uri`; a schema that cannot compile throws.
+    ///
+    /// - Parameters:
+    ///   - registry: the schemas `$ref`s resolve in.
+    ///   - uri: the schema to compile.
+    ///   - assertFormats: whether `format` is an assertion.
+    /// - Throws: `SchemaError` when the schema cannot compile.
     public init(registry: SchemaRegistry, uri: String, assertFormats: Bool = true) throws(SchemaError) {
         var compiler = SchemaCompiler(registry: registry)
         root = try compiler.compile(uri: uri)
@@ -40,6 +46,12 @@ public final class JSONSchemaValidator: Sendable {
     }
 
     /// Compiles a standalone schema (its `$ref`s may point inside it, or into `registry`).
+    ///
+    /// - Parameters:
+    ///   - schema: the schema document.
+    ///   - registry: the schemas its `$ref`s may point into.
+    ///   - assertFormats: whether `format` is an assertion.
+    /// - Throws: `SchemaError` when the schema cannot compile.
     public convenience init(schema: Value, registry: SchemaRegistry = SchemaRegistry(), assertFormats: Bool = true)
         throws(SchemaError)
     {
@@ -49,12 +61,20 @@ public final class JSONSchemaValidator: Sendable {
     }
 
     /// Whether `instance` is valid, stopping at the first error.
+    ///
+    /// - Parameter instance: the value checked.
+    /// - Returns: whether it is valid.
     public func isValid(_ instance: Value) -> Bool {
         var run = Run<Value>(collect: false, maxErrors: 0, formats: assertFormats)
         return run.check(root, instance)
     }
 
     /// Every error (up to `maxErrors`), in instance order as found.
+    ///
+    /// - Parameters:
+    ///   - instance: the value checked.
+    ///   - maxErrors: the most errors returned.
+    /// - Returns: the errors (empty: valid).
     public func validate(_ instance: Value, maxErrors: Int = 100) -> [ValidationError] {
         var run = Run<Value>(collect: true, maxErrors: maxErrors, formats: assertFormats)
         _ = run.check(root, instance)
@@ -63,10 +83,18 @@ public final class JSONSchemaValidator: Sendable {
 
     /// Whether the object a tape holds is valid, read from the tape in place (the same verdict as
     /// `isValid(.object(tape.object()))`, without making that object).
+    ///
+    /// - Parameter tape: the parsed object.
+    /// - Returns: whether it is valid.
     public func isValid(_ tape: JSONTape) -> Bool { isValid(tape, node: 0) }
 
     /// Every error of the object a tape holds (as `validate(.object(tape.object()))`). Most instances are
     /// valid: the tape answers those; only an invalid one is made into a `Value` for its errors.
+    ///
+    /// - Parameters:
+    ///   - tape: the parsed object.
+    ///   - maxErrors: the most errors returned.
+    /// - Returns: the errors (empty: valid).
     public func validate(_ tape: JSONTape, maxErrors: Int = 100) -> [ValidationError] {
         if isValid(tape) { return [] }
         return validate(.object(tape.object()), maxErrors: maxErrors)

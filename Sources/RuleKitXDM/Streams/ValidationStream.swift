@@ -33,6 +33,13 @@ public enum ValidationStream {
 
     /// Validates every line of `reader`, on `workers` threads (0: all on the calling thread), and hands the
     /// verdicts of each block to `consume`, in input order.
+    ///
+    /// - Parameters:
+    ///   - reader: the JSON lines.
+    ///   - validator: the schema each payload is checked against.
+    ///   - workers: threads validating blocks (0: the calling thread only).
+    ///   - consume: hears each block's verdicts, in input order; its error stops the run.
+    /// - Throws: the reader's or `consume`'s error.
     public static func run(
         _ reader: JSONLinesReader, validator: JSONSchemaValidator,
         workers: Int = JSONLinesPipeline.defaultWorkers + 1, consume: ([Verdict]) throws -> Void
@@ -62,6 +69,12 @@ public enum ValidationStream {
     /// The verdict on one JSON document's bytes, named `file` in a syntax error. An object is read into a
     /// tape and validated there, as a JSON-lines payload is; anything the tape does not take is read as a
     /// `Value` (which also gives a syntax error its place).
+    ///
+    /// - Parameters:
+    ///   - bytes: the document.
+    ///   - file: its name, for a syntax error.
+    ///   - validator: the schema it is checked against.
+    /// - Returns: the verdict.
     public static func document(_ bytes: [UInt8], file: String, validator: JSONSchemaValidator) -> Verdict {
         if let tape = JSONReader.tape(bytes[...]) {
             return Verdict(line: 1, errors: validator.validate(tape).map(Problem.init))

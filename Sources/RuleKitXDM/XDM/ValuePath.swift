@@ -2,6 +2,9 @@ public import RuleKitCore
 
 extension Value {
     /// The value at a dotted path (`a.b.0.c`; numeric segments index arrays), or nil.
+    ///
+    /// - Parameter path: the dotted path.
+    /// - Returns: the value there, or nil.
     public func value(atPath path: String) -> Value? {
         var cur: Value = self
         for seg in path.split(separator: ".", omittingEmptySubsequences: false) {
@@ -20,6 +23,10 @@ extension Value {
     }
 
     /// Sets (or with nil removes) the value at a dotted path, creating objects on the way.
+    ///
+    /// - Parameters:
+    ///   - new: the value (nil: remove).
+    ///   - path: the dotted path.
     public mutating func setValue(_ new: Value?, atPath path: String) {
         let segs = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         self = Value.setting(self, segs[...], new)

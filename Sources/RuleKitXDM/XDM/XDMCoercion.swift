@@ -19,6 +19,12 @@ public enum XDMCoercion {
     }
 
     /// `value` as the schema's type at `path`.
+    ///
+    /// - Parameters:
+    ///   - value: the value found.
+    ///   - path: where it is, as the catalog names leaves.
+    ///   - catalog: the schema's leaves.
+    /// - Returns: the value coerced, or why it cannot be.
     public static func coerce(_ value: Value, at path: String, in catalog: XDMPathCatalog) -> Result<Value, Failure> {
         guard let leaf = catalog.leaf(path) else { return .failure(.unknownPath(path)) }
         return coerce(value, to: leaf).mapError { _ in

@@ -33,17 +33,26 @@ public struct XDMPathCatalog: Sendable {
     }
 
     /// The leaf at `path` (`[*]` or a numeric index for array items).
+    ///
+    /// - Parameter path: the leaf's path.
+    /// - Returns: the leaf, or nil when the schema has none there.
     public func leaf(_ path: String) -> XDMPath? {
         if let p = byPath[path] { return p }
         return byPath[Self.normalize(path)]
     }
 
     /// Leaves under `prefix`.
+    ///
+    /// - Parameter prefix: a path prefix.
+    /// - Returns: the leaves under it.
     public func leaves(withPrefix prefix: String) -> [XDMPath] {
         paths.filter { $0.path.hasPrefix(prefix) }
     }
 
     /// `items.0.SKU` and `items[0].SKU` become `items[*].SKU`.
+    ///
+    /// - Parameter path: a path with array indexes in either form.
+    /// - Returns: the catalog's form.
     public static func normalize(_ path: String) -> String {
         // Most paths have no index at all (the linter asks for every key of every rule on each check):
         // ASCII without '[' and without an all-digit segment is returned as it is.

@@ -33,6 +33,7 @@ public struct XDMRegistry: Sendable {
     /// Loads every `*.schema.json`, `*.schema.yaml` and `*.schema.yml` file under `folder` (examples and
     /// other JSON files are not schemas), then checks that every `$ref` resolves.
     ///
+    /// - Parameter folder: the schema folder.
     /// - Throws: `DiagnosticError` naming each unreadable file, each file without `$id`, and duplicate ids.
     ///   Unresolvable `$ref`s are listed in `unresolved`.
     public init(folder: URL) throws(DiagnosticError) {
@@ -56,6 +57,9 @@ public struct XDMRegistry: Sendable {
     }
 
     /// Adds one schema file.
+    ///
+    /// - Parameter path: the schema file.
+    /// - Throws: `DiagnosticError` naming the file when it cannot be read or has no `$id`.
     public mutating func add(file path: String) throws(DiagnosticError) {
         let bytes = try ByteInput.readAll(path)
         let doc: Document =
@@ -66,6 +70,12 @@ public struct XDMRegistry: Sendable {
     }
 
     /// Adds one schema document (it must have an `$id`).
+    ///
+    /// - Parameters:
+    ///   - schema: the document.
+    ///   - file: where it was read from, for messages.
+    ///   - location: where in that file (nil: its start).
+    /// - Throws: `DiagnosticError` when it has no `$id` or its `$id` is taken.
     public mutating func add(schema: Value, file: String, location: SourceLocation? = nil) throws(DiagnosticError) {
         guard case .string(let id)? = schema["$id"] else {
             throw DiagnosticError(.error("xdm.no-id", "schema in '\(file)' has no $id", at: location))
@@ -95,6 +105,12 @@ public struct XDMRegistry: Sendable {
     }
 
     /// A class composed with field groups into one schema (`allOf` of them all), compiled.
+    ///
+    /// - Parameters:
+    ///   - classID: the class's `$id`.
+    ///   - fieldGroups: the field groups' `$id`s.
+    /// - Returns: the composed schema.
+    /// - Throws: `DiagnosticError` naming an id not loaded, or a schema that does not compile.
     public func compose(class classID: String, fieldGroups: [String] = []) throws(DiagnosticError) -> XDMSchema {
         for id in [classID] + fieldGroups where documents[URIReference(id).withoutFragment.text] == nil {
             let hint = closestID(id).map { " (did you mean '\($0)'?)" } ?? ""
@@ -113,6 +129,10 @@ public struct XDMRegistry: Sendable {
     }
 
     /// A compiled schema for one loaded `$id` on its own.
+    ///
+    /// - Parameter id: the schema's `$id`.
+    /// - Returns: the compiled schema.
+    /// - Throws: `DiagnosticError` naming an id not loaded, or a schema that does not compile.
     public func schema(_ id: String) throws(DiagnosticError) -> XDMSchema {
         try compose(class: id)
     }
@@ -138,6 +158,9 @@ public struct XDMRegistry: Sendable {
     }
 
     /// The field groups (`meta:intendedToExtend` contains `classID`) loaded for a class.
+    ///
+    /// - Parameter classID: the class's `$id`.
+    /// - Returns: the field groups' `$id`s.
     public func fieldGroups(for classID: String) -> [String] {
         documents.filter { _, doc in
             doc["meta:intendedToExtend"]?.arrayValue?.contains(.string(classID)) == true
