@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Public functions and initializers with parameters whose doc comment has no `- Parameter(s):` section
-(protocol requirements of public protocols included; a witness whose protocol documents it is still
-counted: DocC shows the protocol's text, but the reader of the source does not see it).
+(protocol requirements of public protocols included). A function with the name and argument labels of a
+requirement documented in the modules checked is taken as its witness: the requirement's parameters are
+its documentation, as DocC shows it.
 
 usage: .ci/param_docs.py [--require MODULE ...] MODULE ...
 Prints the count per module; exits 1 when a module given with --require has any, naming each.
@@ -15,7 +16,34 @@ DECL = re.compile(
     r"(func\s+\S+?|init\??)\s*(<[^>]*>)?\s*\(")
 
 
-def undocumented(path):
+def key(sig):
+    """`name(label:label:)` of a declaration's signature text."""
+    m = re.search(r"(func\s+(\S+?)|(init\??))\s*(<[^>]*>)?\s*\(", sig)
+    name = m.group(2) or "init"
+    depth, start, labels, i = 0, m.end(), [], m.end()
+    part = ""
+    while i < len(sig):
+        c = sig[i]
+        if c in "([<":
+            depth += 1
+        elif c in ")]>":
+            if depth == 0:
+                break
+            depth -= 1
+        if c == "," and depth == 0:
+            labels.append(part)
+            part = ""
+        else:
+            part += c
+        i += 1
+    labels.append(part)
+    names = [p.split(":")[0].strip().split()[0] for p in labels if ":" in p]
+    return name + "(" + "".join(n + ":" for n in names) + ")"
+
+
+def undocumented(path, documented=None, requirements=None):
+    """The undocumented declarations of `path`; `requirements` collects the keys of the documented
+    protocol requirements, `documented` passes over them."""
     lines = open(path, encoding="utf-8").read().split("\n")
     out = []
     protocol_depth = None  # brace depth inside a public protocol's body
@@ -38,7 +66,10 @@ def undocumented(path):
                 while k >= 0 and (lines[k].strip().startswith("///") or lines[k].strip().startswith("@")):
                     doc.append(lines[k])
                     k -= 1
-                if "- Parameter" not in "\n".join(doc):
+                has = "- Parameter" in "\n".join(doc)
+                if in_protocol and has and requirements is not None:
+                    requirements.add(key(sig))
+                if not has and not (documented and key(sig) in documented):
                     out.append(f"{path}:{i + 1}: {s[:110]}")
         depth += line.count("{") - line.count("}")
         if protocol_depth is not None and depth < protocol_depth:
@@ -54,11 +85,15 @@ def main(argv):
         else:
             modules.append(a)
     modules = list(dict.fromkeys(list(required) + modules))
+    requirements = set()
+    for module in modules:
+        for path in glob.glob(f"Sources/{module}/**/*.swift", recursive=True):
+            undocumented(path, requirements=requirements)
     failed = False
     for module in modules:
         found = []
         for path in sorted(glob.glob(f"Sources/{module}/**/*.swift", recursive=True)):
-            found += undocumented(path)
+            found += undocumented(path, documented=requirements)
         print(f"param-docs: {module}: {len(found)} public functions with parameters and no '- Parameter'")
         if module in required and found:
             failed = True

@@ -14,6 +14,12 @@ public struct OutboundMessage: Sendable, Hashable {
     public var body: Value?
 
     /// A message to `url`, a POST by default.
+    ///
+    /// - Parameters:
+    ///   - url: where it goes.
+    ///   - method: the HTTP method.
+    ///   - headers: header names and values.
+    ///   - body: the JSON body.
     public init(url: String, method: String = "POST", headers: ValueObject = [:], body: Value? = nil) {
         self.url = url
         self.method = method
@@ -49,6 +55,9 @@ extension RulesControl {
     /// Runs a message through the rules (the outbound stage): rules that match the outbound event type
     /// can add, modify or remove (`mod` with null) body fields and headers. Other consequences run as
     /// for any event.
+    ///
+    /// - Parameter message: the message about to leave.
+    /// - Returns: the message as the rules leave it.
     public func outbound(_ message: OutboundMessage) -> OutboundMessage {
         guard let engine = extensionRef?.engine else { return message }
         let event = Event(
@@ -62,6 +71,10 @@ extension RulesControl {
 /// Where outbound messages go.
 public protocol Transport: Sendable {
     /// Sends one message; the result is the final status (HTTP status, or 0 for non-HTTP transports).
+    ///
+    /// - Parameter message: the message.
+    /// - Returns: the final status.
+    /// - Throws: `TransportError` when it could not be delivered.
     func send(_ message: OutboundMessage) async throws -> Int
 }
 
@@ -75,6 +88,10 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 
     /// A transport's failure: what went wrong, and the last HTTP status when there was a response.
+    ///
+    /// - Parameters:
+    ///   - message: what went wrong.
+    ///   - status: the last HTTP status, when there was a response.
     public init(message: String, status: Int? = nil) {
         self.message = message
         self.status = status
@@ -87,11 +104,16 @@ public final class JSONLinesTransport: Transport {
     private let lock = Locked(())
 
     /// Writes to `handle` (standard output by default).
+    ///
+    /// - Parameter handle: where lines are written.
     public init(handle: FileHandle = .standardOutput) {
         self.handle = handle
     }
 
     /// Appends to the file at `path`, creating it when missing.
+    ///
+    /// - Parameter path: the file.
+    /// - Throws: `TransportError` when it cannot be opened.
     public convenience init(path: String) throws {
         if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
         guard let h = FileHandle(forWritingAtPath: path) else { throw TransportError(message: "cannot open '\(path)'") }
@@ -100,6 +122,10 @@ public final class JSONLinesTransport: Transport {
     }
 
     /// Writes the message as one JSON line; always answers 0.
+    ///
+    /// - Parameter message: the message.
+    /// - Returns: 0.
+    /// - Throws: nothing (the `Transport` signature allows it).
     public func send(_ message: OutboundMessage) async throws -> Int {
         let line = JSONWriter.string(message.value) + "\n"
         lock.withLock { _ in handle.write(Data(line.utf8)) }
@@ -115,6 +141,10 @@ public struct OutboundPipeline: Sendable {
     public let transport: any Transport
 
     /// A pipeline from the rules' outbound stage to `transport`.
+    ///
+    /// - Parameters:
+    ///   - rules: the rules' outbound stage (nil: none).
+    ///   - transport: where messages go.
     public init(rules: RulesControl?, transport: any Transport) {
         self.rules = rules
         self.transport = transport
@@ -122,6 +152,10 @@ public struct OutboundPipeline: Sendable {
 
     /// Sends `message` after the rules have seen it; returns the final status.
     @discardableResult
+    ///
+    /// - Parameter message: the message.
+    /// - Returns: the transport's final status.
+    /// - Throws: the transport's error.
     public func send(_ message: OutboundMessage) async throws -> Int {
         try await transport.send(rules?.outbound(message) ?? message)
     }

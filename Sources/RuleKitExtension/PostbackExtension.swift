@@ -92,9 +92,15 @@ public final class PostbackExtension: Extension, @unchecked Sendable {
     }
 
     /// An extension with no queue cannot be made this way: use `factory(_:)`.
+    ///
+    /// - Parameter runtime: unused.
     public init?(runtime: any ExtensionRuntime) { nil }
 
     /// An extension sending as `configuration` says.
+    ///
+    /// - Parameters:
+    ///   - runtime: what the hub gives the extension.
+    ///   - configuration: where hits go.
     public init(runtime: any ExtensionRuntime, configuration: Configuration) {
         self.runtime = runtime
         self.configuration = configuration

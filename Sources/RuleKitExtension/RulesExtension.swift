@@ -46,6 +46,14 @@ public final class RulesExtension: Extension, @unchecked Sendable {
         public var rulesURL: RulesURLSource?
 
         /// A configuration; every value has the default the CLI uses.
+        ///
+        /// - Parameters:
+        ///   - sources: rules files or folders.
+        ///   - consequenceChainLimit: most consequence events that may descend from one event.
+        ///   - engineName: the engine's name in its events.
+        ///   - xdm: XDM alignment (nil: off).
+        ///   - container: where the last good rules are kept (nil: not kept).
+        ///   - preloaded: `sources` as the host already loaded them.
         public init(
             sources: [String] = ["Rules"], consequenceChainLimit: Int = 8,
             engineName: String = RulesExtension.extensionName + ".engine", xdm: XDMAlignment? = nil,
@@ -92,16 +100,25 @@ public final class RulesExtension: Extension, @unchecked Sendable {
     let pending = Locked<[UUID: CompiledRuleSet]>([:])
 
     /// A factory for `EventHub.registerExtensions(factories:)`.
+    ///
+    /// - Parameter configuration: what to load and how.
+    /// - Returns: the factory.
     public static func factory(_ configuration: Configuration) -> EventHub.ExtensionFactory {
         { runtime in RulesExtension(runtime: runtime, configuration: configuration) }
     }
 
     /// An extension with the default configuration (rules from `Rules/`).
+    ///
+    /// - Parameter runtime: what the hub gives the extension.
     public convenience init?(runtime: any ExtensionRuntime) {
         self.init(runtime: runtime, configuration: Configuration())
     }
 
     /// An extension loading rules as `configuration` says.
+    ///
+    /// - Parameters:
+    ///   - runtime: what the hub gives the extension.
+    ///   - configuration: what to load and how.
     public convenience init(runtime: any ExtensionRuntime, configuration: Configuration) {
         self.init(runtime: runtime, control: RulesControl(configuration: configuration))
     }
@@ -316,6 +333,9 @@ public final class RulesControl: Sendable {
     }
 
     /// Reloads from `sources` (default: the configured ones); atomic.
+    ///
+    /// - Parameter sources: rules files or folders (nil: the configured ones).
+    /// - Returns: the outcome, or nil when the extension is not registered.
     @discardableResult
     public func reload(sources: [String]? = nil) -> RulesLoadOutcome? {
         guard let ext = extensionRef else { return nil }
@@ -326,6 +346,9 @@ public final class RulesControl: Sendable {
 
     /// Puts a snapshot loaded elsewhere in force, atomically, as `reload` does with one it reads: a service
     /// loads once and hands the same snapshot to every hub. A snapshot with errors is refused.
+    ///
+    /// - Parameter snapshot: the loaded rules.
+    /// - Returns: the outcome, or nil when the extension is not registered.
     @discardableResult
     public func install(_ snapshot: RuleSnapshot) -> RulesLoadOutcome? {
         guard let ext = extensionRef else { return nil }

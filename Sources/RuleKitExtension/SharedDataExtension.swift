@@ -35,14 +35,26 @@ public final class SharedDataExtension: Extension, @unchecked Sendable {
     private let watcher = Locked<SharedContainerWatcher?>(nil)
 
     /// A factory for `EventHub.registerExtensions(factories:)`; `polling` watches by polling instead of inotify.
+    ///
+    /// - Parameters:
+    ///   - container: the shared container.
+    ///   - polling: watch by polling instead of inotify.
+    /// - Returns: the factory.
     public static func factory(_ container: SharedContainer, polling: Bool = false) -> EventHub.ExtensionFactory {
         { SharedDataExtension(runtime: $0, container: container, polling: polling) }
     }
 
     /// Always nil: the extension needs a container (use `factory`).
+    ///
+    /// - Parameter runtime: unused.
     public convenience init?(runtime: any ExtensionRuntime) { nil }
 
     /// An extension for `container`.
+    ///
+    /// - Parameters:
+    ///   - runtime: what the hub gives the extension.
+    ///   - container: the shared container.
+    ///   - polling: watch by polling instead of inotify.
     public init(runtime: any ExtensionRuntime, container: SharedContainer, polling: Bool = false) {
         self.runtime = runtime
         self.container = container

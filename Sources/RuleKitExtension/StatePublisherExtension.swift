@@ -19,6 +19,12 @@ public final class StatePublisherExtension: Extension, @unchecked Sendable {
     let xdm: ValueObject?
 
     /// Publishes `state` (and `xdm`) as `name` once registered.
+    ///
+    /// - Parameters:
+    ///   - runtime: what the hub gives the extension.
+    ///   - name: the extension's name (the state's owner).
+    ///   - state: the shared state (nil: none).
+    ///   - xdm: the XDM shared state (nil: none).
     public init(runtime: any ExtensionRuntime, name: String, state: ValueObject?, xdm: ValueObject? = nil) {
         self.runtime = runtime
         self.name = name
@@ -28,9 +34,17 @@ public final class StatePublisherExtension: Extension, @unchecked Sendable {
     }
 
     /// Always nil: the extension needs a name and a state (use `factory`).
+    ///
+    /// - Parameter runtime: unused.
     public convenience init?(runtime: any ExtensionRuntime) { nil }
 
     /// A factory for `EventHub.registerExtensions(factories:)`.
+    ///
+    /// - Parameters:
+    ///   - name: the extension's name (the state's owner).
+    ///   - state: the shared state (nil: none).
+    ///   - xdm: the XDM shared state (nil: none).
+    /// - Returns: the factory.
     public static func factory(name: String, state: ValueObject?, xdm: ValueObject? = nil) -> EventHub.ExtensionFactory {
         { StatePublisherExtension(runtime: $0, name: name, state: state, xdm: xdm) }
     }

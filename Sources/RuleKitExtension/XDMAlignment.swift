@@ -28,6 +28,13 @@ public struct XDMAlignment: Sendable {
     public let catalog: XDMPathCatalog
 
     /// Aligns with `classID` and its field groups (all those loaded for it when `fieldGroups` is nil).
+    ///
+    /// - Parameters:
+    ///   - registry: the loaded schemas.
+    ///   - classID: the class's `$id`.
+    ///   - fieldGroups: the field groups' `$id`s (nil: every one loaded for the class).
+    ///   - policy: what is done with misaligned paths.
+    /// - Throws: `DiagnosticError` when the schema cannot be composed.
     public init(registry: XDMRegistry, classID: String, fieldGroups: [String]? = nil, policy: Policy = .warn)
         throws(DiagnosticError)
     {
@@ -58,6 +65,9 @@ public struct XDMAlignment: Sendable {
 
     /// Checks `xdm` (a partial payload: required fields are not its business) and, under `enforce`,
     /// repairs it.
+    ///
+    /// - Parameter xdm: the payload.
+    /// - Returns: the payload (repaired under `enforce`) and the findings.
     public func align(_ xdm: Value) -> (Value, [Finding]) {
         let errors = validator.validate(xdm).filter { !$0.schemaPath.hasSuffix("/required") }
         guard !errors.isEmpty else { return (xdm, []) }

@@ -14,6 +14,8 @@ public enum HistoryLocation: Sendable, Equatable {
     case postgres(URL)
 
     /// Parses `sqlite:FILE`, `postgres://…` or `memory`.
+    ///
+    /// - Parameter text: the location as a person writes it.
     public init?(_ text: String) {
         if text == "memory" {
             self = .memory

@@ -66,11 +66,19 @@ public struct HistoryErasure: Sendable, Hashable {
     public var identityDigest: String { Self.digest(identity) }
 
     /// SHA-256 of `identity`'s UTF-8, hexadecimal: how tombstones name an identity.
+    ///
+    /// - Parameter identity: the identity.
+    /// - Returns: its digest.
     public static func digest(_ identity: String) -> String {
         Hex.lowercase(SHA256.hash(data: Array(identity.utf8)))
     }
 
     /// Whether the erasure covers a record of its identity of `hash` at `ms`.
+    ///
+    /// - Parameters:
+    ///   - hash: the record's hash.
+    ///   - ms: the record's time, in milliseconds since 1970.
+    /// - Returns: whether the erasure removes it.
     public func covers(hash: UInt32, ms: Double) -> Bool {
         ms <= at && (hashes?.contains(hash) ?? true) && ms >= (from ?? -Double.infinity) && ms <= (to ?? Double.infinity)
     }

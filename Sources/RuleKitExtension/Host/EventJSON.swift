@@ -8,6 +8,11 @@ internal import RuleKitHub
 public enum EventJSON {
     /// The finding for line `line` of the event stream `file`: JSON, but not an object. One text for every
     /// reader of event streams (`rulekit run`, `match`, `report`).
+    ///
+    /// - Parameters:
+    ///   - file: the stream's name.
+    ///   - line: the line's number.
+    /// - Returns: the finding.
     public static func notAnEvent(file: String, line: Int) -> Diagnostic {
         .error(.notAnEvent, "an event must be an object", at: SourceLocation(file: file, line: line, column: 1))
     }
@@ -38,6 +43,9 @@ public enum EventJSON {
 
     /// The hub id of an input event's `id`: the UUID it spells, or one made from its text (the same text,
     /// the same id): what keys the history an event causes, so a retried event is recorded once.
+    ///
+    /// - Parameter text: the input's `id`.
+    /// - Returns: the hub id.
     public static func eventID(_ text: String) -> UUID {
         if let u = EventID.canonical(text) ?? UUID(uuidString: text) { return u }
         // Two FNV-1a 64 passes with different offsets: 128 bits of the text; version 8 (vendor-defined)
@@ -54,6 +62,9 @@ public enum EventJSON {
 
     /// The event a record of `JSONLinesBlock.records(tapeOf: "data")` describes, or nil when the line is
     /// not an object (or could not be read).
+    ///
+    /// - Parameter record: a record of an input block.
+    /// - Returns: the event, or nil.
     public static func event(_ record: JSONLinesRecord) -> Event? {
         guard case .success(.object(let o)) = record.value else { return nil }
         return event(o, dataText: record.memberText, document: record.tape)
@@ -61,6 +72,11 @@ public enum EventJSON {
 
     /// The event line `record` of the stream `file` describes, checked as `serve` checks a batch's events
     /// (`EventShape`): a line that is not JSON, not an object, or not an event's shape is its located error.
+    ///
+    /// - Parameters:
+    ///   - record: a record of an input block.
+    ///   - file: the stream's name, for the error.
+    /// - Returns: the event, or its located error.
     public static func checkedEvent(_ record: JSONLinesRecord, file: String) -> Result<Event, DiagnosticError> {
         switch record.value {
         case .failure(let e): return .failure(e)
@@ -74,6 +90,12 @@ public enum EventJSON {
     }
 
     /// The finding for line `line` of `file`, whose event has the shape problem `p`.
+    ///
+    /// - Parameters:
+    ///   - p: the shape problem.
+    ///   - file: the stream's name.
+    ///   - line: the line's number.
+    /// - Returns: the finding.
     public static func invalid(_ p: EventShape.Problem, file: String, line: Int) -> Diagnostic {
         .error(
             p.pointer.isEmpty ? .notAnEvent : .invalidEvent, p.message, at: SourceLocation(file: file, line: line, column: 1),
@@ -81,6 +103,9 @@ public enum EventJSON {
     }
 
     /// The output object of a delivered event.
+    ///
+    /// - Parameter e: the delivered event.
+    /// - Returns: `{id, name, type, source, data, parentID, responseID}` (absent members left out).
     public static func object(_ e: Event) -> ValueObject {
         var o = ValueObject(minimumCapacity: 7)
         o["id"] = .string(e.id.text)
@@ -96,6 +121,10 @@ public enum EventJSON {
     /// Appends the output object of a delivered event, as one line of JSON and a newline, without building
     /// the object: `object(_:)` written by `JSONWriter`, byte for byte, except that data kept as read is
     /// written as read (unchanged data whole, merged data's unchanged members: `docs/streams.md`).
+    ///
+    /// - Parameters:
+    ///   - e: the delivered event.
+    ///   - out: the bytes the line is appended to.
     public static func writeLine(_ e: Event, to out: inout [UInt8]) {
         JSONWriter.append(#"{"id":""#, to: &out)
         JSONWriter.writeUUID(e.id, to: &out)

@@ -20,6 +20,11 @@ public enum EventShape {
 
     /// The first problem of `value`, or nil when it is an event. `dataInTape`: the reader took the event's
     /// `data` into a tape (it is then an object, and is not in `value`).
+    ///
+    /// - Parameters:
+    ///   - value: the input line's value.
+    ///   - dataInTape: whether the reader took `data` into a tape.
+    /// - Returns: the first problem, or nil.
     public static func problem(_ value: Value, dataInTape: Bool = false) -> Problem? {
         guard case .object(let o) = value else {
             return Problem(message: "an event must be a JSON object, not \(kind(value))", pointer: "")

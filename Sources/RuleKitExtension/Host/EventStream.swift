@@ -59,6 +59,15 @@ public enum EventStream {
     /// first blocks). Each line that is no event goes to `problem`, rendered with its location; `progress`
     /// hears the count of events read after each block.
     ///
+    /// - Parameters:
+    ///   - reader: the input's JSON lines.
+    ///   - name: the input's name, in problems.
+    ///   - options: block size, workers, what is written.
+    ///   - output: where delivered events are written.
+    ///   - problem: hears each line that is no event, rendered.
+    ///   - progress: hears the count of events read after each block.
+    ///   - boot: makes the host (called once, on this thread).
+    /// - Returns: the counts of the run.
     /// - Throws: what `boot` throws; `HistoryFailure` when a block's history could be kept nowhere.
     public static func run(
         _ reader: JSONLinesReader, name: String, options: Options = Options(), output: EventLines,
@@ -203,12 +212,18 @@ public final class EventLines: Sendable {
     /// Lines that go to `sink` (standard output, a file) a buffer at a time; `tap` sees each block's events
     /// written, in order, before they are (what a host acts on: `rulekit run --send-postbacks` queues the
     /// postbacks among them).
+    ///
+    /// - Parameters:
+    ///   - sink: hears the lines' bytes, a buffer at a time.
+    ///   - tap: sees each block's events before they are written.
     public init(_ sink: @escaping @Sendable ([UInt8]) -> Void, tap: (@Sendable ([Event]) -> Void)? = nil) {
         self.sink = sink
         self.tap = tap
     }
 
     /// Writes one event.
+    ///
+    /// - Parameter e: the event.
     public func write(_ e: Event) {
         tap?([e])
         buffer.withLock { b in
@@ -218,6 +233,10 @@ public final class EventLines: Sendable {
     }
 
     /// Writes a block's events, those `include` keeps, in order.
+    ///
+    /// - Parameters:
+    ///   - events: the block's events, in order.
+    ///   - include: whether an event is written (all are tapped).
     public func write(_ events: [Event], where include: (Event) -> Bool) {
         tap?(events)
         buffer.withLock { b in

@@ -57,6 +57,15 @@ public final class RulesHost: Sendable {
         public var strict = false
 
         /// A configuration with the rules of `rules` and nothing else: in-memory history, no states.
+        ///
+        /// - Parameters:
+        ///   - rules: rules files or folders.
+        ///   - preloaded: the same rules already loaded (nil: read `rules`).
+        ///   - states: shared states published before the first event.
+        ///   - xdmStates: XDM shared states published before the first event.
+        ///   - history: where event history is kept.
+        ///   - container: a shared data container (nil: none).
+        ///   - xdm: XDM alignment of rule-attached XDM (nil: off).
         public init(
             rules: [String] = ["Rules"], preloaded: RuleSnapshot? = nil, states: [String: ValueObject] = [:],
             xdmStates: [String: ValueObject] = [:], history: any EventHistoryStore = InMemoryEventHistory(),
@@ -239,6 +248,11 @@ public final class RulesHost: Sendable {
     /// their rules dispatched, in hub order. With `blockHistory`, the block's history is read before and
     /// its records made durable before it returns.
     ///
+    /// - Parameters:
+    ///   - events: the block.
+    ///   - states: shared states standing in for the published ones while the block runs (`batchStates`).
+    ///   - xdmStates: XDM shared states, the same way.
+    /// - Returns: the events produced, in hub order.
     /// - Throws: `HistoryUnavailable` when the block's history records could be kept nowhere.
     public func process(
         _ events: [Event], states: [String: ValueObject] = [:], xdmStates: [String: ValueObject] = [:]
@@ -290,6 +304,9 @@ public final class RulesHost: Sendable {
     }
 
     /// `process(_:)` for callers that block (rule tests): a host without `blockHistory` only.
+    ///
+    /// - Parameter events: the block.
+    /// - Returns: the events it produced, in hub order.
     public func processWaiting(_ events: [Event]) -> [Event] {
         let done = DispatchSemaphore(value: 0)
         let out = Locked<[Event]>([])
@@ -308,6 +325,12 @@ public final class RulesHost: Sendable {
     /// run's blocks of history cost the store's time only where the hub would wait). `states` and
     /// `xdmStates` (a device's, sent with its events) stand in for the published states of those names
     /// while this block is evaluated, when the host was configured with `batchStates`.
+    ///
+    /// - Parameters:
+    ///   - events: the block.
+    ///   - states: shared states standing in for the published ones while the block runs (`batchStates`).
+    ///   - xdmStates: XDM shared states, the same way.
+    ///   - completion: hears the events produced, or why the block's history could be kept nowhere.
     public func process(
         _ events: [Event], states: [String: ValueObject] = [:], xdmStates: [String: ValueObject] = [:],
         completion: @escaping @Sendable (Result<[Event], HistoryUnavailable>) -> Void
@@ -370,6 +393,11 @@ public struct BlockTiming: Sendable, Equatable {
     public var write: Duration?
 
     /// The stages of one block.
+    ///
+    /// - Parameters:
+    ///   - read: reading the block's history.
+    ///   - evaluate: evaluating it on the hub.
+    ///   - write: making its records durable.
     public init(read: Duration? = nil, evaluate: Duration, write: Duration? = nil) {
         self.read = read
         self.evaluate = evaluate

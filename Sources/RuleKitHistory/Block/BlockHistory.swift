@@ -83,6 +83,9 @@ public final class BlockHistory: Sendable {
 
     /// History over `backend`, with the spool an earlier run left in `options.spoolFile` to replay.
     ///
+    /// - Parameters:
+    ///   - backend: the store.
+    ///   - options: time-outs, the spool, the breaker.
     /// - Throws: a diagnostic when the spool file exists and cannot be read.
     public init(backend: any HistoryBackend, options: Options = Options()) throws(DiagnosticError) {
         self.backend = backend
@@ -109,6 +112,11 @@ public final class BlockHistory: Sendable {
 
     /// Reads what `questions` need for `identities` not already held by a block in flight: one round
     /// trip, bounded by `timeout`; with the breaker open, nothing (they answer the error value).
+    ///
+    /// - Parameters:
+    ///   - identities: the block's identities.
+    ///   - questions: the hashes and windows the rules in force can ask about.
+    /// - Returns: the block's ticket, for `finish`.
     public func begin(identities: Set<String>, questions: HistoryQuestions) async -> Ticket {
         guard index == nil, !questions.isEmpty, !identities.isEmpty else { return Ticket(identities: []) }
         let missing = workingSet.hold(identities)
@@ -127,6 +135,9 @@ public final class BlockHistory: Sendable {
     /// Makes the records of the blocks so far durable — in the store in one transaction, or in the spool
     /// — then lets go of the block's identities. On return without an error, the block may be answered.
     ///
+    /// - Parameters:
+    ///   - ticket: `begin`'s answer for the block.
+    ///   - causes: the block's events (their record numbers are forgotten).
     /// - Throws: `HistoryUnavailable` when its records could be kept nowhere (the spool full or
     ///   unwritable): they stay pending, and the block must not be answered as done.
     public func finish(_ ticket: Ticket, causes: [UUID]) async throws(HistoryUnavailable) {
@@ -174,6 +185,9 @@ public final class BlockHistory: Sendable {
 
     /// One last replay of the spool (at shutdown), for up to `time`; what is left stays in the spool file
     /// for the next start. Returns how many records are left.
+    ///
+    /// - Parameter time: the most time spent.
+    /// - Returns: how many records are left in the spool.
     public func flush(within time: Duration) async -> Int {
         let deadline = ContinuousClock.now + time
         while state.withLock({ $0.spooled > 0 }) && ContinuousClock.now < deadline {

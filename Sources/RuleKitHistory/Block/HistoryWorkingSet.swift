@@ -115,6 +115,9 @@ public final class HistoryWorkingSet: EventHistoryStore {
 
     /// Holds `identities` for a block: those already held are shared; the others are returned, to be read
     /// and then installed (`install`).
+    ///
+    /// - Parameter identities: the block's identities.
+    /// - Returns: those no block held: to be read and installed.
     public func hold(_ identities: Set<String>) -> [String] {
         state.withLock { s in
             var missing: [String] = []
@@ -127,6 +130,11 @@ public final class HistoryWorkingSet: EventHistoryStore {
 
     /// Installs what was read for `identities` (returned by `hold`), or marks them failed. An identity
     /// another block installed meanwhile keeps that history (with its records), and is shared.
+    ///
+    /// - Parameters:
+    ///   - slices: what was read.
+    ///   - identities: the identities it was read for.
+    ///   - failed: the read failed: their questions answer the error value.
     public func install(_ slices: [HistorySlice], for identities: [String], failed: Bool) {
         var read: [String: [UInt32: Known]] = .init(minimumCapacity: identities.count)
         for slice in slices { read[slice.identity, default: [:]][slice.hash] = Known(slice) }
@@ -143,6 +151,10 @@ public final class HistoryWorkingSet: EventHistoryStore {
 
     /// Lets go of a block's identities (forgotten when no block holds them) and of the ordinals of the
     /// events it produced.
+    ///
+    /// - Parameters:
+    ///   - identities: the block's identities.
+    ///   - causes: the events the block produced.
     public func release(_ identities: [String], causes: [UUID]) {
         // What is let go of is freed after the lock (each entry's tables and times): the hubs wait on it.
         let gone = state.withLock { s -> [Entry] in
@@ -171,6 +183,8 @@ public final class HistoryWorkingSet: EventHistoryStore {
 
     /// Puts records a write could not make durable back in front of those made since, to be written
     /// with the next block's.
+    ///
+    /// - Parameter records: the records not made durable.
     public func restorePending(_ records: [HistoryRecord]) {
         guard !records.isEmpty else { return }
         state.withLock { $0.journal.restore(records) }

@@ -115,6 +115,10 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
 
     /// An empty history that remembers the keys of at least the newest `rememberedKeys` records (at most
     /// twice as many); with `keyed`, the records the hub makes are keyed too.
+    ///
+    /// - Parameters:
+    ///   - rememberedKeys: the newest records whose keys are remembered (at least).
+    ///   - keyed: whether the hub's records are keyed too.
     public convenience init(rememberedKeys: Int = 500_000, keyed: Bool = false) {
         self.init(rememberedKeys: rememberedKeys, keyed: keyed, journaled: false)
     }

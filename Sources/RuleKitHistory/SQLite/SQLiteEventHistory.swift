@@ -39,6 +39,12 @@ public final class SQLiteEventHistory: EventHistoryStore, IndexedHistoryBackend 
     private let lock: FileLock
 
     /// Opens (or creates) the history in `directory/file`, and reads it into memory.
+    ///
+    /// - Parameters:
+    ///   - directory: the folder (made when missing).
+    ///   - file: the file's name.
+    ///   - retention: the most records kept (nil: no limit).
+    /// - Returns: the history, or why the file cannot be used.
     public static func open(
         directory: String, file: String = "history.sqlite", retention: Int? = 1_000_000
     ) -> Result<SQLiteEventHistory, DiagnosticError> {
@@ -192,6 +198,9 @@ public final class SQLiteEventHistory: EventHistoryStore, IndexedHistoryBackend 
     }
 
     /// Inserts many records in one transaction (benchmarks, imports), under `HistoryIdentity.current`.
+    ///
+    /// - Parameter records: hashes and times.
+    /// - Returns: false when the transaction failed (nothing recorded).
     public func record(_ records: [(UInt32, Date)]) -> Bool {
         let identity = HistoryIdentity.current ?? ""
         let made = records.map {
@@ -458,6 +467,8 @@ public final class FailingEventHistory: EventHistoryStore {
     public let reason: String
 
     /// A history that fails for `reason`.
+    ///
+    /// - Parameter reason: why the database could not be opened.
     public init(reason: String) {
         self.reason = reason
     }
