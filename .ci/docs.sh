@@ -22,4 +22,4 @@ for module in RuleKitHub RuleKitRules RuleKitExtension RuleKitXDM RuleKitHistory
     echo "docs: $module built"
 done
 # Parameters documented: required of the modules done (a regression fails), counted for the rest.
-python3 .ci/param_docs.py --require RuleKitHub --require RuleKitXDM --require RuleKitExtension --require RuleKitHistory RuleKitRules
+python3 .ci/param_docs.py --require RuleKitHub --require RuleKitXDM --require RuleKitExtension --require RuleKitHistory --require RuleKitRules

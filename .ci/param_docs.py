@@ -66,7 +66,8 @@ def undocumented(path, documented=None, requirements=None):
                 while k >= 0 and (lines[k].strip().startswith("///") or lines[k].strip().startswith("@")):
                     doc.append(lines[k])
                     k -= 1
-                has = "- Parameter" in "\n".join(doc)
+                # Equatable's and Hashable's witnesses say nothing a reader needs.
+                has = "- Parameter" in "\n".join(doc) or key(sig) in ("==(lhs:rhs:)", "hash(into:)") or re.search(r"func\s+[=<>!+*/-]+\s*\(", sig) or "func hash(into" in sig
                 if in_protocol and has and requirements is not None:
                     requirements.add(key(sig))
                 if not has and not (documented and key(sig) in documented):

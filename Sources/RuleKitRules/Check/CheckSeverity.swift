@@ -13,6 +13,9 @@ public enum CheckSeverity {
     ]
 
     /// `d` with the severity lint gives its code (findings of other codes keep theirs).
+    ///
+    /// - Parameter d: a finding.
+    /// - Returns: the finding with lint's severity for its code.
     public static func apply(_ d: Diagnostic) -> Diagnostic {
         guard d.severity == .warning, errors.contains(d.code) else { return d }
         var e = d

@@ -14,6 +14,10 @@ public struct RuleChecker: Sendable {
     public var target: RuleTarget
 
     /// A checker with `context`'s schema checks (nil: the rules-only checks) for `target`.
+    ///
+    /// - Parameters:
+    ///   - context: the schema and example checks (nil: rules-only).
+    ///   - target: the engines whose answers are compared (`mobile`, `web`, `both`).
     public init(context: (any CheckContext)? = nil, target: RuleTarget = .mobile) {
         self.context = context
         self.target = target

@@ -8,6 +8,15 @@ public enum RuleCheck {
     /// Launch's traps in a matcher of rule `rule` on `key` (which reads `path`, a data element's path for a
     /// `%name%` key): a comparison a missing key satisfies (a missing key reads as ""), unless an enclosing
     /// `and` requires the key (`guarded`); a numeric matcher given a string, which never orders.
+    ///
+    /// - Parameters:
+    ///   - c: the matcher condition.
+    ///   - key: the key as written.
+    ///   - path: what the key reads (a data element's path for `%name%`).
+    ///   - op: the matcher's operation.
+    ///   - rule: the rule's label, for messages.
+    ///   - guarded: the keys an enclosing `and` requires to exist.
+    ///   - out: where findings are added.
     public static func matcherTraps(
         _ c: Condition, key: String, path: String, op: Operation, rule: String, guarded: Set<String>,
         into out: inout [Diagnostic]
@@ -37,6 +46,14 @@ public enum RuleCheck {
     /// What the plan of rule `rule` (labelled `label`, at `location`) says of it: it can never fire, or it can
     /// match its own rules-consequence events. `probe` is `ConsequenceProbe(plan)`, made once for the
     /// rules of one plan.
+    ///
+    /// - Parameters:
+    ///   - planned: the planned rule.
+    ///   - plan: the plan it belongs to.
+    ///   - label: the rule's label, for messages.
+    ///   - location: where the rule is written.
+    ///   - probe: the consequence-event probe of `plan`.
+    ///   - out: where findings are added.
     public static func planFindings(
         _ planned: PlannedRule, in plan: CompiledRuleSet, label: String, at location: SourceLocation?,
         probe: inout ConsequenceProbe, into out: inout [Diagnostic]
@@ -64,6 +81,11 @@ public enum RuleCheck {
         public init() {}
 
         /// Notes `rule` of file `path`; the finding when its id was first used in another file.
+        ///
+        /// - Parameters:
+        ///   - rule: the rule.
+        ///   - path: the file it is written in.
+        /// - Returns: the finding, or nil.
         public mutating func note(_ rule: Rule, in path: String) -> Diagnostic? {
             guard let id = rule.id else { return nil }
             defer { last[id] = rule.location }
@@ -73,6 +95,9 @@ public enum RuleCheck {
     }
 
     /// Always false: an unknown logic, or an `and` requiring two different values (or ex and nx) of a key.
+    ///
+    /// - Parameter c: a planned condition.
+    /// - Returns: whether no event can satisfy it.
     public static func neverFires(_ c: PlannedCondition) -> Bool {
         switch c {
         case .unknownLogic: return true
@@ -99,6 +124,11 @@ public enum RuleCheck {
 
     /// Whether a rules-consequence event (type rulesEngine, data {triggeredconsequence}) can satisfy rule
     /// `rule` of `set`.
+    ///
+    /// - Parameters:
+    ///   - set: the plan.
+    ///   - rule: the rule's index in it.
+    /// - Returns: whether a consequence event can match it.
     public static func canMatchConsequenceEvents(_ set: CompiledRuleSet, rule: Int) -> Bool {
         var probe = ConsequenceProbe(set)
         return probe.matches(set, rule: rule)
@@ -111,6 +141,8 @@ public enum RuleCheck {
         var resolver: Resolver
 
         /// The probe for the rules of `set`.
+        ///
+        /// - Parameter set: the plan whose rules are probed.
         public init(_ set: CompiledRuleSet) {
             resolver = Resolver(
                 event: Event(
@@ -121,6 +153,11 @@ public enum RuleCheck {
         }
 
         /// Whether the event satisfies rule `rule` of `set` (the set the probe was made for).
+        ///
+        /// - Parameters:
+        ///   - set: the plan the probe was made for.
+        ///   - rule: the rule's index in it.
+        /// - Returns: whether the probe's consequence event satisfies it.
         public mutating func matches(_ set: CompiledRuleSet, rule: Int) -> Bool {
             // A pass per question, as the resolver's borrowed walks require; the event and the resolver's
             // storage are made once.

@@ -4,6 +4,11 @@ public import RuleKitCore
 /// Hands reevaluable rules to the host before their `schema` consequences run (the reference's
 /// `RuleReevaluationInterceptor`). Call `completion(true)` to re-evaluate and run them, `false` to drop them.
 public protocol RuleReevaluationInterceptor: AnyObject, Sendable {
+    ///
+    /// - Parameters:
+    ///   - event: the event that triggered the re-evaluation.
+    ///   - reevaluableRules: the rules waiting.
+    ///   - completion: called once: true to re-evaluate and run them, false to drop them.
     func onReevaluationTriggered(
         event: Event, reevaluableRules: [PlannedRule],
         completion: @escaping @Sendable (Bool) -> Void)
@@ -50,6 +55,11 @@ public final class RulesEngine: Sendable {
 
     /// An engine with no rules, reading from and dispatching to `runtime`; `onMatch` hears the labels of
     /// the rules that matched each event it processes.
+    ///
+    /// - Parameters:
+    ///   - name: the engine's name, in its reset and consequence events.
+    ///   - runtime: where states, history and dispatch go.
+    ///   - onMatch: hears each processed event with the labels of the rules that matched it.
     public init(
         name: String = RulesEventNames.defaultEngineName, runtime: any RulesRuntime,
         onMatch: (@Sendable (Event, [String]) -> Void)? = nil
@@ -63,22 +73,30 @@ public final class RulesEngine: Sendable {
     public var rules: CompiledRuleSet { state.withLock { $0.rules } }
 
     /// Replaces all rules and dispatches the reset event (the "rules loaded" signal).
+    ///
+    /// - Parameter set: the planned rules.
     public func replaceRules(with set: CompiledRuleSet) {
         state.withLock { $0.rules = set }
         runtime.dispatch(resetEvent())
     }
 
     /// Appends rules without a reset event.
+    ///
+    /// - Parameter set: the planned rules to append.
     public func addRules(_ set: CompiledRuleSet) {
         state.withLock { $0.rules = $0.rules.appending(set) }
     }
 
     /// Installs rules without a reset event (what the reference's tests do directly).
+    ///
+    /// - Parameter set: the planned rules.
     public func setRules(_ set: CompiledRuleSet) {
         state.withLock { $0.rules = set }
     }
 
     /// Sets (or with nil, clears) the interceptor that may hold events for re-evaluation; held weakly.
+    ///
+    /// - Parameter interceptor: the interceptor, or nil.
     public func setReevaluationInterceptor(_ interceptor: (any RuleReevaluationInterceptor)?) {
         state.withLock { $0.interceptor = interceptor }
     }
@@ -101,6 +119,9 @@ public final class RulesEngine: Sendable {
     /// The lock covers bookkeeping only (the waiting cache, chain counts, the rules in force): rules are
     /// evaluated and the runtime is called with no lock held, so a host's state and history reads never
     /// run under the engine's lock and different events may be evaluated at once.
+    ///
+    /// - Parameter event: the event.
+    /// - Returns: the event as the rules leave it.
     public func process(_ event: Event) -> Event {
         let (rules, interceptor, replay, chain) = state.withLock {
             s -> (CompiledRuleSet, (any RuleReevaluationInterceptor)?, [(Event, Int)], Int) in
@@ -146,6 +167,9 @@ public final class RulesEngine: Sendable {
 
     /// Matches and renders without side effects: the consequences of every matching rule, or nil when
     /// no rule matched.
+    ///
+    /// - Parameter event: the event.
+    /// - Returns: the consequences, or nil when no rule matched.
     public func evaluate(_ event: Event) -> [Consequence]? {
         let rules = self.rules
         var r = Resolver(event: event, runtime: runtime, slotCount: rules.slotCount)

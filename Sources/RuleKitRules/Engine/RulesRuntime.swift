@@ -10,15 +10,35 @@ public typealias HistoryResult = EventHistoryResult
 /// events consequences produce. The event hub implements it; tests use a mock.
 public protocol RulesRuntime: Sendable {
     /// The data of `extensionName`'s standard shared state at `event`'s version, or nil when there is none.
+    ///
+    /// - Parameters:
+    ///   - extensionName: the state's owner.
+    ///   - event: the event whose version is read.
+    /// - Returns: the state's data, or nil.
     func sharedState(_ extensionName: String, at event: Event) -> ValueObject?
     /// The data of its XDM shared state (`~xdm.`), or nil.
+    ///
+    /// - Parameters:
+    ///   - extensionName: the state's owner.
+    ///   - event: the event whose version is read.
+    /// - Returns: the state's data, or nil.
     func xdmSharedState(_ extensionName: String, at event: Event) -> ValueObject?
     /// Runs history searches, one result per request (with `enforceOrder`, each search starts after the
     /// previous match).
+    ///
+    /// - Parameters:
+    ///   - requests: the searches.
+    ///   - enforceOrder: each search starts after the previous match.
+    /// - Returns: one result per request.
     func queryHistory(_ requests: [HistoryRequest], enforceOrder: Bool) -> [HistoryResult]
     /// Records `event` in history; false when recording failed.
+    ///
+    /// - Parameter event: the event (its `mask` chooses the keys hashed).
+    /// - Returns: false when recording failed.
     func recordHistory(_ event: Event) -> Bool
     /// Hands an event the engine produced to the host (it comes back through `process`).
+    ///
+    /// - Parameter event: the event.
     func dispatch(_ event: Event)
     /// The evaluation clock (`~timestamp*` read it once per evaluation).
     func now() -> Date

@@ -13,6 +13,11 @@ public final class StaticRulesRuntime: RulesRuntime {
     private let recorded = Locked<([Event], [Event])>(([], []))
 
     /// A runtime answering with these states and this clock, with an empty history.
+    ///
+    /// - Parameters:
+    ///   - states: shared states by owner.
+    ///   - xdmStates: XDM shared states by owner.
+    ///   - clock: the clock evaluations read (`~timestamp*`).
     public init(
         states: [String: ValueObject] = [:], xdmStates: [String: ValueObject] = [:],
         clock: @escaping @Sendable () -> Date = { Date() }
@@ -67,6 +72,9 @@ public final class StaticRulesRuntime: RulesRuntime {
     public func now() -> Date { clock() }
 
     /// Everything dispatched so far, in order; `clear` empties the list.
+    ///
+    /// - Parameter clear: empty the list after reading it.
+    /// - Returns: the events, in order.
     public func dispatched(clear: Bool = false) -> [Event] {
         recorded.withLock { r in
             defer { if clear { r.0.removeAll() } }

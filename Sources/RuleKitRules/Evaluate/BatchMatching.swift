@@ -23,6 +23,12 @@ extension Evaluator {
     /// Calls `body(event, rule)` for each rule of `set` that matches each event, in event order and rule
     /// order within an event (positions in `events` and in `set.rules`). `r` is reset for every event; its
     /// runtime answers shared-state keys and the clock as in per-event matching.
+    ///
+    /// - Parameters:
+    ///   - set: the plan.
+    ///   - events: the events.
+    ///   - r: the resolver (reset for each event).
+    ///   - body: hears each match: the event's and the rule's positions.
     public static func forEachMatch(
         _ set: CompiledRuleSet, events: [Event], _ r: inout Resolver, _ body: (_ event: Int, _ rule: Int) -> Void
     ) {
@@ -101,6 +107,12 @@ extension Evaluator {
     }
 
     /// How many (event, rule) matches `events` make against `set` (see `forEachMatch`).
+    ///
+    /// - Parameters:
+    ///   - set: the plan.
+    ///   - events: the events.
+    ///   - r: the resolver (reset for each event).
+    /// - Returns: the count.
     public static func matchCount(_ set: CompiledRuleSet, events: [Event], _ r: inout Resolver) -> Int {
         var n = 0
         forEachMatch(set, events: events, &r) { _, _ in n += 1 }

@@ -4,11 +4,17 @@ public import RuleKitCore
 /// value. A missing key arrives as `""` (the reference substitutes it before converting).
 public enum Conversion {
     /// `string(x)`.
+    ///
+    /// - Parameter v: the value.
+    /// - Returns: its string.
     public static func string(_ v: Value) -> String {
         SwiftDescription.describe(v)
     }
 
     /// `int(x)`: nil when the reference's cast fails (the comparison is then false).
+    ///
+    /// - Parameter v: the value.
+    /// - Returns: its integer, or nil.
     public static func int(_ v: Value) -> Int64? {
         switch v {
         case .int(let i): return i
@@ -23,6 +29,9 @@ public enum Conversion {
     }
 
     /// `double(x)`.
+    ///
+    /// - Parameter v: the value.
+    /// - Returns: its double, or nil.
     public static func double(_ v: Value) -> Double? {
         switch v {
         case .double(let d): return d
@@ -34,6 +43,9 @@ public enum Conversion {
     }
 
     /// `bool(x)`: `"true"` (any case) for strings, `== 1` for numbers; everything else false.
+    ///
+    /// - Parameter v: the value.
+    /// - Returns: its boolean.
     public static func bool(_ v: Value) -> Bool {
         switch v {
         case .bool(let b): return b
@@ -46,6 +58,11 @@ public enum Conversion {
 
     /// The token functions: the converted value, or the input unchanged when the conversion fails
     /// (the reference returns its input, so `{%int(abc)%}` renders "abc").
+    ///
+    /// - Parameters:
+    ///   - function: the token function.
+    ///   - v: the value.
+    /// - Returns: the converted value, or `v`.
     public static func apply(_ function: Template.Function, to v: Value) -> Value {
         switch function {
         case .string: return .string(string(v))

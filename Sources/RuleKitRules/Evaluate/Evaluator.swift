@@ -7,11 +7,22 @@ public import RuleKitCore
 /// the waiting-events cache, reevaluation) live in `RulesEngine`.
 public enum Evaluator {
     /// Whether rule `rule` of `set` holds for the resolver's event (the index is not consulted).
+    ///
+    /// - Parameters:
+    ///   - set: the plan.
+    ///   - rule: the rule's index in it.
+    ///   - r: the resolver of the event.
+    /// - Returns: whether the rule holds.
     public static func matches(_ set: CompiledRuleSet, rule: Int, _ r: inout Resolver) -> Bool {
         r.borrowingData { r in Interpreter.matches(set.program, rule: rule, &r) }
     }
 
     /// The rules of `set` whose condition holds for `event`, in order.
+    ///
+    /// - Parameters:
+    ///   - set: the plan.
+    ///   - r: the resolver of the event.
+    /// - Returns: the matching rules.
     public static func matchingRules(_ set: CompiledRuleSet, _ r: inout Resolver) -> [PlannedRule] {
         let rules = set.rules
         return matchingPositions(set, &r).map { rules[$0] }
@@ -31,6 +42,11 @@ public enum Evaluator {
     }
 
     /// How many rules of `set` match (no allocation for the matches themselves).
+    ///
+    /// - Parameters:
+    ///   - set: the plan.
+    ///   - r: the resolver of the event.
+    /// - Returns: the count.
     public static func matchCount(_ set: CompiledRuleSet, _ r: inout Resolver) -> Int {
         var n = 0
         r.borrowingData { r in
@@ -55,6 +71,11 @@ public enum Evaluator {
 
     /// A consequence with its tokens replaced, as `{"id","type","detail"}` parts. The consequence made
     /// last time is handed out again when every token renders as it did then (`Renderings`).
+    ///
+    /// - Parameters:
+    ///   - c: the planned consequence.
+    ///   - r: the resolver of the event.
+    /// - Returns: the rendered consequence.
     public static func render(_ c: PlannedConsequence, _ r: inout Resolver) -> Consequence {
         var tokens: [String] = []
         tokenTexts(c.detail, &r, into: &tokens)
@@ -81,6 +102,11 @@ public enum Evaluator {
     }
 
     /// Renders a template: missing values render "", every value renders as its Swift description.
+    ///
+    /// - Parameters:
+    ///   - t: the template.
+    ///   - r: the resolver of the event.
+    /// - Returns: the text.
     public static func render(_ t: Template, _ r: inout Resolver) -> String {
         var tokens: [String] = []
         tokenTexts(t, &r, into: &tokens)
@@ -143,6 +169,11 @@ public enum Evaluator {
 public enum HistoryOperand {
     /// `any`: the sum of counts; `ordered`: 1 when every search found something, else 0; -1 on a
     /// database error; -1 for `mostRecent` (which has its own function).
+    ///
+    /// - Parameters:
+    ///   - results: one result per search.
+    ///   - searchType: how they combine.
+    /// - Returns: the count.
     public static func count(_ results: [HistoryResult], searchType: SearchType) -> Int {
         if results.contains(where: { $0.count < 0 }) { return -1 }
         switch searchType {
@@ -154,6 +185,9 @@ public enum HistoryOperand {
 
     /// The index of the search whose newest occurrence is latest (ties: the first); -1 when none has a
     /// date or on error.
+    ///
+    /// - Parameter results: one result per search.
+    /// - Returns: the index, or -1.
     public static func mostRecent(_ results: [HistoryResult]) -> Int {
         if results.contains(where: { $0.count < 0 }) { return -1 }
         var best: (Int, Date)?
@@ -169,6 +203,11 @@ public enum HistoryOperand {
 public enum Flatten {
     /// Flattens an object; arrays become numeric segments when `arrays` is true, else stay values.
     /// Empty objects and arrays vanish; a later key wins on a collision.
+    ///
+    /// - Parameters:
+    ///   - o: the object.
+    ///   - arrays: whether arrays are flattened too.
+    /// - Returns: the flat object.
     public static func object(_ o: ValueObject, arrays: Bool) -> ValueObject {
         var out = ValueObject()
         add(.object(o), prefix: nil, arrays: arrays, into: &out)
@@ -176,6 +215,11 @@ public enum Flatten {
     }
 
     /// Flattens an array root: its elements become `0`, `1`, ... keys.
+    ///
+    /// - Parameters:
+    ///   - a: the array.
+    ///   - arrays: whether nested arrays are flattened too.
+    /// - Returns: the flat object.
     public static func array(_ a: [Value], arrays: Bool) -> ValueObject {
         var out = ValueObject()
         add(.array(a), prefix: nil, arrays: true, into: &out, nestedArrays: arrays)

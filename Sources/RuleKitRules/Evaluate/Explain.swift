@@ -60,6 +60,11 @@ public struct ComparisonTrace: Sendable {
 
 extension Evaluator {
     /// Every rule of `set` against the resolver's event, with the full trace of each condition.
+    ///
+    /// - Parameters:
+    ///   - set: the plan.
+    ///   - r: the resolver of the event.
+    /// - Returns: one trace per rule.
     public static func explain(_ set: CompiledRuleSet, _ r: inout Resolver) -> [RuleTrace] {
         set.rules.map { rule in
             let t = trace(set, rule: rule.index, &r)
@@ -69,6 +74,12 @@ extension Evaluator {
     }
 
     /// Evaluates rule `rule` of `set` whole (every child of every group) against the resolver's event.
+    ///
+    /// - Parameters:
+    ///   - set: the plan.
+    ///   - rule: the rule's index in it.
+    ///   - r: the resolver of the event.
+    /// - Returns: the condition's trace.
     public static func trace(_ set: CompiledRuleSet, rule: Int, _ r: inout Resolver) -> ConditionTrace {
         var t = TraceBuilder()
         _ = r.borrowingData { r in Interpreter.run(set.program, Int(set.program.roots[rule]), &r, &t) }
@@ -124,6 +135,9 @@ struct TraceBuilder: ConditionTracer {
 /// Human-readable explain output.
 public enum ExplainText {
     /// The traces as indented text, one line per node.
+    ///
+    /// - Parameter traces: the rules' traces.
+    /// - Returns: the text.
     public static func render(_ traces: [RuleTrace]) -> String {
         var out = ""
         for t in traces {
@@ -137,6 +151,9 @@ public enum ExplainText {
     }
 
     /// One condition's trace, matcher by matcher.
+    ///
+    /// - Parameter condition: the trace.
+    /// - Returns: the text.
     public static func render(_ condition: ConditionTrace) -> String {
         var out = ""
         line(condition, indent: 0, into: &out)

@@ -41,6 +41,11 @@ public struct Resolver {
     var renderings = Renderings()
 
     /// A resolver for `event`, with caches for `slotCount` condition keys.
+    ///
+    /// - Parameters:
+    ///   - event: the event.
+    ///   - runtime: where states and history are read.
+    ///   - slotCount: the condition keys the plan caches.
     public init(event: Event, runtime: any RulesRuntime, slotCount: Int = 0) {
         self.event = event
         self.runtime = runtime
@@ -51,6 +56,8 @@ public struct Resolver {
     }
 
     /// Starts a new pass for another event, keeping the cache's storage.
+    ///
+    /// - Parameter event: the next event.
     public mutating func reset(event: consuming Event) {
         assert(dataView == nil, "a new pass cannot start while the event data is lent")
         self.event = event
@@ -102,6 +109,9 @@ public struct Resolver {
     mutating func returnCandidateBits(_ bits: [UInt64]) { candidateBits = bits }
 
     /// The value of a condition key, read at most once per pass.
+    ///
+    /// - Parameter key: the key and its cache slot.
+    /// - Returns: the value, or nil when it does not exist.
     @inline(__always)
     public mutating func resolve(_ key: SlotKey) -> Value? {
         guard key.cacheable else { return resolve(key.ref) }
@@ -165,6 +175,9 @@ public struct Resolver {
 
     /// The value of `key`, or nil when it does not exist. Event-data keys of an event with nil data
     /// resolve to "" (not nil), as in the reference.
+    ///
+    /// - Parameter key: the parsed key.
+    /// - Returns: the value, or nil.
     public mutating func resolve(_ key: KeyRef) -> Value? {
         switch key {
         case .type: return .string(event.type)

@@ -4,6 +4,9 @@ public import RuleKitCore
 /// and what string conversion yields. Kept exact because rules compare against it.
 public enum SwiftDescription {
     /// `String(describing:)` of a top-level value: strings as-is, `22.0` as "22.0", null as "<null>".
+    ///
+    /// - Parameter v: the value.
+    /// - Returns: its description.
     public static func describe(_ v: Value) -> String {
         switch v {
         case .string(let s): s
@@ -12,6 +15,9 @@ public enum SwiftDescription {
     }
 
     /// The form inside collections, where strings are quoted: `["k": "v"]`, `[1, "a"]`.
+    ///
+    /// - Parameter v: the value.
+    /// - Returns: its description.
     public static func debugDescribe(_ v: Value) -> String {
         switch v {
         case .null: "<null>"
@@ -29,11 +35,17 @@ public enum SwiftDescription {
 /// Percent-encoding as the reference's `urlenc` function and `~all_url` do it.
 public enum URLEncoding {
     /// `urlenc`: everything but ASCII letters, digits and `-._~` is percent-encoded (UTF-8).
+    ///
+    /// - Parameter s: the text.
+    /// - Returns: the text encoded.
     public static func urlenc(_ s: String) -> String {
         encode(s) { b in isAlnum(b) || b == 0x2D || b == 0x2E || b == 0x5F || b == 0x7E }
     }
 
     /// The URL-query allowed set (RFC 3986 query characters): `&`, `=`, `/`, `?` stay as they are.
+    ///
+    /// - Parameter s: the text.
+    /// - Returns: the text encoded.
     public static func queryEncode(_ s: String) -> String {
         encode(s) { b in
             isAlnum(b) || "-._~!$&'()*+,;=:@/?".utf8.contains(b)

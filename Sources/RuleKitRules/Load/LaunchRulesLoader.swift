@@ -22,6 +22,9 @@ public enum LaunchRulesLoader {
     package static let consequenceKeys: Set<String> = ["id", "type", "detail"]
 
     /// Loads a Launch `rules.json` document; the rule set is nil when any error was found.
+    ///
+    /// - Parameter document: the document read.
+    /// - Returns: the rules and the findings.
     public static func load(_ document: Document) -> RulesLoadResult {
         load(root: document.root)
     }
@@ -34,6 +37,11 @@ public enum LaunchRulesLoader {
     /// object) is read as a document with a source map instead, which gives the same rules and findings,
     /// or the reader's error.
     ///
+    /// - Parameters:
+    ///   - bytes: the JSON text.
+    ///   - file: its name, in findings.
+    ///   - limits: the reader's bounds.
+    /// - Returns: the rules and the findings.
     /// - Throws: `DiagnosticError` when the text is not JSON (or is over `limits`).
     public static func load(json bytes: [UInt8], file: String = "<input>", limits: ReaderLimits = .default)
         throws(DiagnosticError) -> RulesLoadResult

@@ -15,6 +15,11 @@ public struct RulesLoadResult: Sendable {
     public var format: RuleSetLoader.Format?
 
     /// A result with `ruleSet` and its findings; `partial` is what was read (by default, `ruleSet`).
+    ///
+    /// - Parameters:
+    ///   - ruleSet: the rules (nil: an error was found).
+    ///   - diagnostics: the findings.
+    ///   - partial: what was read (nil: `ruleSet`).
     public init(ruleSet: RuleSet?, diagnostics: [Diagnostic], partial: RuleSet? = nil) {
         self.ruleSet = ruleSet
         self.diagnostics = diagnostics

@@ -13,6 +13,9 @@ public enum RuleKitFormatLoader {
     static let elementKeys: Set<String> = ["path", "type", "description"]
 
     /// Loads a RuleKit YAML-format document; the rule set is nil when any error was found.
+    ///
+    /// - Parameter document: the document read.
+    /// - Returns: the rules and the findings.
     public static func load(_ document: Document) -> RulesLoadResult { load(root: document.root) }
 
     /// Loads the rules under `root`: a document's cursor or a tape's node (the same rules and findings).
@@ -371,6 +374,9 @@ public enum RuleSetLoader {
     }
 
     /// The document's format: RuleKit when it has `dataElements`, `format`, or a rule with `when`/`then`; Launch otherwise.
+    ///
+    /// - Parameter document: the document read.
+    /// - Returns: its format.
     public static func format(of document: Document) -> Format { format(of: document.root) }
 
     static func format(of root: some RulesNode) -> Format {
@@ -392,6 +398,11 @@ public enum RuleSetLoader {
     /// a text the tape does not take (not an object, not JSON, a key with an escape or repeated in an
     /// object), from a document with a source map, which gives the same rules and findings (or the error).
     ///
+    /// - Parameters:
+    ///   - bytes: the JSON text.
+    ///   - file: its name, in findings.
+    ///   - limits: the reader's bounds.
+    /// - Returns: the rules and the findings.
     /// - Throws: `DiagnosticError` when the text is not JSON (or is over `limits`).
     public static func load(json bytes: [UInt8], file: String = "<input>", limits: ReaderLimits = .default)
         throws(DiagnosticError) -> RulesLoadResult
@@ -402,6 +413,11 @@ public enum RuleSetLoader {
 
     /// Loads a tape read with its nodes' positions (`YAMLReader.tape` gives one for YAML) in whichever
     /// format it is written; nil when the tape kept no positions.
+    ///
+    /// - Parameters:
+    ///   - tape: the tape, read with positions.
+    ///   - file: its name, in findings.
+    /// - Returns: the rules and the findings, or nil.
     public static func load(tape: JSONTape, file: String) -> RulesLoadResult? {
         TapeRulesDocument(tape: tape, file: file).map(load)
     }
@@ -420,6 +436,9 @@ public enum RuleSetLoader {
     }
 
     /// Loads a document in whichever format it is written.
+    ///
+    /// - Parameter document: the document read.
+    /// - Returns: the rules and the findings.
     public static func load(_ document: Document) -> RulesLoadResult {
         let found = format(of: document)
         var result =

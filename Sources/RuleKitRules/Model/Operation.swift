@@ -79,6 +79,8 @@ public enum Operation: String, Sendable, Hashable, CaseIterable {
     private static let byCode = Dictionary(uniqueKeysWithValues: allCases.map { ($0.description.code, $0) })
 
     /// The operation of a Launch matcher code (`eq` → `equals`); nil for a code the reference does not know.
+    ///
+    /// - Parameter code: the matcher's code.
     public init?(code: String) {
         guard let op = Self.byCode[code] else { return nil }
         self = op
@@ -91,6 +93,9 @@ public enum Operation: String, Sendable, Hashable, CaseIterable {
     public var isOrdering: Bool { self == .greaterThan || self == .greaterEqual || self == .lessThan || self == .lessEqual }
 
     /// The code a misspelled or spelled-out matcher most likely meant (`equals` → `eq`, `eqals` → `eq`).
+    ///
+    /// - Parameter code: the code written.
+    /// - Returns: the code meant, or nil.
     public static func suggestion(for code: String) -> String? {
         let lowered = code.lowercased()
         let spelled: [String: String] = [

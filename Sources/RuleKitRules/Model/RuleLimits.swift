@@ -12,6 +12,11 @@ public struct RuleLimits: Sendable, Hashable {
     public var maxTemplateBytes: Int
 
     /// Limits; each defaults to the value shown.
+    ///
+    /// - Parameters:
+    ///   - maxRules: the most rules.
+    ///   - maxConditions: the most conditions, nested ones included.
+    ///   - maxTemplateBytes: the most bytes of a consequence's templates.
     public init(maxRules: Int = 100_000, maxConditions: Int = 1_000_000, maxTemplateBytes: Int = 1 << 20) {
         self.maxRules = maxRules
         self.maxConditions = maxConditions
@@ -23,6 +28,9 @@ public struct RuleLimits: Sendable, Hashable {
 
     /// The errors of `set` against these limits (empty when within them), located where the limit
     /// was passed.
+    ///
+    /// - Parameter set: the rules.
+    /// - Returns: the errors.
     public func check(_ set: RuleSet) -> [Diagnostic] {
         var out: [Diagnostic] = []
         if set.rules.count > maxRules {

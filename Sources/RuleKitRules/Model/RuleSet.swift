@@ -19,6 +19,11 @@ public struct RuleSet: Sendable, Hashable {
     public var dataElements: [DataElement]
 
     /// A rule set of these rules and data elements.
+    ///
+    /// - Parameters:
+    ///   - version: the format's version.
+    ///   - rules: the rules.
+    ///   - dataElements: the data elements.
     public init(version: Int64 = 1, rules: [Rule] = [], dataElements: [DataElement] = []) {
         self.version = version
         self.rules = rules
@@ -46,6 +51,16 @@ public struct Rule: Sendable, Hashable {
     public var location: SourceLocation?
 
     /// A rule; enabled, with no consequences, unless told otherwise.
+    ///
+    /// - Parameters:
+    ///   - id: the rule's id.
+    ///   - name: its name.
+    ///   - description: what it is for.
+    ///   - enabled: whether it runs.
+    ///   - meta: anything else the author keeps on it.
+    ///   - condition: when it matches.
+    ///   - consequences: what it does.
+    ///   - location: where it is written.
     public init(
         id: String? = nil, name: String? = nil, description: String? = nil, enabled: Bool = true,
         meta: ValueObject? = nil, condition: Condition, consequences: [Consequence] = [],
@@ -65,6 +80,9 @@ public struct Rule: Sendable, Hashable {
     public var reEvaluate: Bool { meta?["reEvaluate"] == .bool(true) }
 
     /// A name for messages: the id, else the position.
+    ///
+    /// - Parameter index: the rule's position.
+    /// - Returns: the label.
     public func label(index: Int) -> String { id ?? "#\(index)" }
 }
 
@@ -83,6 +101,11 @@ public struct Condition: Sendable, Hashable {
     public var location: SourceLocation?
 
     /// A condition of `kind` with `definition`.
+    ///
+    /// - Parameters:
+    ///   - kind: group, matcher or historical.
+    ///   - definition: its fields.
+    ///   - location: where it is written.
     public init(kind: Kind, definition: Definition, location: SourceLocation? = nil) {
         self.kind = kind
         self.definition = definition
@@ -215,6 +238,18 @@ public struct Condition: Sendable, Hashable {
         }
 
         /// A definition with the given fields; the others are absent.
+        ///
+        /// - Parameters:
+        ///   - logic: a group's `and`/`or`.
+        ///   - conditions: a group's conditions.
+        ///   - key: a matcher's key.
+        ///   - matcher: a matcher's code.
+        ///   - values: a matcher's values.
+        ///   - events: a historical condition's event masks.
+        ///   - value: a historical condition's value.
+        ///   - from: a historical window's start (ms).
+        ///   - to: its end (ms).
+        ///   - searchType: a historical search's type.
         public init(
             logic: String? = nil, conditions: [Condition]? = nil, key: String? = nil, matcher: String? = nil,
             values: [Value]? = nil, events: [ValueObject]? = nil, value: Value? = nil, from: Int64? = nil,
@@ -257,11 +292,24 @@ public struct Condition: Sendable, Hashable {
     }
 
     /// A group condition of `logic` over `conditions`.
+    ///
+    /// - Parameters:
+    ///   - logic: `and` or `or`.
+    ///   - conditions: the conditions.
+    ///   - location: where it is written.
+    /// - Returns: the condition.
     public static func group(_ logic: String, _ conditions: [Condition], at location: SourceLocation? = nil) -> Condition {
         Condition(kind: .group, definition: Definition(logic: logic, conditions: conditions), location: location)
     }
 
     /// A matcher condition comparing `key` with `values` through `matcher`.
+    ///
+    /// - Parameters:
+    ///   - key: the key.
+    ///   - matcher: the matcher's code.
+    ///   - values: the values.
+    ///   - location: where it is written.
+    /// - Returns: the condition.
     public static func matcher(_ key: String, _ matcher: String, _ values: [Value], at location: SourceLocation? = nil)
         -> Condition
     {
@@ -281,6 +329,12 @@ public struct Consequence: Sendable, Hashable {
     public var location: SourceLocation?
 
     /// A consequence with these fields.
+    ///
+    /// - Parameters:
+    ///   - id: the consequence's id.
+    ///   - type: its type.
+    ///   - detail: its detail.
+    ///   - location: where it is written.
     public init(id: String, type: String, detail: ValueObject, location: SourceLocation? = nil) {
         self.id = id
         self.type = type
@@ -317,6 +371,13 @@ public struct DataElement: Sendable, Hashable {
     public var location: SourceLocation?
 
     /// A data element naming `path`.
+    ///
+    /// - Parameters:
+    ///   - name: the element's name (`%name%`).
+    ///   - path: the path it reads.
+    ///   - type: the type it is read as.
+    ///   - description: what it is.
+    ///   - location: where it is written.
     public init(
         name: String, path: String, type: ValueType = .any, description: String? = nil,
         location: SourceLocation? = nil

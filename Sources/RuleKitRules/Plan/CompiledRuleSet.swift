@@ -66,6 +66,14 @@ public enum PlannedCondition: Sendable, Hashable {
         public let requests: [HistoryRequest]
 
         /// A historical condition; its history requests are built here, once.
+        ///
+        /// - Parameters:
+        ///   - masks: the event masks searched.
+        ///   - operation: the comparison.
+        ///   - value: the value compared with.
+        ///   - from: the window's start (ms).
+        ///   - to: its end (ms).
+        ///   - searchType: how the searches combine.
         public init(masks: [ValueObject], operation: Operation, value: Int64, from: Int64?, to: Int64?, searchType: SearchType) {
             self.masks = masks
             self.operation = operation
@@ -91,6 +99,10 @@ public struct SlotKey: Sendable, Hashable {
     public let cacheable: Bool
 
     /// `ref` at cache position `slot`.
+    ///
+    /// - Parameters:
+    ///   - ref: the parsed key.
+    ///   - slot: its cache position.
     public init(ref: KeyRef, slot: Int) {
         self.ref = ref
         self.slot = slot
@@ -297,6 +309,9 @@ public struct CompiledRuleSet: Sendable {
     }
 
     /// This set followed by `other` (the engine's `addRules`).
+    ///
+    /// - Parameter other: the rules appended.
+    /// - Returns: the combined plan.
     public func appending(_ other: CompiledRuleSet) -> CompiledRuleSet {
         // Appended to nothing, the other set is the answer as it is: building it again would plan its
         // program and index a second time (a third of loading 10,000 rules).

@@ -41,6 +41,8 @@ public final class FlatPath: @unchecked Sendable, Hashable {
     let unsafeSteps: UnsafeBufferPointer<Step>
 
     /// Cuts `raw` into its lookup steps, once.
+    ///
+    /// - Parameter raw: the path text.
     public init(_ raw: String) {
         self.raw = raw
         self.segments = raw.split(separator: ".", omittingEmptySubsequences: false).map(String.init)

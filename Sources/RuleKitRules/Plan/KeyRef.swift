@@ -13,6 +13,9 @@ public enum KeyRef: Sendable, Hashable, CustomStringConvertible {
     case data(FlatPath)
 
     /// Resolves key text the way the reference's token finder does.
+    ///
+    /// - Parameter key: the key text.
+    /// - Returns: the parsed key.
     public static func parse(_ key: String) -> KeyRef {
         guard key.hasPrefix("~") else { return .data(FlatPath(key)) }
         switch key {

@@ -15,6 +15,11 @@ public struct Planner: Sendable {
         public var index: Bool
 
         /// Options; both on by default.
+        ///
+        /// - Parameters:
+        ///   - historicalConditions: build historical conditions (off: dropped, as the reference parses without a
+        ///     runtime).
+        ///   - index: build the type/source index.
         public init(historicalConditions: Bool = true, index: Bool = true) {
             self.historicalConditions = historicalConditions
             self.index = index
@@ -25,6 +30,8 @@ public struct Planner: Sendable {
     public var options: Options
 
     /// A planner with `options`.
+    ///
+    /// - Parameter options: what is planned.
     public init(options: Options = Options()) {
         self.options = options
     }
@@ -32,6 +39,9 @@ public struct Planner: Sendable {
     /// Plans `set`.
     ///
     /// - Complexity: linear in the size of the rule set.
+    ///
+    /// - Parameter set: the rules.
+    /// - Returns: the plan.
     public func plan(_ set: RuleSet) -> CompiledRuleSet {
         var state = PlanState(set: set, options: options)
         var planned: [PlannedRule] = []

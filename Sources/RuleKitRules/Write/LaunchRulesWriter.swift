@@ -8,6 +8,9 @@ public import RuleKitCore
 /// such notion.
 public enum LaunchRulesWriter {
     /// The rule set as a Launch `rules.json` document.
+    ///
+    /// - Parameter set: the rules.
+    /// - Returns: the document.
     public static func value(_ set: RuleSet) -> Value {
         let elements = Dictionary(set.dataElements.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         var rules: [Value] = []
@@ -32,6 +35,9 @@ public enum LaunchRulesWriter {
     /// Where the Launch JSON of `set` would hold a number JSON cannot say (NaN or an infinity, which YAML
     /// can: `.inf`, or a float past Double's range such as `1e666`), as JSON pointers; empty when none.
     /// The writer would write `null` there, so converters refuse such a set (found by fuzz-rules).
+    ///
+    /// - Parameter set: the rules.
+    /// - Returns: the JSON pointers.
     public static func unwritableNumbers(_ set: RuleSet) -> [String] {
         var out: [String] = []
         var stack: [(Value, String)] = [(value(set), "")]
@@ -47,6 +53,11 @@ public enum LaunchRulesWriter {
     }
 
     /// Compact or pretty JSON text.
+    ///
+    /// - Parameters:
+    ///   - set: the rules.
+    ///   - pretty: indented, else compact.
+    /// - Returns: the text.
     public static func text(_ set: RuleSet, pretty: Bool = true) -> String {
         JSONWriter.string(value(set), options: pretty ? .pretty : .compact)
     }

@@ -4,6 +4,11 @@ internal import RuleKitCore
 /// model holds and the Launch form elsewhere, so reading the text back gives the same rule set.
 public enum RuleKitFormatWriter {
     /// The rule set as YAML text, after an optional comment `header`.
+    ///
+    /// - Parameters:
+    ///   - set: the rules.
+    ///   - header: a comment written first (nil: none).
+    /// - Returns: the YAML text.
     public static func yaml(_ set: RuleSet, header: String? = nil) -> String {
         var y = YAMLText()
         if let header { for l in header.split(separator: "\n", omittingEmptySubsequences: false) { y.line(0, "# \(l)") } }

@@ -10,6 +10,9 @@ public struct YAMLText {
     public init() {}
 
     /// A scalar that reads back as exactly `v` under the YAML 1.2 core schema.
+    ///
+    /// - Parameter v: the value.
+    /// - Returns: the YAML scalar.
     public static func scalar(_ v: Value) -> String {
         switch v {
         case .null: return "null"
@@ -33,6 +36,9 @@ public struct YAMLText {
     ]
 
     /// A string plain when safe in block and flow context, else double-quoted (JSON escapes are YAML's).
+    ///
+    /// - Parameter s: the string.
+    /// - Returns: the YAML scalar.
     public static func string(_ s: String) -> String {
         if isPlainSafe(s) { return s }
         let quoted = JSONWriter.string(.string(s))
@@ -90,11 +96,20 @@ public struct YAMLText {
     }
 
     /// Writes `s` as one line, indented by `indent` spaces.
+    ///
+    /// - Parameters:
+    ///   - indent: spaces.
+    ///   - s: the line's text.
     public mutating func line(_ indent: Int, _ s: String) {
         text += String(repeating: " ", count: indent) + s + "\n"
     }
 
     /// `key: value`, with collections in block style below the key when long.
+    ///
+    /// - Parameters:
+    ///   - indent: spaces.
+    ///   - key: the member's key.
+    ///   - v: its value.
     public mutating func member(_ indent: Int, _ key: String, _ v: Value) {
         let k = Self.string(key)
         if Self.isShort(v) {
@@ -106,6 +121,10 @@ public struct YAMLText {
     }
 
     /// A collection's members or items in block style at `indent`.
+    ///
+    /// - Parameters:
+    ///   - indent: spaces.
+    ///   - v: the collection.
     public mutating func block(_ indent: Int, _ v: Value) {
         switch v {
         case .object(let o):
@@ -118,6 +137,10 @@ public struct YAMLText {
     }
 
     /// `- value` in a block sequence.
+    ///
+    /// - Parameters:
+    ///   - indent: spaces.
+    ///   - v: the item's value.
     public mutating func item(_ indent: Int, _ v: Value) {
         if Self.isShort(v) {
             line(indent, "- \(Self.scalar(v))")
