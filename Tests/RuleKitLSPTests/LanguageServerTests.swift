@@ -180,7 +180,10 @@ import Testing
             ["textDocument": doc, "position": LSPSession.position(12, 22), "context": ["includeDeclaration": true]])
         let uris = Set((references["result"]?.arrayValue ?? []).compactMap { $0["uri"]?.stringValue })
         #expect(uris == [url.absoluteString], "\(references)")
-
+        // Completion offers the file's own element, once.
+        let completion = s.request("textDocument/completion", ["textDocument": doc, "position": LSPSession.position(12, 22)])
+        let offered = (completion["result"]?["items"]?.arrayValue ?? []).filter { $0["label"] == "%orderTotal%" }
+        #expect(offered.count == 1 && offered.first?["detail"] == "xdm.commerce.order.priceTotal (double)", "\(completion)")
     }
 
     @Test func aRuleIdInATestGoesToTheRule() throws {

@@ -14,7 +14,7 @@ enum Completion {
         let offset = document.offset(of: position)
         let context = CursorContext.at(document, line: min(position.line, document.lineCount - 1), offset: offset)
         let range = TextRange(start: document.position(ofOffset: context.tokenStart), end: document.position(ofOffset: offset))
-        var list = List(prefix: context.prefix, range: range)
+        var list = List(prefix: context.prefix, range: range, file: FileURI.path(document.uri))
         switch kind {
         case .ruleTests: testFile(context, workspace: workspace, into: &list)
         case .rules: rulesFile(context, workspace: workspace, into: &list)
@@ -28,13 +28,16 @@ enum Completion {
         let prefix: String
         let lowered: String
         let range: TextRange
+        /// The document's file: the data elements offered are the ones its `%name%` reads (the loader's scope).
+        let file: String?
         var items: [Value] = []
         var cut = false
 
-        init(prefix: String, range: TextRange) {
+        init(prefix: String, range: TextRange, file: String?) {
             self.prefix = prefix
             self.lowered = prefix.lowercased()
             self.range = range
+            self.file = file
         }
 
         mutating func add(
@@ -216,7 +219,7 @@ enum Completion {
     }
 
     static func dataElements(_ w: WorkspaceSnapshot, into list: inout List, tokens: Bool) {
-        for (name, (e, file)) in w.dataElements.sorted(by: { $0.key < $1.key }) {
+        for (name, (e, file)) in w.dataElements(in: list.file).sorted(by: { $0.key < $1.key }) {
             let label = tokens ? "{%%\(name)%%}" : "%\(name)%"
             list.add(
                 label, kind: 6, detail: "\(e.path) (\(e.type.rawValue))",
