@@ -52,18 +52,6 @@ import Testing
         """
     }
 
-    /// Publishes the configuration state on demand.
-    final class Configuration: Extension, @unchecked Sendable {
-        let name = "com.adobe.module.configuration"
-        let friendlyName = "Configuration"
-        let version = "1"
-        let runtime: any ExtensionRuntime
-        init(runtime: any ExtensionRuntime) { self.runtime = runtime }
-        func onRegistered() {}
-        func onUnregistered() {}
-        func privacy(_ status: String) { createSharedState(data: ["global.privacy": .string(status)], event: nil) }
-    }
-
     /// Waits for `condition` without holding a thread of the cooperative pool: the delivery's task needs one,
     /// and on two cores a test that sleeps on its thread can take the last.
     static func eventually(_ seconds: Double, _ condition: () -> Bool) async -> Bool {
@@ -106,12 +94,12 @@ import Testing
         postbacks.openURL = { url in opened.withLock { $0.append(url) } }
 
         let hub = EventHub()
-        let configuration = Locked<Configuration?>(nil)
+        let configuration = Locked<ConfigurationOnDemand?>(nil)
         let done = Locked(false)
         hub.registerExtensions(
             factories: PostbackExtension.factories(rules: .init(sources: [folder]), postbacks: postbacks) + [
                 { runtime in
-                    let e = Configuration(runtime: runtime)
+                    let e = ConfigurationOnDemand(runtime: runtime)
                     configuration.withLock { $0 = e }
                     return e
                 }
@@ -129,7 +117,7 @@ import Testing
         buy(1001)
         // The rules have run on it (its consequences are numbered) before the configuration is published.
         #expect(RulesExtensionTests.settle(hub))
-        config.privacy("optedin")
+        config.publish(["global.privacy": "optedin"])
         buy(1500)
         #expect(await Self.eventually(wait) { ((try? hooks()) ?? []).count == 1 && opened.withLock { $0.count } == 1 })
         let seen = try Self.log(server.port)
@@ -150,11 +138,11 @@ import Testing
         hub.dispatch(Event(name: "stuck", type: "t", source: "s", data: ["stuck": true]))
         #expect(await Self.eventually(wait) { ((try? Self.paths(server.port)) ?? []).contains("/_status/503/stuck") })
         #expect(try queue.depth() == 1)
-        config.privacy("optedout")
+        config.publish(["global.privacy": "optedout"])
         #expect(await Self.eventually(wait) { (try? queue.depth()) == 0 })
         buy(3000)
         #expect(RulesExtensionTests.settle(hub))
-        config.privacy("optedin")
+        config.publish(["global.privacy": "optedin"])
         buy(4000)
         #expect(await Self.eventually(wait) { ((try? hooks()) ?? []).contains("/hook?amount=4000") })
         #expect(!(try hooks()).contains("/hook?amount=3000"), "nothing is queued while opted out")

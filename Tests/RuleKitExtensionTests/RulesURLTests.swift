@@ -27,18 +27,6 @@ import Testing
         try Data(zip).write(to: root.appendingPathComponent(name), options: .atomic)
     }
 
-    /// Publishes the configuration state on demand.
-    final class Configuration: Extension, @unchecked Sendable {
-        let name = "com.adobe.module.configuration"
-        let friendlyName = "Configuration"
-        let version = "1"
-        let runtime: any ExtensionRuntime
-        init(runtime: any ExtensionRuntime) { self.runtime = runtime }
-        func onRegistered() {}
-        func onUnregistered() {}
-        func publish(_ url: String) { createSharedState(data: ["rules.url": .string(url)], event: nil) }
-    }
-
     final class Sink: Sendable {
         let events = Locked<[Event]>([])
         func named(_ n: String) -> [Event] { events.withLock { $0 }.filter { $0.name == n } }
@@ -46,19 +34,19 @@ import Testing
 
     /// A hub following `rules.url` with `cache` (and `bundled`), and its configuration extension.
     static func hub(cache: RulesCache, bundled: String? = nil, transport: HTTPRulesTransport) -> (
-        EventHub, Configuration, RulesControl, Sink
+        EventHub, ConfigurationOnDemand, RulesControl, Sink
     ) {
         let hub = EventHub()
         let sink = Sink()
         hub.registerEventListener(type: EventType.wildcard, source: EventSource.wildcard) { e in sink.events.withLock { $0.append(e) } }
         var c = RulesExtension.Configuration(sources: [])
         c.rulesURL = RulesURLSource(remote: RemoteRules(transport: transport), cache: cache, bundled: bundled)
-        let configuration = Locked<Configuration?>(nil)
+        let configuration = Locked<ConfigurationOnDemand?>(nil)
         let done = Locked(false)
         hub.registerExtensions(factories: [
             RulesExtension.factory(c),
             { runtime in
-                let e = Configuration(runtime: runtime)
+                let e = ConfigurationOnDemand(runtime: runtime)
                 configuration.withLock { $0 = e }
                 return e
             },
@@ -78,9 +66,9 @@ import Testing
     /// Publishes a configuration naming `url`, waits until the rules extension has followed it (the
     /// shared-state event reaches it on its own queue: a hub settle marker, which that queue does not take,
     /// does not wait for it), then until its fetch has ended.
-    static func follow(_ url: String, _ configuration: Configuration, _ control: RulesControl) async {
+    static func follow(_ url: String, _ configuration: ConfigurationOnDemand, _ control: RulesControl) async {
         let before = control.follower?.followed ?? 0
-        configuration.publish(url)
+        configuration.publish(["rules.url": .string(url)])
         #expect(RulesExtensionTests.eventually { (control.follower?.followed ?? 0) > before }, "rules.url \(url) followed")
         await control.settleRulesURL()
     }
