@@ -195,7 +195,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "RuleKitLSPTests",
-            dependencies: ["RuleKitLSP", "RuleKitTooling", "RuleKitCore", "RuleKitTestSupport"],
+            dependencies: ["RuleKitLSP", "RuleKitTooling", "RuleKitCore", "RuleKitSources", "RuleKitTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "RuleKitSourcesTests",

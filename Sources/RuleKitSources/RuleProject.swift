@@ -19,8 +19,8 @@ public struct RuleProject: Sendable, Hashable {
     public static let defaultSchemas = "Schemas"
     /// The example events when none are named: `Examples/events.jsonl`.
     public static let defaultEvents = "Examples/events.jsonl"
-    /// The file patterns an editor watches for a project's rules, tests and example events.
-    public static let watchPatterns = ["**/*.{yaml,yml,json}", "**/" + defaultEvents]
+    /// The file patterns an editor watches for a project's rules, tests, rule archives and example events.
+    public static let watchPatterns = ["**/*.{yaml,yml,json,zip}", "**/" + defaultEvents]
 
     /// The project's folder ("" or "." for the current one); the defaults are under it.
     public let root: String

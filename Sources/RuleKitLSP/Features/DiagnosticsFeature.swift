@@ -11,6 +11,24 @@ public enum DiagnosticsFeature {
         .array(found.map { json($0, in: document) })
     }
 
+    /// `found`, the findings of a rule archive at `uri`, as `diagnostics`. An archive has no text in the
+    /// editor: each finding sits on its first line, its message opening with the entry and place it is
+    /// about (`rules.json:12:5: `).
+    public static func json(archive found: [Diagnostic], uri: String) -> Value {
+        let empty = TextDocument(uri: uri, version: 0, text: "")
+        return .array(
+            found.map { d in
+                var d = d
+                if let l = d.location {
+                    let entry = l.file.split(separator: "!", maxSplits: 1).last.map(String.init) ?? l.file
+                    d.message = "\(entry):\(l.line):\(l.column): " + d.message
+                }
+                d.location = nil
+                d.suggestion = nil
+                return json(d, in: empty)
+            })
+    }
+
     static func json(_ d: Diagnostic, in document: TextDocument) -> Value {
         let range = self.range(of: d, in: document)
         var o: ValueObject = [

@@ -1,6 +1,7 @@
 internal import Dispatch
 internal import Foundation
 internal import RuleKitCore
+internal import RuleKitSources
 internal import RuleKitYAML
 
 /// Runs the checks on a thread of its own, so that typing never waits on them.
@@ -158,6 +159,7 @@ final class CheckScheduler: Sendable {
             let w = WorkspaceSnapshot.load(root: root)
             for p in w.problems { output.log(p, type: 2) }
             workspace.withLock { $0 = w }
+            publishArchives(w.archiveFindings)
             if !loaded.withLock({ l in
                 defer { l = true }
                 return l
@@ -170,13 +172,22 @@ final class CheckScheduler: Sendable {
             for p in w.problems { output.log(p, type: 2) }
             let linter = w.linter
             let paths = w.xdmPaths
+            // An archive's findings depend on the schemas too.
+            let archives = w.archiveFindings.keys.map { ($0, WorkspaceSnapshot.readArchive($0, linter: linter)) }
             workspace.withLock {
                 $0.linter = linter
                 $0.xdmPaths = paths
+                for (a, read) in archives { $0.replaceArchive(a, read) }
             }
+            publishArchives(Dictionary(archives.map { ($0.0, $0.1.findings) }, uniquingKeysWith: { a, _ in a }))
         case .refreshDisk(let paths):
             let linter = workspace.withLock { $0.linter }
-            for p in paths {
+            for p in paths where RuleArchive.isArchive(p) {
+                let read = WorkspaceSnapshot.readArchive(p, linter: linter)
+                workspace.withLock { $0.replaceArchive(p, read) }
+                publishArchives([p: read.findings])
+            }
+            for p in paths where !RuleArchive.isArchive(p) {
                 let bytes = try? ByteInput.readAll(p)
                 let kind = DocumentKind.of(p, schemas: nil)
                 let result = bytes.flatMap { DocumentCheck.run(path: p, kind: kind, bytes: $0, linter: linter) }
@@ -191,6 +202,17 @@ final class CheckScheduler: Sendable {
         let open = state.withLock { s in Array(s.open.values) }
         for j in open where state.withLock({ $0.pending[j.document.uri] == nil }) {
             submit(j.document, path: j.path, kind: j.kind, immediately: true)
+        }
+    }
+
+    /// Publishes each archive's findings on its URI (`DiagnosticsFeature.json(archive:uri:)`).
+    private func publishArchives(_ findings: [String: [Diagnostic]]) {
+        for (path, found) in findings.sorted(by: { $0.key < $1.key }) {
+            let uri = FileURI.uri(path)
+            output.send(
+                OutgoingMessage.notification(
+                    "textDocument/publishDiagnostics",
+                    ["uri": .string(uri), "diagnostics": DiagnosticsFeature.json(archive: found, uri: uri)]))
         }
     }
 

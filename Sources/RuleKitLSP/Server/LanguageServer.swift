@@ -254,6 +254,8 @@ public final class LanguageServer {
             scheduler.enqueue(.reloadSchemas)
         }
         let rules = paths.filter {
+            // A rule archive is read where the workspace reads them: in its rules folder.
+            if RuleArchive.isArchive($0) { return PathText.directory(of: $0) == w.rulesFolder }
             let k = DocumentKind.of($0, schemas: w.schemas)
             return (k == .rules || k == .ruleTests) && documents[FileURI.uri($0)] == nil
         }

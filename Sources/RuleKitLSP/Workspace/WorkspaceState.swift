@@ -23,6 +23,12 @@ public struct WorkspaceSnapshot: Sendable {
     public var facts: [String: FileFacts] = [:]
     /// What went wrong loading the workspace (a broken schema), for the client's log.
     public var problems: [String] = []
+    /// The findings of each rule archive (`*.zip`) of the rules folder, by the archive's path. An editor
+    /// does not open an archive, so they are published on its URI when it is read. Its rules and data
+    /// elements are in `facts` as `ARCHIVE!ENTRY`, read-only: rule tests complete and hover them, and they
+    /// are no rules file's `others` (an archive is most often the rules folder packed, whose every id a
+    /// rules file shares).
+    var archiveFindings: [String: [Diagnostic]] = [:]
 
     /// An empty workspace: no root, no schemas, nothing read.
     public init() {}
@@ -52,8 +58,38 @@ public struct WorkspaceSnapshot: Sendable {
                 guard let bytes = try? ByteInput.readAll(f) else { continue }
                 if let r = DocumentCheck.run(path: f, kind: .ruleTests, bytes: bytes, linter: w.linter) { w.facts[f] = r.facts }
             }
+            for a in archives(in: folder) { w.readArchive(a) }
         }
         return w
+    }
+
+    /// The rule archives of `folder` (`*.zip`, not hidden), in name order. Rules URLs are not read: an
+    /// editor's check does not wait on the network.
+    static func archives(in folder: String) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.filter { !$0.hasPrefix(".") && RuleArchive.isArchive($0) }.sorted().map { PathText.join(folder, $0) }
+    }
+
+    /// Reads the archive at `path` as `rulekit lint` reads it (bounded, its entries loaded, planned and
+    /// checked with `linter`'s schemas): its findings, and its entries' facts by `ARCHIVE!ENTRY`. An archive
+    /// no longer there has neither (an empty list of findings clears the client's).
+    static func readArchive(_ path: String, linter: Linter) -> (findings: [Diagnostic], facts: [String: FileFacts]) {
+        guard FileManager.default.fileExists(atPath: path) else { return ([], [:]) }
+        var files = RuleFiles()
+        files.load([path])
+        let snapshot = RuleSnapshot(sources: [path], files: files, context: linter)
+        var facts: [String: FileFacts] = [:]
+        for (p, set) in files.sets + files.unloaded { facts[p] = FileFacts(path: p, ruleSet: set) }
+        return (snapshot.findings, facts)
+    }
+
+    /// Reads the archive at `path` (`readArchive(_:linter:)`) in place of what was read of it before.
+    mutating func readArchive(_ path: String) { replaceArchive(path, Self.readArchive(path, linter: linter)) }
+
+    /// What was read of the archive at `path` replaced by `read`.
+    mutating func replaceArchive(_ path: String, _ read: (findings: [Diagnostic], facts: [String: FileFacts])) {
+        facts = facts.filter { !$0.key.hasPrefix(path + "!") }.merging(read.facts) { _, new in new }
+        archiveFindings[path] = read.findings
     }
 
     /// Re-reads the schemas and the example events.
@@ -94,7 +130,7 @@ public struct WorkspaceSnapshot: Sendable {
     /// The data elements defined in the workspace, by name (the first definition of a name wins).
     var dataElements: [String: (element: DataElement, file: String)] {
         var out: [String: (DataElement, String)] = [:]
-        for (path, f) in facts.sorted(by: { $0.key < $1.key }) {
+        for (path, f) in orderedFacts {
             for e in f.ruleSet?.dataElements ?? [] where out[e.name] == nil { out[e.name] = (e, path) }
         }
         return out
@@ -102,6 +138,15 @@ public struct WorkspaceSnapshot: Sendable {
 
     /// Every rule of the workspace with an id, with its file.
     var rules: [(rule: Rule, file: String)] {
-        facts.sorted(by: { $0.key < $1.key }).flatMap { path, f in (f.ruleSet?.rules ?? []).map { ($0, path) } }
+        orderedFacts.flatMap { path, f in (f.ruleSet?.rules ?? []).map { ($0, path) } }
+    }
+
+    /// The facts by path, the files' before the archives' entries: a name both define is found where an
+    /// editor can open it.
+    var orderedFacts: [(key: String, value: FileFacts)] {
+        facts.sorted { a, b in
+            let (x, y) = (a.key.contains(".zip!"), b.key.contains(".zip!"))
+            return x == y ? a.key < b.key : !x
+        }
     }
 }
