@@ -10,18 +10,9 @@ import Testing
         let plan = Planner().plan(set)
         var probe = RuleCheck.ConsequenceProbe(plan)
         var out: [Diagnostic] = []
-        for (i, rule) in set.rules.enumerated() {
-            var traps: [Condition] = []
-            func matchers(_ c: Condition) {
-                if c.kind == .matcher { traps.append(c) }
-                for s in c.definition.conditions ?? [] { matchers(s) }
-            }
-            matchers(rule.condition)
-            for c in traps {
-                guard let key = c.definition.key, let op = Operation(code: c.definition.matcher ?? "") else { continue }
-                RuleCheck.matcherTraps(c, key: key, path: key, op: op, rule: rule.id ?? "#\(i)", guarded: [], into: &out)
-            }
-            RuleCheck.planFindings(plan.rules[i], in: plan, label: rule.id ?? "#\(i)", at: rule.location, probe: &probe, into: &out)
+        for (i, planned) in plan.rules.enumerated() {
+            for m in planned.sources.matchers { RuleCheck.matcherTraps(m, rule: planned.label, into: &out) }
+            RuleCheck.planFindings(planned, in: plan, label: planned.label, at: planned.rule.location, probe: &probe, into: &out)
             // The shared probe answers as a fresh one does.
             #expect(probe.matches(plan, rule: i) == RuleCheck.canMatchConsequenceEvents(plan, rule: i))
         }
@@ -77,5 +68,46 @@ import Testing
         let again = try #require(noted)
         #expect(again.code == DiagnosticCode.lintDuplicateID && again.severity == .error && again.location?.file == "b.yaml")
         #expect(again.message == "rule id 'x' is also used in a.yaml")
+    }
+
+    /// The checker reads the plan: each matcher as the planner read it (data elements resolved, the keys an
+    /// enclosing `and` requires), where it is written; a disabled rule, which never runs, gets no finding.
+    @Test func theCheckerReadsWhatThePlannerRead() throws {
+        let set = try #require(
+            try Rules.load(
+                """
+                version: 1
+                dataElements:
+                  plan: {path: user.plan}
+                rules:
+                  - id: element
+                    when: {key: '%plan%', ne: free}
+                    then: [{add: {a: 1}}]
+                  - id: guarded
+                    when:
+                      all:
+                        - {key: user.plan, ex: true}
+                        - any:
+                            - {key: user.plan, ne: free}
+                            - {key: user.tier, ne: gold}
+                    then: [{add: {a: 1}}]
+                  - id: paused
+                    enabled: false
+                    when: {key: page, ne: home}
+                    then: [{add: {a: 1}}]
+                """, file: "r.yaml"
+            ).ruleSet)
+        let plan = Planner().plan(set)
+        let element = try #require(plan.rules.first { $0.rule.id == "element" }?.sources.matchers.first)
+        #expect(element.key == "%plan%" && element.path == "user.plan" && element.declaredType == .any)
+        #expect(element.location?.line == 6)
+        let guarded = try #require(plan.rules.first { $0.rule.id == "guarded" }?.sources.matchers)
+        #expect(guarded.map(\.guarded) == [["user.plan"], ["user.plan"], ["user.plan"]])
+
+        let found = RuleChecker(target: .both).check([("r.yaml", set)], plans: [plan])
+        let traps = found.filter { $0.code == .lintMissingKeyTrap }.map { "\($0.rule ?? "") \($0.location?.line ?? 0)" }
+        #expect(traps == ["element 6", "guarded 14"], "\(found)")
+        #expect(found.filter { $0.code == .targetMissingKeyNegation }.count == 2)
+        #expect(!found.contains { $0.rule == "paused" }, "\(found)")
     }
 }

@@ -5,26 +5,18 @@ public import RuleKitCore
 
 /// The rules-only checks, one finding at a time, with the codes of `FindingCodes.swift`.
 public enum RuleCheck {
-    /// Launch's traps in a matcher of rule `rule` on `key` (which reads `path`, a data element's path for a
-    /// `%name%` key): a comparison a missing key satisfies (a missing key reads as ""), unless an enclosing
-    /// `and` requires the key (`guarded`); a numeric matcher given a string, which never orders.
+    /// Launch's traps in matcher `m` of rule `rule`: a comparison a missing key satisfies (a missing key
+    /// reads as ""), unless an enclosing `and` requires the key (`m.guarded`); a numeric matcher given a
+    /// string, which never orders.
     ///
     /// - Parameters:
-    ///   - c: the matcher condition.
-    ///   - key: the key as written.
-    ///   - path: what the key reads (a data element's path for `%name%`).
-    ///   - op: the matcher's operation.
+    ///   - m: the matcher, as planned.
     ///   - rule: the rule's label, for messages.
-    ///   - guarded: the keys an enclosing `and` requires to exist.
     ///   - out: where findings are added.
-    public static func matcherTraps(
-        _ c: Condition, key: String, path: String, op: Operation, rule: String, guarded: Set<String>,
-        into out: inout [Diagnostic]
-    ) {
-        let code = c.definition.matcher ?? op.rawValue
-        let values = c.definition.values ?? []
+    public static func matcherTraps(_ m: PlannedMatcher, rule: String, into out: inout [Diagnostic]) {
+        let (key, path, op, code, values) = (m.key, m.path, m.operation, m.code, m.values)
         let mayBeMissing = !path.hasPrefix("~") || path.hasPrefix("~state") || path.hasPrefix("~xdm.")
-        if mayBeMissing, !guarded.contains(key),
+        if mayBeMissing, !m.guarded.contains(key),
             op == .notEquals || op == .notContains
                 || (op == .equals && values.contains(where: { $0 == .string("") || $0 == .bool(false) }))
         {
@@ -32,14 +24,14 @@ public enum RuleCheck {
                 .warning(
                     .lintMissingKeyTrap,
                     "rule \(rule): '\(code)' on '\(key)' is also true when the key is missing (a missing key reads as \"\"); add {key: \(key), ex: true} if it must exist",
-                    at: c.location))
+                    at: m.location))
         }
         if [.greaterThan, .greaterEqual, .lessThan, .lessEqual].contains(op), values.contains(where: { $0.stringValue != nil }) {
             out.append(
                 .warning(
                     .lintNumericString,
                     "rule \(rule): '\(code)' with a string value never matches (ordering exists only for numbers); write the value as a number",
-                    at: c.location))
+                    at: m.location))
         }
     }
 

@@ -34,42 +34,35 @@ extension DiagnosticCode {
 }
 
 extension RuleCheck {
-    /// The findings of one matcher where the web and mobile engines differ (`target` `.web` or `.both`).
+    /// The findings of matcher `m` where the web and mobile engines differ (`target` `.web` or `.both`).
     ///
     /// - Parameters:
-    ///   - c: the matcher condition.
-    ///   - key: its key as written.
-    ///   - path: what the key reads (a data element's path for `%name%`).
-    ///   - op: its operation.
+    ///   - m: the matcher, as planned.
     ///   - rule: the rule's label, for messages.
-    ///   - guarded: keys an enclosing `and` requires to exist.
     ///   - out: where the findings go.
-    public static func targetDifferences(
-        _ c: Condition, key: String, path: String, op: Operation, rule: String, guarded: Set<String>,
-        into out: inout [Diagnostic]
-    ) {
-        let values = c.definition.values ?? []
+    public static func targetDifferences(_ m: PlannedMatcher, rule: String, into out: inout [Diagnostic]) {
+        let (key, path, op, values, guarded) = (m.key, m.path, m.operation, m.values, m.guarded)
         let code = op.code
         if op == .notEquals || op == .notContains, !guarded.contains(key), path != "~type", path != "~source" {
             out.append(
                 .warning(
                     .targetMissingKeyNegation,
                     "rule \(rule): '\(code)' on '\(key)' when the key is missing is true on mobile (a missing key reads as \"\") and false on web (a missing value never matches); add {key: \(key), ex: true} so both agree",
-                    at: c.location))
+                    at: m.location))
         }
         if [.contains, .notContains, .startsWith, .endsWith].contains(op), values.contains(where: { $0.boolValue != nil }) {
             out.append(
                 .warning(
                     .targetBooleanStringMatcher,
                     "rule \(rule): '\(code)' with a boolean value is never true on mobile (it compares strings only) and compares the texts (\"true\"/\"false\") on web; write the value as a string",
-                    at: c.location))
+                    at: m.location))
         }
         if op == .exists || op == .notExist, !path.hasPrefix("~") {
             out.append(
                 Diagnostic(
                     .note, .targetNullExistence,
                     "rule \(rule): '\(code)' on '\(key)' when its value is null: mobile counts it as present, web as absent",
-                    at: c.location))
+                    at: m.location))
         }
     }
 
@@ -77,15 +70,15 @@ extension RuleCheck {
     static let webTypeKeys = ["iam.eventType", "eventType", "type"]
     static let webIDKeys = ["iam.id", "id"]
 
-    /// The findings of one historical condition where the web and mobile engines differ: each mask
+    /// The findings of historical condition `h` where the web and mobile engines differ: each mask
     /// without a type key and an id key the web engine reads.
     ///
     /// - Parameters:
-    ///   - c: the historical condition.
+    ///   - h: the historical condition, as planned.
     ///   - rule: the rule's label, for messages.
     ///   - out: where the findings go.
-    public static func targetHistoryDifferences(_ c: Condition, rule: String, into out: inout [Diagnostic]) {
-        for (i, mask) in (c.definition.events ?? []).enumerated() {
+    public static func targetHistoryDifferences(_ h: PlannedHistoricalSource, rule: String, into out: inout [Diagnostic]) {
+        for (i, mask) in h.masks.enumerated() {
             let keys = Set(Flatten.object(mask, arrays: true).keys)
             let type = webTypeKeys.contains(where: keys.contains)
             let id = webIDKeys.contains(where: keys.contains)
@@ -98,7 +91,7 @@ extension RuleCheck {
                 .warning(
                     .targetHistoryMaskKeys,
                     "rule \(rule): history mask \(i + 1) has no \(missing): mobile counts the events recorded with it, web finds events by type and id and counts none",
-                    at: c.location))
+                    at: h.location))
         }
     }
 }

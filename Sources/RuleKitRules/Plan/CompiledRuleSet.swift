@@ -225,6 +225,8 @@ public struct PlannedRule: Sendable {
     public var consequences: [PlannedConsequence]
     /// `meta.reEvaluate == true`.
     public var reEvaluate: Bool
+    /// What the planner read of its conditions, for the Check phase (the evaluator never reads it).
+    public var sources = ConditionSources()
     /// Whether it has a `schema` consequence (what reevaluation holds back).
     public var hasSchemaConsequence: Bool { consequences.contains { $0.kind == .schema } }
     /// A name for messages: the id, else the position.

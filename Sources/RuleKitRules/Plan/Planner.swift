@@ -51,6 +51,7 @@ public struct Planner: Sendable {
             guard rule.enabled else { continue }
             state.ruleID = rule.id
             state.ruleIndex = i
+            state.sources = ConditionSources()
             guard let condition = state.condition(rule.condition) else {
                 state.warn(
                     .rulesDroppedRule,
@@ -61,7 +62,7 @@ public struct Planner: Sendable {
             planned.append(
                 PlannedRule(
                     index: planned.count, rule: rule, condition: condition,
-                    consequences: consequences, reEvaluate: rule.reEvaluate))
+                    consequences: consequences, reEvaluate: rule.reEvaluate, sources: state.sources))
         }
         return CompiledRuleSet(
             rules: planned, slotCount: state.slots.count, diagnostics: state.diagnostics.sorted,
@@ -85,6 +86,10 @@ struct PlanState {
     var templates: [String: (Template, unknown: [String])] = [:]
     /// Matcher keys by text, with their slots (one lookup per matcher instead of two).
     var slotKeys: [String: SlotKey] = [:]
+    /// What is read of the rule's conditions, for the Check phase.
+    var sources = ConditionSources()
+    /// The keys the enclosing `and` groups require to exist (`PlannedMatcher.guarded`).
+    var guarded: Set<String> = []
 
     mutating func keyRef(_ text: String) -> KeyRef {
         if let k = keyRefs[text] { return k }
@@ -141,9 +146,16 @@ struct PlanState {
         }
         var children: [PlannedCondition] = []
         children.reserveCapacity(conditions.count)
+        let outer = guarded
+        if GroupLogic(rawValue: logic) == .and {
+            for sub in conditions where sub.kind == .matcher {
+                if sub.definition.matcher.flatMap(Operation.init(code:)) == .exists, let k = sub.definition.key { guarded.insert(k) }
+            }
+        }
         for i in conditions.indices {
             if let x = condition(conditions[i]) { children.append(x) }
         }
+        guarded = outer
         guard !children.isEmpty else {
             warn(
                 .rulesDroppedCondition, "rule \(ruleLabel): a '\(logic)' group with no valid condition is dropped",
@@ -179,15 +191,21 @@ struct PlanState {
             return nil
         }
         let key: SlotKey
+        var element: DataElement?
         if let known = slotKeys[keyText] {
             key = known
         } else {
-            let (ref, element) = self.key(keyText, at: c.location)
+            let (ref, e) = self.key(keyText, at: c.location)
             key = slot(ref)
+            element = e
             // Data-element keys are looked up each time, so an unknown name is reported at each use.
-            if element == nil && keyText.utf8.first != 0x25 { slotKeys[keyText] = key }
+            if e == nil && keyText.utf8.first != 0x25 { slotKeys[keyText] = key }
         }
         let values = d.values ?? []
+        sources.matchers.append(
+            PlannedMatcher(
+                key: keyText, path: element?.path ?? keyText, declaredType: element?.type, operation: op, code: code,
+                values: values, location: c.location, guarded: guarded))
         // The common matcher has one value: its comparison needs no list.
         if values.count == 1 && op != .exists && op != .notExist, let operand = Self.operand(values[0]) {
             return .comparison(key: key, operation: op, operand: operand)
@@ -251,6 +269,7 @@ struct PlanState {
             return nil
         }
         let search = d.searchType.flatMap(SearchType.init(rawValue:)) ?? .any
+        sources.historicals.append(PlannedHistoricalSource(masks: events, location: c.location))
         return .historical(.init(masks: events, operation: op, value: value, from: d.from, to: d.to, searchType: search))
     }
 
