@@ -11,7 +11,7 @@ import Testing
         var probe = RuleCheck.ConsequenceProbe(plan)
         var out: [Diagnostic] = []
         for (i, planned) in plan.rules.enumerated() {
-            for m in planned.sources.matchers { RuleCheck.matcherTraps(m, rule: planned.label, into: &out) }
+            for m in plan.matchers(of: planned) { RuleCheck.matcherTraps(m, rule: planned.label, into: &out) }
             RuleCheck.planFindings(planned, in: plan, label: planned.label, at: planned.rule.location, probe: &probe, into: &out)
             // The shared probe answers as a fresh one does.
             #expect(probe.matches(plan, rule: i) == RuleCheck.canMatchConsequenceEvents(plan, rule: i))
@@ -98,11 +98,17 @@ import Testing
                 """, file: "r.yaml"
             ).ruleSet)
         let plan = Planner().plan(set)
-        let element = try #require(plan.rules.first { $0.rule.id == "element" }?.sources.matchers.first)
+        let element = try #require(plan.rules.first { $0.rule.id == "element" }.flatMap { plan.matchers(of: $0).first })
         #expect(element.key == "%plan%" && element.path == "user.plan" && element.declaredType == .any)
         #expect(element.location?.line == 6)
-        let guarded = try #require(plan.rules.first { $0.rule.id == "guarded" }?.sources.matchers)
+        let guarded = try #require(plan.rules.first { $0.rule.id == "guarded" }.map { Array(plan.matchers(of: $0)) })
         #expect(guarded.map(\.guarded) == [["user.plan"], ["user.plan"], ["user.plan"]])
+
+        // Two plans appended keep each rule's matchers.
+        let both = plan.appending(plan)
+        for (i, r) in both.rules.enumerated() {
+            #expect(Array(both.matchers(of: r)) == Array(plan.matchers(of: plan.rules[i % plan.rules.count])))
+        }
 
         let found = RuleChecker(target: .both).check([("r.yaml", set)], plans: [plan])
         let traps = found.filter { $0.code == .lintMissingKeyTrap }.map { "\($0.rule ?? "") \($0.location?.line ?? 0)" }

@@ -1,6 +1,6 @@
 // The Check phase: every planned rule judged as its author would, with the rules-only checks of `RuleCheck`
 // and, when a context is plugged in, the schemas' (XDM keys and types, attached XDM). It reads the plan
-// alone — the planned condition, and what the planner read of each matcher (`ConditionSources`: the key as
+// alone — the planned condition, and what the planner read of each matcher (`PlannedMatcher`: the key as
 // written, what it reads, where it is) — so a check sees the rule as it will run: a disabled rule or a
 // dropped condition is the planner's finding, not the Check's. The loaded sets give only the ids, which no
 // two rules may share, enabled or not. One walk for every consumer: lint, the editor, the report, and the
@@ -50,9 +50,9 @@ public struct RuleChecker: Sendable {
                 // Every finding made below is about this rule.
                 let first = out.count
                 defer { for k in first..<out.count where out[k].rule == nil { out[k].rule = label } }
-                for m in planned.sources.matchers { matcher(m, rule: label, into: &out) }
+                for m in plan.matchers(of: planned) { matcher(m, rule: label, into: &out) }
                 if target != .mobile {
-                    for h in planned.sources.historicals { RuleCheck.targetHistoryDifferences(h, rule: label, into: &out) }
+                    for h in planned.historicalSources { RuleCheck.targetHistoryDifferences(h, rule: label, into: &out) }
                 }
                 RuleCheck.planFindings(planned, in: plan, label: label, at: planned.rule.location, probe: &probe, into: &out)
                 for c in planned.consequences where c.kind == .add || c.kind == .mod { attachedXDM(c.source, rule: label, into: &out) }

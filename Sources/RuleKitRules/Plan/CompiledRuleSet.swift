@@ -225,8 +225,10 @@ public struct PlannedRule: Sendable {
     public var consequences: [PlannedConsequence]
     /// `meta.reEvaluate == true`.
     public var reEvaluate: Bool
-    /// What the planner read of its conditions, for the Check phase (the evaluator never reads it).
-    public var sources = ConditionSources()
+    /// Where its matchers are in the plan's table (`CompiledRuleSet.matchers(of:)`).
+    var matcherRange: Range<Int> = 0..<0
+    /// Its historical conditions as the planner read them, for the Check phase.
+    public var historicalSources: [PlannedHistoricalSource] = []
     /// Whether it has a `schema` consequence (what reevaluation holds back).
     public var hasSchemaConsequence: Bool { consequences.contains { $0.kind == .schema } }
     /// A name for messages: the id, else the position.
@@ -246,9 +248,15 @@ public struct CompiledRuleSet: Sendable {
         let historyQuestions: HistoryQuestions
         /// Each rule's `label`, made once: a service counts every match by it.
         let labels: [String]
+        /// Every rule's matchers as the planner read them (`PlannedRule.matcherRange`), for the Check phase.
+        let matchers: [PlannedMatcher]
 
-        init(rules: [PlannedRule], slotCount: Int, index: RuleIndex, program: Program, diagnostics: [Diagnostic]) {
+        init(
+            rules: [PlannedRule], matchers: [PlannedMatcher], slotCount: Int, index: RuleIndex, program: Program,
+            diagnostics: [Diagnostic]
+        ) {
             self.rules = rules
+            self.matchers = matchers
             labels = rules.map(\.label)
             self.slotCount = slotCount
             self.index = index
@@ -295,9 +303,20 @@ public struct CompiledRuleSet: Sendable {
     /// The history questions the rules can ask: what a block's prefetch reads (`HistoryWorkingSet`).
     public var historyQuestions: HistoryQuestions { parts.historyQuestions }
 
-    init(rules: [PlannedRule], slotCount: Int, diagnostics: [Diagnostic], indexed: Bool = true) {
+    /// The matchers of `rule`, one of this set's rules, as the planner read them: the key as written, what it
+    /// reads, where it is (the Check phase's reading; the evaluator runs `rule.condition`).
+    ///
+    /// - Parameter rule: one of `rules`.
+    /// - Returns: its matchers, in the order written.
+    public func matchers(of rule: PlannedRule) -> ArraySlice<PlannedMatcher> {
+        let r = rule.matcherRange
+        guard r.lowerBound >= 0, r.upperBound <= parts.matchers.count else { return [] }
+        return parts.matchers[r]
+    }
+
+    init(rules: [PlannedRule], matchers: [PlannedMatcher] = [], slotCount: Int, diagnostics: [Diagnostic], indexed: Bool = true) {
         parts = Parts(
-            rules: rules, slotCount: slotCount,
+            rules: rules, matchers: matchers, slotCount: slotCount,
             index: indexed ? RuleIndex(rules) : RuleIndex(unindexed: rules.count),
             program: Program(rules, slotCount: slotCount), diagnostics: diagnostics)
     }
@@ -307,7 +326,7 @@ public struct CompiledRuleSet: Sendable {
 
     /// The same rules without the index (for measuring what the index gains).
     public func withoutIndex() -> CompiledRuleSet {
-        CompiledRuleSet(rules: rules, slotCount: slotCount, diagnostics: diagnostics, indexed: false)
+        CompiledRuleSet(rules: rules, matchers: parts.matchers, slotCount: slotCount, diagnostics: diagnostics, indexed: false)
     }
 
     /// This set followed by `other` (the engine's `addRules`).
@@ -319,13 +338,15 @@ public struct CompiledRuleSet: Sendable {
         // program and index a second time (a third of loading 10,000 rules).
         if rules.isEmpty && slotCount == 0 && diagnostics.isEmpty { return other }
         var all = rules
+        let offset = parts.matchers.count
         for var r in other.rules {
             r.index = all.count
             r.condition = r.condition.offsettingSlots(by: slotCount)
+            r.matcherRange = (r.matcherRange.lowerBound + offset)..<(r.matcherRange.upperBound + offset)
             all.append(r)
         }
         return CompiledRuleSet(
-            rules: all, slotCount: slotCount + other.slotCount,
+            rules: all, matchers: parts.matchers + other.parts.matchers, slotCount: slotCount + other.slotCount,
             diagnostics: diagnostics + other.diagnostics)
     }
 }

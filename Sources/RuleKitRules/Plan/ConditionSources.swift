@@ -1,22 +1,21 @@
 // What the planner read of a rule's conditions, kept beside the planned condition for the Check phase. The
 // planned condition is what the evaluator runs: keys as slots, data elements resolved, a matcher of several
 // values split into comparisons. A finding quotes what the author wrote and points where it is written, so
-// the planner keeps that too, as it reads it; the Check phase reads the plan alone, and the evaluator never
-// reads these.
+// the planner keeps that too, as it reads it: the matchers of every rule in one table of the plan
+// (`CompiledRuleSet.matchers(of:)`), each rule's historical conditions with it. The Check phase reads the
+// plan alone, and the evaluator never reads these.
 public import RuleKitCore
 
 /// A matcher as the planner read it.
 public struct PlannedMatcher: Sendable, Hashable {
     /// The key as written (`%orderTotal%`, `xdm.commerce.order.priceTotal`).
     public var key: String
-    /// What the key reads: a data element's path for `%name%`, else the key.
-    public var path: String
+    /// The path of the data element the key names (nil: the key is no data element).
+    public var elementPath: String?
     /// The declared type of the data element the key names (nil: the key is no data element).
     public var declaredType: DataElement.ValueType?
     /// The matcher's operation.
     public var operation: Operation
-    /// The matcher's code as written (`ne`, or a synonym the loader reads).
-    public var code: String
     /// Its values as written.
     public var values: [Value]
     /// Where it is written.
@@ -24,6 +23,11 @@ public struct PlannedMatcher: Sendable, Hashable {
     /// The keys an enclosing `and` requires to exist (an `ex` matcher beside it, or beside a group it is
     /// in): a comparison a missing key satisfies cannot spring on them.
     public var guarded: Set<String>
+
+    /// What the key reads: a data element's path for `%name%`, else the key.
+    public var path: String { elementPath ?? key }
+    /// The matcher's code (`ne`): the code written, since only the reference's codes are read.
+    public var code: String { operation.code }
 }
 
 /// A historical condition as the planner read it.
@@ -32,13 +36,4 @@ public struct PlannedHistoricalSource: Sendable, Hashable {
     public var masks: [ValueObject]
     /// Where it is written.
     public var location: SourceLocation?
-}
-
-/// What the planner read of one rule's conditions, in the order written.
-public struct ConditionSources: Sendable, Hashable {
-    /// Its matchers with a key and a known operation (those dropped for a missing key or an unknown
-    /// matcher are the planner's findings).
-    public var matchers: [PlannedMatcher] = []
-    /// Its historical conditions.
-    public var historicals: [PlannedHistoricalSource] = []
 }

@@ -51,7 +51,8 @@ public struct Planner: Sendable {
             guard rule.enabled else { continue }
             state.ruleID = rule.id
             state.ruleIndex = i
-            state.sources = ConditionSources()
+            let firstMatcher = state.matchers.count
+            state.historicals.removeAll(keepingCapacity: true)
             guard let condition = state.condition(rule.condition) else {
                 state.warn(
                     .rulesDroppedRule,
@@ -62,10 +63,11 @@ public struct Planner: Sendable {
             planned.append(
                 PlannedRule(
                     index: planned.count, rule: rule, condition: condition,
-                    consequences: consequences, reEvaluate: rule.reEvaluate, sources: state.sources))
+                    consequences: consequences, reEvaluate: rule.reEvaluate, matcherRange: firstMatcher..<state.matchers.count,
+                    historicalSources: state.historicals.isEmpty ? [] : Array(state.historicals)))
         }
         return CompiledRuleSet(
-            rules: planned, slotCount: state.slots.count, diagnostics: state.diagnostics.sorted,
+            rules: planned, matchers: state.matchers, slotCount: state.slots.count, diagnostics: state.diagnostics.sorted,
             indexed: options.index)
     }
 }
@@ -86,10 +88,14 @@ struct PlanState {
     var templates: [String: (Template, unknown: [String])] = [:]
     /// Matcher keys by text, with their slots (one lookup per matcher instead of two).
     var slotKeys: [String: SlotKey] = [:]
-    /// What is read of the rule's conditions, for the Check phase.
-    var sources = ConditionSources()
-    /// The keys the enclosing `and` groups require to exist (`PlannedMatcher.guarded`).
-    var guarded: Set<String> = []
+    /// What is read of the matchers, for the Check phase: every rule's in one table that becomes the plan's
+    /// (a table per rule cost a fifth of planning), each rule's historical conditions in a buffer copied
+    /// into its plan.
+    var matchers: [PlannedMatcher] = []
+    var historicals: [PlannedHistoricalSource] = []
+    /// How deep in groups each of `matchers` is, to tell an `and`'s own matchers from its groups'.
+    var matcherDepths: [Int32] = []
+    var depth: Int32 = 0
 
     mutating func keyRef(_ text: String) -> KeyRef {
         if let k = keyRefs[text] { return k }
@@ -106,6 +112,10 @@ struct PlanState {
 
     init(set: RuleSet, options: Planner.Options) {
         self.options = options
+        // Room for a few matchers a rule, made once: the table grown by doubling copied itself a tenth of
+        // planning's time again. Pages not written are not touched.
+        matchers.reserveCapacity(set.rules.count * 4)
+        matcherDepths.reserveCapacity(set.rules.count * 4)
         var e: [String: DataElement] = [:]
         for d in set.dataElements { e[d.name] = d }
         elements = e
@@ -146,23 +156,21 @@ struct PlanState {
         }
         var children: [PlannedCondition] = []
         children.reserveCapacity(conditions.count)
-        let outer = guarded
-        if GroupLogic(rawValue: logic) == .and {
-            for sub in conditions where sub.kind == .matcher {
-                if sub.definition.matcher.flatMap(Operation.init(code:)) == .exists, let k = sub.definition.key { guarded.insert(k) }
-            }
-        }
+        let groupLogic = GroupLogic(rawValue: logic)
+        let first = matchers.count
+        depth += 1
         for i in conditions.indices {
             if let x = condition(conditions[i]) { children.append(x) }
         }
-        guarded = outer
+        depth -= 1
+        if groupLogic == .and { guardKeys(from: first) }
         guard !children.isEmpty else {
             warn(
                 .rulesDroppedCondition, "rule \(ruleLabel): a '\(logic)' group with no valid condition is dropped",
                 c.location)
             return nil
         }
-        switch GroupLogic(rawValue: logic) {
+        switch groupLogic {
         case .and: return .and(children)
         case .or: return .or(children)
         case nil:
@@ -173,6 +181,18 @@ struct PlanState {
                 c.location)
             return .unknownLogic(logic, children)
         }
+    }
+
+    /// The `and` group whose matchers were read from `matchers[first...]` requires the keys of its own `ex`
+    /// matchers to exist, for every matcher in it, its groups' included (`PlannedMatcher.guarded`). Found
+    /// after its conditions are planned, from what they recorded: no second reading of the group.
+    mutating func guardKeys(from first: Int) {
+        var keys: Set<String> = []
+        for i in first..<matchers.count where matcherDepths[i] == depth + 1 && matchers[i].operation == .exists {
+            keys.insert(matchers[i].key)
+        }
+        guard !keys.isEmpty else { return }
+        for i in first..<matchers.count { matchers[i].guarded.formUnion(keys) }
     }
 
     mutating func matcher(_ c: Condition) -> PlannedCondition? {
@@ -202,10 +222,11 @@ struct PlanState {
             if e == nil && keyText.utf8.first != 0x25 { slotKeys[keyText] = key }
         }
         let values = d.values ?? []
-        sources.matchers.append(
+        matchers.append(
             PlannedMatcher(
-                key: keyText, path: element?.path ?? keyText, declaredType: element?.type, operation: op, code: code,
-                values: values, location: c.location, guarded: guarded))
+                key: keyText, elementPath: element?.path, declaredType: element?.type, operation: op, values: values,
+                location: c.location, guarded: []))
+        matcherDepths.append(depth)
         // The common matcher has one value: its comparison needs no list.
         if values.count == 1 && op != .exists && op != .notExist, let operand = Self.operand(values[0]) {
             return .comparison(key: key, operation: op, operand: operand)
@@ -269,7 +290,7 @@ struct PlanState {
             return nil
         }
         let search = d.searchType.flatMap(SearchType.init(rawValue:)) ?? .any
-        sources.historicals.append(PlannedHistoricalSource(masks: events, location: c.location))
+        historicals.append(PlannedHistoricalSource(masks: events, location: c.location))
         return .historical(.init(masks: events, operation: op, value: value, from: d.from, to: d.to, searchType: search))
     }
 
