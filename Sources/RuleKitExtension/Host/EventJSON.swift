@@ -32,11 +32,26 @@ public enum EventJSON {
     ///     leaves it out of `o`): the event's data, made into a `ValueObject` only if a listener asks.
     /// - Returns: the event.
     public static func event(_ o: ValueObject, dataText: [UInt8]? = nil, document: JSONTape? = nil) -> Event {
+        event(o, members: EventShape.Members(of: o), dataText: dataText, document: document)
+    }
+
+    /// The event of the input object `o`, whose members are `m` (found once, for the check and for this).
+    ///
+    /// - Parameters:
+    ///   - o: the input line's object.
+    ///   - m: its members (`EventShape.Members(of: o)`).
+    ///   - dataText: the text of its `data`, when the reader kept it.
+    ///   - document: the tape of its `data`, when the reader made one.
+    /// - Returns: the event (absent or mistyped members take their defaults, as a checked event has none).
+    public static func event(
+        _ o: ValueObject, members m: EventShape.Members, dataText: [UInt8]? = nil, document: JSONTape? = nil
+    ) -> Event {
+        func member(_ i: Int) -> Value? { i >= 0 && i < o.count ? o.value(at: i) : nil }
         var e = Event(
-            name: o["name"]?.stringValue ?? "event", type: o["type"]?.stringValue ?? "", source: o["source"]?.stringValue ?? "",
-            data: o["data"]?.objectValue)
-        if case .array(let m)? = o["mask"] { e.mask = m.compactMap(\.stringValue) }
-        if case .string(let id)? = o["id"] { e.id = eventID(id) }
+            name: member(m.name)?.stringValue ?? "event", type: member(m.type)?.stringValue ?? "",
+            source: member(m.source)?.stringValue ?? "", data: member(m.data)?.objectValue)
+        if case .array(let items)? = member(m.mask) { e.mask = items.compactMap(\.stringValue) }
+        if case .string(let id)? = member(m.id) { e.id = eventID(id) }
         if let document { e.setDocument(document) } else { e.setDataText(dataText) }
         return e
     }
@@ -82,10 +97,11 @@ public enum EventJSON {
         case .failure(let e): return .failure(e)
         case .success(let v):
             guard case .object(let o) = v else { return .failure(DiagnosticError(notAnEvent(file: file, line: record.line))) }
-            if let p = EventShape.problem(v, dataInTape: record.tape != nil) {
+            let members = EventShape.Members(of: o)
+            if let p = EventShape.problem(o, members, dataInTape: record.tape != nil) {
                 return .failure(DiagnosticError(invalid(p, file: file, line: record.line)))
             }
-            return .success(event(o, dataText: record.memberText, document: record.tape))
+            return .success(event(o, members: members, dataText: record.memberText, document: record.tape))
         }
     }
 

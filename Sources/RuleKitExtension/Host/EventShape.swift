@@ -18,6 +18,41 @@ public enum EventShape {
         public var pointer: String
     }
 
+    /// Where an event object's members are (-1: absent), found in one pass: what the check looks at and
+    /// what the event is built from (`EventJSON.event(_:members:dataText:document:)`), so neither looks a
+    /// member up by its key.
+    public struct Members: Sendable, Equatable {
+        /// The positions of `id`, `name`, `type`, `source`, `data` and `mask` in the object.
+        public var id = -1, name = -1, type = -1, source = -1, data = -1, mask = -1
+        /// The position of the first member, in name order, that an event does not have. A position, not
+        /// the name: the struct is then plain data, copied without a retain.
+        public var unknown = -1
+
+        /// The members of `o`.
+        ///
+        /// Per event, on the path of every batch (every line `run` and `match` read): each member is known by
+        /// its length and first byte before one compare, noted by position and looked at in place; copying
+        /// each value out (a retain and a release per member) and listing the members to check in array
+        /// literals (two arrays per event) cost `match` 2-3% of its CPU. Nothing is allocated unless a member
+        /// is unknown (the first in name order is named, whatever the object's order).
+        ///
+        /// - Parameter o: an input event's object.
+        public init(of o: ValueObject) {
+            for i in 0..<o.count {
+                let key = o.key(at: i)
+                switch Member(key) {
+                case .type: type = i
+                case .source: source = i
+                case .id: id = i
+                case .name: name = i
+                case .data: data = i
+                case .mask: mask = i
+                case nil: if unknown < 0 || key < o.key(at: unknown) { unknown = i }
+                }
+            }
+        }
+    }
+
     /// The first problem of `value`, or nil when it is an event. `dataInTape`: the reader took the event's
     /// `data` into a tape (it is then an object, and is not in `value`).
     ///
@@ -29,32 +64,20 @@ public enum EventShape {
         guard case .object(let o) = value else {
             return Problem(message: "an event must be a JSON object, not \(kind(value))", pointer: "")
         }
-        // Per event, on the path of every batch (every line `run` and `match` read): one pass over the
-        // members, each known by its length and first byte before a compare, no look-up by key, no sorting.
-        // Members are noted by position and looked at in place: copying each value out (a retain and a
-        // release per member) and listing the members to check in array literals (two arrays per event) cost
-        // `match` 2-3% of its CPU. Nothing is allocated unless something is wrong (the first unknown member
-        // in name order is named, whatever the object's order).
-        var unknown: String?
-        var type = -1
-        var source = -1
-        var id = -1
-        var name = -1
-        var data = -1
-        var mask = -1
-        for i in 0..<o.count {
-            let key = o.key(at: i)
-            switch Member(key) {
-            case .type: type = i
-            case .source: source = i
-            case .id: id = i
-            case .name: name = i
-            case .data: data = i
-            case .mask: mask = i
-            case nil: if unknown.map({ key < $0 }) ?? true { unknown = key }
-            }
-        }
-        if let key = unknown {
+        return problem(o, Members(of: o), dataInTape: dataInTape)
+    }
+
+    /// The first problem of the event object `o`, whose members are `m`, or nil when it is an event.
+    ///
+    /// - Parameters:
+    ///   - o: the input line's object.
+    ///   - m: its members (`Members(of: o)`).
+    ///   - dataInTape: whether the reader took `data` into a tape.
+    /// - Returns: the first problem, or nil.
+    public static func problem(_ o: ValueObject, _ m: Members, dataInTape: Bool = false) -> Problem? {
+        let (type, source, id, name, data, mask) = (m.type, m.source, m.id, m.name, m.data, m.mask)
+        if m.unknown >= 0 {
+            let key = o.key(at: m.unknown)
             return Problem(
                 message: "unknown member '\(key)' (an event has \(members.joined(separator: ", ")))", pointer: "/" + escape(key))
         }
