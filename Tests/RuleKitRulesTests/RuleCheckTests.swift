@@ -116,4 +116,18 @@ import Testing
         #expect(found.filter { $0.code == .targetMissingKeyNegation }.count == 2)
         #expect(!found.contains { $0.rule == "paused" }, "\(found)")
     }
+
+    /// An `and` whose conditions contradict never fires, however many it has (pair by pair below 17, through
+    /// a table above), and one whose equalities agree (whatever their case) may.
+    @Test(arguments: [3, 40])
+    func anAndThatContradictsItselfNeverFires(_ n: Int) throws {
+        func plan(_ last: String) throws -> CompiledRuleSet {
+            var yaml = "version: 1\nrules:\n  - id: r\n    when:\n      all:\n"
+            for i in 0..<n { yaml += "        - {key: k\(i), eq: v}\n" }
+            yaml += "        - {key: k0, eq: \(last)}\n        - {key: k1, ex: true}\n    then: [{add: {a: 1}}]\n"
+            return Planner().plan(try #require(try Rules.load(yaml).ruleSet))
+        }
+        #expect(RuleCheck.neverFires(try plan("w").rules[0].condition))
+        #expect(!RuleCheck.neverFires(try plan("V").rules[0].condition))
+    }
 }

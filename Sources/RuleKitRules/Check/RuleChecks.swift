@@ -96,21 +96,44 @@ public enum RuleCheck {
         case .or(let cs): return cs.allSatisfy(neverFires)
         case .and(let cs):
             if cs.contains(where: neverFires) { return true }
-            var eq: [KeyRef: String] = [:]
-            var exists: [KeyRef: Bool] = [:]
+            // Two equalities of one key with different strings, or `ex` and `nx` of one key, never hold
+            // together. A key is its slot (one per key in a plan): compared as an Int, never hashed. A
+            // group of a few conditions is compared pair by pair, with nothing allocated; a larger one
+            // through a table, so that no group costs more than linear time.
+            if cs.count <= 16 {
+                for i in cs.indices {
+                    for j in cs.indices where j > i && contradict(cs[i], cs[j]) { return true }
+                }
+                return false
+            }
+            var eq: [Int: String] = [:]
+            var exists: [Int: Bool] = [:]
             for x in cs {
                 switch x {
                 case .comparison(let k, .equals, .string(_, let v)):
-                    if let other = eq[k.ref], other != v { return true }
-                    eq[k.ref] = v
+                    if let other = eq[k.slot], other != v { return true }
+                    eq[k.slot] = v
                 case .existence(let k, let negated):
-                    if let other = exists[k.ref], other != negated { return true }
-                    exists[k.ref] = negated
+                    if let other = exists[k.slot], other != negated { return true }
+                    exists[k.slot] = negated
                 default: break
                 }
             }
             return false
         default: return false
+        }
+    }
+
+    /// Whether `a` and `b`, two conditions of one `and`, cannot both hold: equalities of one key with
+    /// different strings, or `ex` and `nx` of one key.
+    static func contradict(_ a: PlannedCondition, _ b: PlannedCondition) -> Bool {
+        switch (a, b) {
+        case (.comparison(let k, .equals, .string(_, let v)), .comparison(let l, .equals, .string(_, let w))):
+            return k.slot == l.slot && v != w
+        case (.existence(let k, let n), .existence(let l, let m)):
+            return k.slot == l.slot && n != m
+        default:
+            return false
         }
     }
 
