@@ -95,6 +95,8 @@ import Testing
                     enabled: false
                     when: {key: page, ne: home}
                     then: [{add: {a: 1}}]
+                  - when: {key: page, ne: home}
+                    then: [{add: {a: 1}}]
                 """, file: "r.yaml"
             ).ruleSet)
         let plan = Planner().plan(set)
@@ -112,8 +114,9 @@ import Testing
 
         let found = RuleChecker(target: .both).check([("r.yaml", set)], plans: [plan])
         let traps = found.filter { $0.code == .lintMissingKeyTrap }.map { "\($0.rule ?? "") \($0.location?.line ?? 0)" }
-        #expect(traps == ["element 6", "guarded 14"], "\(found)")
-        #expect(found.filter { $0.code == .targetMissingKeyNegation }.count == 2)
+        // The rule without an id is named by its place in the file, the disabled rule before it counted.
+        #expect(traps == ["element 6", "guarded 14", "#3 20"], "\(found)")
+        #expect(found.filter { $0.code == .targetMissingKeyNegation }.count == 3)
         #expect(!found.contains { $0.rule == "paused" }, "\(found)")
     }
 

@@ -46,7 +46,8 @@ public struct RuleChecker: Sendable {
             }
             var probe = RuleCheck.ConsequenceProbe(plan)
             for planned in plan.rules {
-                let label = planned.label
+                // Named as the planner names it: by id, else by its place in the file.
+                let label = planned.rule.id ?? "#\(planned.sourceIndex)"
                 // Every finding made below is about this rule.
                 let first = out.count
                 defer { for k in first..<out.count where out[k].rule == nil { out[k].rule = label } }

@@ -225,6 +225,9 @@ public struct PlannedRule: Sendable {
     public var consequences: [PlannedConsequence]
     /// `meta.reEvaluate == true`.
     public var reEvaluate: Bool
+    /// Its position in the rule set it was planned from (disabled and dropped rules counted): how the
+    /// loader's, the planner's and the Check's messages name a rule without an id (`#3`).
+    public var sourceIndex = 0
     /// Where its matchers are in the plan's table (`CompiledRuleSet.matchers(of:)`).
     var matcherRange: Range<Int> = 0..<0
     /// Its historical conditions as the planner read them, for the Check phase.

@@ -63,7 +63,8 @@ public struct Planner: Sendable {
             planned.append(
                 PlannedRule(
                     index: planned.count, rule: rule, condition: condition,
-                    consequences: consequences, reEvaluate: rule.reEvaluate, matcherRange: firstMatcher..<state.matchers.count,
+                    consequences: consequences, reEvaluate: rule.reEvaluate, sourceIndex: i,
+                    matcherRange: firstMatcher..<state.matchers.count,
                     historicalSources: state.historicals.isEmpty ? [] : Array(state.historicals)))
         }
         return CompiledRuleSet(
@@ -89,8 +90,9 @@ struct PlanState {
     /// Matcher keys by text, with their slots (one lookup per matcher instead of two).
     var slotKeys: [String: SlotKey] = [:]
     /// What is read of the matchers, for the Check phase: every rule's in one table that becomes the plan's
-    /// (a table per rule cost a fifth of planning), each rule's historical conditions in a buffer copied
-    /// into its plan.
+    /// (one allocation for the plan, not a growing one per rule: planning is in every start's path), each
+    /// rule's historical conditions in a buffer copied into its plan. A dropped rule's stay in the table,
+    /// unreferenced.
     var matchers: [PlannedMatcher] = []
     var historicals: [PlannedHistoricalSource] = []
     /// How deep in groups each of `matchers` is, to tell an `and`'s own matchers from its groups'.
@@ -112,8 +114,8 @@ struct PlanState {
 
     init(set: RuleSet, options: Planner.Options) {
         self.options = options
-        // Room for a few matchers a rule, made once: the table grown by doubling copied itself a tenth of
-        // planning's time again. Pages not written are not touched.
+        // Room for a few matchers a rule, made once, so the table is seldom copied as it grows. Pages not
+        // written are not touched.
         matchers.reserveCapacity(set.rules.count * 4)
         matcherDepths.reserveCapacity(set.rules.count * 4)
         var e: [String: DataElement] = [:]
