@@ -70,6 +70,7 @@ public final class EnrichmentService: Sendable {
     }
     private let status: Locked<RulesStatus>
     private let watched: Locked<[String: FileStamp]>
+    private let reloads = Locked(ReloadTickets())
     /// The rules URLs among the sources, with the version of each in force.
     let remote: RemoteSources
 
@@ -286,13 +287,47 @@ public final class EnrichmentService: Sendable {
     /// cached, only when the set loads).
     @discardableResult
     func reload(reason: String, candidate: [String: RulesCache.Entry]) -> Bool {
+        let ticket = reloads.withLock { $0.take() }
         let bodies = remote.bodies.merging(candidate.mapValues(\.body)) { _, new in new }
         let files = RuleSnapshot.load(options.rules, fetched: bodies, context: options.checkContext)
+        return install(files, ticket: ticket, reason: reason, candidate: candidate)
+    }
+
+    /// As `reload(reason:candidate:)`, with the rules read, planned and checked on a thread of their own
+    /// at the lowest priority (`BackgroundLoad`), so that the batches served meanwhile keep their latency.
+    @discardableResult
+    func reloadInBackground(reason: String, candidate: [String: RulesCache.Entry] = [:]) async -> Bool {
+        let ticket = reloads.withLock { $0.take() }
+        let bodies = remote.bodies.merging(candidate.mapValues(\.body)) { _, new in new }
+        let (rules, context) = (options.rules, options.checkContext)
+        let files = await BackgroundLoad.run { RuleSnapshot.load(rules, fetched: bodies, context: context) }
+        return install(files, ticket: ticket, reason: reason, candidate: candidate)
+    }
+
+    /// The order of reloads: each takes a ticket when it starts, and one whose load finishes after a later
+    /// one was installed is dropped (two reloads may run at once: a poll's and a file watch's, or SIGHUP's).
+    struct ReloadTickets {
+        var next = 0
+        var installed = -1
+        mutating func take() -> Int {
+            next += 1
+            return next
+        }
+    }
+
+    /// Puts `files`, loaded for reload `ticket`, in force on every worker, or refuses them (see `reload`).
+    private func install(_ files: RuleSnapshot, ticket: Int, reason: String, candidate: [String: RulesCache.Entry]) -> Bool {
+        guard reloads.withLock({ r in r.installed < ticket }) else {
+            logger.info("rules reload (\(reason)) overtaken by a later one; not installed")
+            return false
+        }
         let now = Date()
         watched.withLock { $0 = files.stamps }
         let reported = files.reported(strict: options.strict)
         guard files.admits(strict: options.strict, allowErrors: options.allowErrors) else {
             let errors = reported.filter { $0.severity == .error }
+            // A refusal is the newest word too: a reload that started before it and ends after is not installed.
+            reloads.withLock { r in r.installed = max(r.installed, ticket) }
             metrics.reloadFailures.increment()
             remote.refuse(candidate)
             logger.error(
@@ -305,6 +340,14 @@ public final class EnrichmentService: Sendable {
             }
             return false
         }
+        // Installed in ticket order: checked again under the lock that records it.
+        guard
+            reloads.withLock({ r in
+                guard r.installed < ticket else { return false }
+                r.installed = ticket
+                return true
+            })
+        else { return false }
         remote.commit(candidate)
         var count = files.ruleCount
         for h in hosts {
@@ -332,16 +375,25 @@ public final class EnrichmentService: Sendable {
             logger.warning("rules URL poll failed; the rules in force keep serving", metadata: ["why": "\(f)"])
         }
         if !changed.isEmpty {
-            reload(
+            await reloadInBackground(
                 reason: "a new version at \(changed.keys.map(RemoteRules.redacted).sorted().joined(separator: ", "))", candidate: changed)
         }
     }
 
     /// Reloads when a rules file changed since the last look (its size or modification time).
     func reloadIfChanged() {
+        if filesChanged() { reload(reason: "a rules file changed") }
+    }
+
+    /// As `reloadIfChanged`, the rules loaded in the background (`reloadInBackground`).
+    func reloadIfChangedInBackground() async {
+        if filesChanged() { await reloadInBackground(reason: "a rules file changed") }
+    }
+
+    /// Whether a rules file changed since the last look (its size, modification time or inode).
+    private func filesChanged() -> Bool {
         let now = RuleSources.stamps(options.rules)
-        let changed = watched.withLock { old -> Bool in old != now }
-        if changed { reload(reason: "a rules file changed") }
+        return watched.withLock { old -> Bool in old != now }
     }
 
     /// Stops taking batches; those in flight finish.

@@ -280,7 +280,7 @@ struct RulesWatcher: Service {
             await withDiscardingTaskGroup { group in
                 group.addTask {
                     for await _ in await UnixSignalsSequence(trapping: .sighup) {
-                        service.reload(reason: "SIGHUP")
+                        await service.reloadInBackground(reason: "SIGHUP")
                         await service.pollRemote()
                         for tokens in tokens {
                             let logger = Logger(label: "rulekit.serve")
@@ -297,7 +297,7 @@ struct RulesWatcher: Service {
                 group.addTask {
                     while !Task.isCancelled {
                         try? await Task.sleep(for: service.options.watchInterval)
-                        service.reloadIfChanged()
+                        await service.reloadIfChangedInBackground()
                     }
                 }
                 if let poll = service.options.rulesPoll, !service.remote.urls.isEmpty {

@@ -50,6 +50,27 @@ import Testing
         for _ in 0..<6 { #expect(try await service.enrich([Self.event()]).first?.data?["y"] == .int(2)) }
     }
 
+    /// A reload in the background (a poll's, a watch's, SIGHUP's) installs what it loaded as `reload` does,
+    /// and refuses a broken set the same way, the previous rules serving on.
+    @Test func aBackgroundReloadInstallsRefusesAndKeepsItsOrder() async throws {
+        let dir = Scratch.url("rk-reload-bg-\(UUID())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("a.yaml")
+        try Self.rule(1).write(to: file, atomically: true, encoding: .utf8)
+        let service = try Self.service(dir, workers: 2)
+
+        try Self.rule(3).write(to: file, atomically: true, encoding: .utf8)
+        #expect(await service.reloadInBackground(reason: "test"))
+        #expect(try await service.enrich([Self.event()]).first?.data?["y"] == .int(3))
+
+        try "rules: [\n".write(to: file, atomically: true, encoding: .utf8)
+        #expect(!(await service.reloadInBackground(reason: "test")))
+        #expect(!service.rulesStatus.lastAttemptLoaded)
+        #expect(try await service.enrich([Self.event()]).first?.data?["y"] == .int(3))
+
+    }
+
     @Test func startBootsTheWorkersAsyncAndDrainWaitsForTheBatchesInFlight() async throws {
         let dir = Scratch.url("rk-start-\(UUID())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
