@@ -21,14 +21,20 @@ import Testing
         return try EnrichmentService(o)
     }
 
+    /// A scratch rules folder holding `a.yaml` with `rule(1)`, and that file.
+    static func folder() throws -> (dir: URL, file: URL) {
+        let dir = Scratch.url("rk-reload-\(UUID())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let file = dir.appendingPathComponent("a.yaml")
+        try rule(1).write(to: file, atomically: true, encoding: .utf8)
+        return (dir, file)
+    }
+
     static func event() -> Event { Event(name: "e", type: "t", source: "s", data: ["x": 1]) }
 
     @Test func everyWorkerRunsTheSnapshotTheReloadChecked() async throws {
-        let dir = Scratch.url("rk-reload-\(UUID())")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let (dir, file) = try Self.folder()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let file = dir.appendingPathComponent("a.yaml")
-        try Self.rule(1).write(to: file, atomically: true, encoding: .utf8)
         let service = try Self.service(dir, workers: 3)
         #expect(service.rulesStatus.contentHash == RuleSnapshot.load([dir.path]).contentHash)
 
@@ -52,12 +58,9 @@ import Testing
 
     /// A reload in the background (a poll's, a watch's, SIGHUP's) installs what it loaded as `reload` does,
     /// and refuses a broken set the same way, the previous rules serving on.
-    @Test func aBackgroundReloadInstallsRefusesAndKeepsItsOrder() async throws {
-        let dir = Scratch.url("rk-reload-bg-\(UUID())")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    @Test func aBackgroundReloadInstallsAndRefusesAsAReloadDoes() async throws {
+        let (dir, file) = try Self.folder()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let file = dir.appendingPathComponent("a.yaml")
-        try Self.rule(1).write(to: file, atomically: true, encoding: .utf8)
         let service = try Self.service(dir, workers: 2)
 
         try Self.rule(3).write(to: file, atomically: true, encoding: .utf8)
