@@ -3,7 +3,8 @@
 # 1% of the events (every hundredth event of ../shared/bench/events-10k.jsonl carries "pb":"yes"), wrk posting
 # batches of 100 events (JSON lines) with 8 connections, history in memory. In turn, ROUNDS rounds (5):
 #   A: the same rules with the consequence answered as an event and not sent (no --postbacks);
-#   B: --postbacks DIR, a receiver on 127.0.0.1 answering 200 (Tests/RulekitCLITests/Fixtures/postback_receiver.py).
+#   B: --postbacks DIR, a receiver on 127.0.0.1 answering 200 (Benchmarks/Serve/postback_sink.py, asyncio: its
+#      CPU is taken from the same two cores, so it is kept small and reported apart; RECEIVER=FILE for another).
 # Reported: events/s of each and B/A (target ≥ 0.9), C/A (target: about 1, a receiver down costs only disk); the server's CPU per delivered postback,
 # (CPU_B − CPU_A per event) × events / delivered (target ≤ 25 µs; /proc/PID/stat utime+stime over the load
 # window and the drain after it); whether the queue drained as fast as it filled (queued at the end of the
@@ -27,7 +28,7 @@ with open(f"{sys.argv[2]}/pb-lines.txt", "w") as n:
     for i in range(0, len(out), 100):
         n.write("\x1e".join(out[i:i + 100]) + "\n")
 PY
-python3 Tests/RulekitCLITests/Fixtures/postback_receiver.py --until-stdin-closes < <(sleep 100000) > "$work/receiver.port" &
+python3 "${RECEIVER:-Benchmarks/Serve/postback_sink.py}" --until-stdin-closes < <(sleep 100000 2> /dev/null) > "$work/receiver.port" 2> /dev/null &
 receiver=$!
 for _ in $(seq 100); do [[ -s $work/receiver.port ]] && break; sleep 0.05; done
 port=$(head -1 "$work/receiver.port")
@@ -95,7 +96,7 @@ per_a = statistics.median(r[2] * tick / r[1] for r in rows['printed'])
 per_post = statistics.median((r[2] * tick - per_a * r[1]) / r[3] for r in rows['send'] if r[3] > 0)
 recv = statistics.median(r[5] * tick / r[3] for r in rows['send'] if r[3] > 0)
 print(f'serve with postbacks sent {b:.0f} events/s against printed {a:.0f}: {b / a:.3f}x (target >= 0.9)')
-print(f'server CPU per delivered postback: {per_post:.1f} us (target <= 25); the receiver (python) {recv:.0f} us apart')
+print(f'server CPU per delivered postback: {per_post:.1f} us (target <= 25); the receiver (python asyncio) {recv:.0f} us apart')
 print(f'queued at the end of each load window (drains as fast as it fills when small): {[r[4] for r in rows[\"send\"]]}')
 c = statistics.median(r[0] for r in rows['down'])
 drain = statistics.median(r[2] * tick / r[3] for r in rows['down'] if r[3] > 0)

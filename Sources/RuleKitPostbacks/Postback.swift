@@ -17,7 +17,9 @@ public struct Postback: Sendable, Equatable {
     /// Which consequence type made it.
     public var kind: Kind
     /// The URL, tokens expanded by the engine.
-    public var url: String
+    public var url: String {
+        didSet { receiver = Self.receiver(of: url) }
+    }
     /// The body (POST); nil or empty: GET.
     public var body: String?
     /// The body's content type.
@@ -30,8 +32,11 @@ public struct Postback: Sendable, Equatable {
     /// The request's method: GET without a body, POST with one (as the reference).
     public var method: String { (body ?? "").isEmpty ? "GET" : "POST" }
 
-    /// Where it goes, as `host:port`: hits to one receiver are sent in order, one at a time.
-    public var receiver: String {
+    /// Where it goes, as `host:port`: hits to one receiver are sent in order, one at a time. Kept with the
+    /// URL (read a few times a hit: its line, its headers, its answer).
+    public private(set) var receiver: String
+
+    static func receiver(of url: String) -> String {
         guard let u = URLComponents(string: url), let host = u.host else { return url }
         return "\(host.lowercased()):\(u.port ?? (u.scheme?.lowercased() == "https" ? 443 : 80))"
     }
@@ -53,6 +58,7 @@ public struct Postback: Sendable, Equatable {
         self.key = key
         self.kind = kind
         self.url = url
+        self.receiver = Self.receiver(of: url)
         self.body = body
         self.contentType = contentType
         self.timeout = timeout

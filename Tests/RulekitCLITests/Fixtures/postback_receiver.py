@@ -5,7 +5,8 @@
 #   /_retryafter/K/SECONDS/... answers 429 with Retry-After: SECONDS to the first K of each key, then 200
 #   /_slow/SECONDS/...         waits, then answers 200
 #   /_log                      what it recorded, as JSON (GET)
-# Listens on --port PORT when given (a receiver brought back where it was), else on a free port. Prints its
+# Listens on --port PORT when given (a receiver brought back where it was), else on a free port; over TLS with
+# --tls CERT KEY. Each record has the client's port (`peer`: requests on one kept-alive connection share it). Prints its
 # port on the first line of stdout; exits when stdin closes.
 import http.server, json, sys, threading, time
 
@@ -50,7 +51,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             tries[(path, key)] = n + 1
             seen.append({"method": self.command, "path": self.path, "key": key, "contentType": self.headers.get("Content-Type"),
                          "body": body, "at": time.time(), "authorization": self.headers.get("Authorization"),
-                         "signature": self.headers.get("X-RuleKit-Signature"), "partner": self.headers.get("X-Partner")})
+                         "signature": self.headers.get("X-RuleKit-Signature"), "partner": self.headers.get("X-Partner"),
+                         "peer": self.client_address[1]})
         if parts[0] == "_status":
             return self.answer(int(parts[1]))
         if parts[0] == "_fail" and n < int(parts[1]):
@@ -70,6 +72,12 @@ class Server(http.server.ThreadingHTTPServer):
 
 port = int(sys.argv[sys.argv.index("--port") + 1]) if "--port" in sys.argv else 0
 server = Server(("127.0.0.1", port), Handler)
+if "--tls" in sys.argv:
+    import ssl
+    at = sys.argv.index("--tls")
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(sys.argv[at + 1], sys.argv[at + 2])
+    server.socket = context.wrap_socket(server.socket, server_side=True)
 print(server.server_address[1], flush=True)
 threading.Thread(target=server.serve_forever, daemon=True).start()
 if "--until-stdin-closes" in sys.argv:
