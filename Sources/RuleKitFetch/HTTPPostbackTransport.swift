@@ -29,8 +29,10 @@ public final class HTTPPostbackTransport: PostbackTransport {
     /// - Parameters:
     ///   - caFile: a PEM file of CA certificates, or nil.
     ///   - receivers: headers per receiver and the signing secret.
+    ///   - idle: how long a receiver's connection stays open with nothing to send (default 30 s; looked at
+    ///     when the last hit's time-out passes, so closed within `idle` and that time-out).
     /// - Throws: `HTTPRulesTransport.SetupError` for a CA file that cannot be read.
-    public init(caFile: String? = nil, receivers: PostbackReceivers = PostbackReceivers()) throws {
+    public init(caFile: String? = nil, receivers: PostbackReceivers = PostbackReceivers(), idle: Duration = .seconds(30)) throws {
         var tls = TLSConfiguration.makeClientConfiguration()
         if let caFile {
             do { tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caFile)) } catch {
@@ -40,8 +42,14 @@ public final class HTTPPostbackTransport: PostbackTransport {
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         loop = group.next()
         // Made here, used only on the loop from now on.
-        connections = NIOLoopBoundBox.makeBoxSendingValue(PostbackConnections(loop: loop, tls: tls), eventLoop: loop)
+        connections = NIOLoopBoundBox.makeBoxSendingValue(
+            PostbackConnections(loop: loop, tls: tls, idle: .nanoseconds(max(1_000_000, Self.nanoseconds(idle)))), eventLoop: loop)
         self.receivers = receivers
+    }
+
+    static func nanoseconds(_ d: Duration) -> Int64 {
+        let (s, atto) = d.components
+        return s > 3_600 ? 3_600_000_000_000 : max(0, s) * 1_000_000_000 + atto / 1_000_000_000
     }
 
     /// Sends one hit; `done` is called on the transport's event loop.
@@ -126,13 +134,16 @@ struct PostbackTarget: Hashable, Sendable {
 final class PostbackConnections {
     let loop: any EventLoop
     let tls: TLSConfiguration
+    /// How long a connection with nothing to send stays open.
+    let idle: TimeAmount
     /// Built at the first https receiver (reading the system's roots is not free), or why it could not be.
     private var sslContext: Result<NIOSSLContext, any Error>?
     private var open: [PostbackTarget: PostbackConnection] = [:]
 
-    init(loop: any EventLoop, tls: TLSConfiguration) {
+    init(loop: any EventLoop, tls: TLSConfiguration, idle: TimeAmount) {
         self.loop = loop
         self.tls = tls
+        self.idle = idle
     }
 
     func send(_ request: PostbackRequest, done: @escaping @Sendable (PostbackAnswer) -> Void) {
@@ -151,6 +162,11 @@ final class PostbackConnections {
         return try sslContext!.get()
     }
 
+    /// `c` closed for idleness: the next hit to its receiver opens a new one.
+    func forget(_ c: PostbackConnection) {
+        if open[c.target] === c { open[c.target] = nil }
+    }
+
     func closeAll() {
         for c in open.values { c.close() }
         open = [:]
@@ -164,11 +180,12 @@ struct Outgoing {
     var done: @Sendable (PostbackAnswer) -> Void
 }
 
-/// One receiver's connection, opened at its first hit and kept open while the receiver keeps it: hits are
-/// written in order and answered in order (more than one in flight is HTTP/1.1 pipelining).
+/// One receiver's connection, opened at its first hit and kept open while the receiver keeps it and hits
+/// come (closed after `idle` without one, and forgotten): hits are written in order and answered in order
+/// (more than one in flight is HTTP/1.1 pipelining).
 final class PostbackConnection {
     let target: PostbackTarget
-    /// Kept strongly: `closeAll` (the transport's shutdown) breaks the cycle.
+    /// Kept strongly: `closeAll` (the transport's shutdown) and `forget` break the cycle.
     let owner: PostbackConnections
     private var channel: (any Channel)?
     private var handler: AnswerHandler?
@@ -177,10 +194,13 @@ final class PostbackConnection {
     private var unsent = CircularBuffer<Outgoing>()
     /// Written, in order, waiting for their answers.
     private var inFlight = CircularBuffer<Outgoing>()
-    /// One timer for the connection, at the oldest unanswered hit's deadline (not one a hit).
+    /// One timer for the connection, not one a hit: at the oldest unanswered hit's deadline, or when the
+    /// connection has been idle long enough to close.
     private var timer: Scheduled<Void>?
     /// The connection was closed because the oldest hit's time ran out.
     private var timedOut = false
+    /// When the last hit was answered or written.
+    private var lastUsed = NIODeadline.now()
 
     init(target: PostbackTarget, owner: PostbackConnections) {
         self.target = target
@@ -198,6 +218,7 @@ final class PostbackConnection {
 
     private func write(_ hit: Outgoing, _ handler: AnswerHandler) {
         inFlight.append(hit)
+        lastUsed = .now()
         handler.write(hit.request)
         armTimer()
     }
@@ -254,50 +275,68 @@ final class PostbackConnection {
         }
     }
 
-    /// The oldest hit in flight was answered.
+    /// The oldest hit in flight was answered; `keepAlive` false: the receiver closes the connection after
+    /// it, so the next hit opens another (and any pipelined behind it has no answer).
     func answered(_ answer: PostbackAnswer, keepAlive: Bool) {
         guard let hit = inFlight.popFirst() else { return }
-        if !keepAlive { channel?.close(promise: nil) }
+        lastUsed = .now()
+        if !keepAlive { detach("the receiver closed the connection before an answer") }
         hit.done(answer)
     }
 
-    /// The connection closed (by either side, or an error): every hit in flight has no answer.
-    func lost(_ why: String) {
+    /// `channel` closed (by either side, or an error): every hit in flight on it has no answer. A channel
+    /// this connection has left already (`detach`) is not its business.
+    func lost(_ channel: any Channel, _ why: String) {
+        guard let current = self.channel, current === channel else { return }
+        let first = timedOut ? "no answer within \(Self.seconds(inFlight.first?.request.timeout))" : why
+        detach(first)
+        if unsent.isEmpty { owner.forget(self) } else { connect() }
+    }
+
+    /// Leaves the channel (closing it) and fails what is in flight on it: the first with `why`.
+    private func detach(_ why: String) {
+        let old = channel
         channel = nil
         handler = nil
         timer?.cancel()
         timer = nil
-        var first = timedOut ? "no answer within \(Self.seconds(inFlight.first?.request.timeout))" : why
         timedOut = false
+        old?.close(promise: nil)
         var gone = inFlight
         inFlight.removeAll()
+        var message = why
         while let hit = gone.popFirst() {
-            hit.done(.transport(first))
-            first = "the connection closed before an answer"
+            hit.done(.transport(message))
+            message = "the connection closed before an answer"
         }
-        if !unsent.isEmpty { connect() }
     }
 
     func close() {
-        channel?.close(promise: nil)
+        detach("the transport was shut down")
         fail(&unsent, "the transport was shut down")
     }
 
     private func armTimer() {
-        guard timer == nil, let first = inFlight.first else { return }
+        guard timer == nil, channel != nil else { return }
         let me = NIOLoopBound(self, eventLoop: owner.loop)
-        timer = owner.loop.scheduleTask(deadline: first.deadline) { me.value.timerFired() }
+        timer = owner.loop.scheduleTask(deadline: inFlight.first?.deadline ?? lastUsed + owner.idle) { me.value.timerFired() }
     }
 
     private func timerFired() {
         timer = nil
-        guard let first = inFlight.first else { return }
-        if first.deadline <= .now() {
-            timedOut = true
-            channel?.close(promise: nil)
-        } else {
-            armTimer()
+        if let first = inFlight.first {
+            if first.deadline <= .now() {
+                timedOut = true
+                channel?.close(promise: nil)
+                return
+            }
+        } else if unsent.isEmpty, !connecting, lastUsed + owner.idle <= .now() {
+            // Idle: closed and forgotten, so that a rule sending to many hosts does not keep a socket for each.
+            detach("idle")
+            owner.forget(self)
+            return
         }
+        armTimer()
     }
 
     private func fail(_ hits: inout CircularBuffer<Outgoing>, _ why: String) {
@@ -366,7 +405,7 @@ final class AnswerHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        connection.lost(error.map { "\($0)" } ?? "the receiver closed the connection")
+        connection.lost(context.channel, error.map { "\($0)" } ?? "the receiver closed the connection")
         context.fireChannelInactive()
     }
 }

@@ -46,6 +46,26 @@ struct HTTPPostbackTransportTests {
         await transport.shutdown()
     }
 
+    @Test func anIdleConnectionIsClosed() async throws {
+        let server = try LocalServer(script: PostbackExtensionTests.receiverScript)
+        defer { server.stop() }
+        let base = "http://127.0.0.1:\(server.port)"
+        // Closed once idle for 200 ms, looked at when the last hit's time-out (1 s) passes: by 1.2 s.
+        let transport = try HTTPPostbackTransport(idle: .milliseconds(200))
+        #expect(
+            await Self.send(transport, Postback(key: "i1", kind: .pb, url: "\(base)/one", body: nil, timeout: 1))
+                == .status(200, retryAfter: nil))
+        #expect(
+            await Self.send(transport, Postback(key: "i2", kind: .pb, url: "\(base)/two", body: nil, timeout: 1))
+                == .status(200, retryAfter: nil))
+        try await Task.sleep(for: .milliseconds(2_000))
+        #expect(
+            await Self.send(transport, Postback(key: "i3", kind: .pb, url: "\(base)/three", body: nil)) == .status(200, retryAfter: nil))
+        let peers = try PostbackExtensionTests.log(server.port).compactMap { $0["peer"]?.intValue }
+        #expect(peers.count == 3 && peers[0] == peers[1] && peers[1] != peers[2], "\(peers)")
+        await transport.shutdown()
+    }
+
     @Test func aTimeOutClosesTheConnectionAndTheNextHitOpensAnother() async throws {
         let server = try LocalServer(script: PostbackExtensionTests.receiverScript)
         defer { server.stop() }
@@ -63,6 +83,12 @@ struct HTTPPostbackTransportTests {
             await Self.send(transport, Postback(key: "next", kind: .pb, url: "\(base)/next", body: nil)) == .status(200, retryAfter: nil))
         let peers = try PostbackExtensionTests.log(server.port).compactMap { $0["peer"]?.intValue }
         #expect(Set(peers).count == 2)
+        // A receiver that closes after its answer: the next hit opens another connection and is answered.
+        #expect(
+            await Self.send(transport, Postback(key: "c1", kind: .pb, url: "\(base)/_close/x", body: nil)) == .status(200, retryAfter: nil))
+        #expect(
+            await Self.send(transport, Postback(key: "c2", kind: .pb, url: "\(base)/after", body: nil)) == .status(200, retryAfter: nil))
+        #expect(Set(try PostbackExtensionTests.log(server.port).compactMap { $0["peer"]?.intValue }).count == 3)
         // Nobody listening: an answer that says so, not a hang.
         let closed = await Self.send(transport, Postback(key: "none", kind: .pb, url: "http://127.0.0.1:1/x", body: nil))
         guard case .transport(let refused) = closed else {
@@ -106,8 +132,11 @@ struct HTTPPostbackTransportTests {
         defer { server.stop() }
         let url = "https://127.0.0.1:\(server.port)/pii"
         let trusted = try HTTPPostbackTransport(caFile: signed.cert)
-        #expect(await Self.send(trusted, Postback(key: "t1", kind: .pii, url: url, body: #"{"a":1}"#)) == .status(200, retryAfter: nil))
-        #expect(await Self.send(trusted, Postback(key: "t2", kind: .pii, url: url, body: nil)) == .status(200, retryAfter: nil))
+        #expect(
+            await Self.send(trusted, Postback(key: "t1", kind: .pii, url: url, body: #"{"a":1}"#, timeout: 20))
+                == .status(200, retryAfter: nil))
+        #expect(
+            await Self.send(trusted, Postback(key: "t2", kind: .pii, url: url, body: nil, timeout: 20)) == .status(200, retryAfter: nil))
         await trusted.shutdown()
         let stranger = try HTTPPostbackTransport(caFile: other.cert)
         let refused = await Self.send(stranger, Postback(key: "t3", kind: .pii, url: url, body: nil))

@@ -4,6 +4,7 @@
 #   /_fail/K/CODE/...          answers CODE to the first K requests of each Idempotency-Key, then 200
 #   /_retryafter/K/SECONDS/... answers 429 with Retry-After: SECONDS to the first K of each key, then 200
 #   /_slow/SECONDS/...         waits, then answers 200
+#   /_close/...                answers 200 with Connection: close, and closes
 #   /_log                      what it recorded, as JSON (GET)
 # Listens on --port PORT when given (a receiver brought back where it was), else on a free port; over TLS with
 # --tls CERT KEY. Each record has the client's port (`peer`: requests on one kept-alive connection share it). Prints its
@@ -59,6 +60,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.answer(int(parts[2]))
         if parts[0] == "_retryafter" and n < int(parts[1]):
             return self.answer(429, [("Retry-After", parts[2])])
+        if parts[0] == "_close":
+            return self.answer(200, [("Connection", "close")])
         if parts[0] == "_slow":
             time.sleep(float(parts[1]))
         self.answer(200)
