@@ -158,8 +158,9 @@ final class PostbackConnections {
     }
 
     func context() throws -> NIOSSLContext {
-        if sslContext == nil { sslContext = Result { try NIOSSLContext(configuration: tls) } }
-        return try sslContext!.get()
+        let made = sslContext ?? Result { try NIOSSLContext(configuration: tls) }
+        sslContext = made
+        return try made.get()
     }
 
     /// `c` closed for idleness: the next hit to its receiver opens a new one.
