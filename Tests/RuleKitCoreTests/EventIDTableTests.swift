@@ -19,10 +19,15 @@ struct EventIDTableTests {
         }
         for step in 0..<20_000 {
             let id = pool[Int(rng.next() % UInt64(pool.count))]
-            switch rng.next() % 4 {
+            switch rng.next() % 5 {
             case 0, 1:
                 table[id] = step
                 reference[id] = step
+            case 4:
+                // The one-probe counter (the memory store's ordinals) against read-then-write.
+                let before = reference[id] ?? 0
+                #expect(table.postIncrement(id) == before)
+                reference[id] = before + 1
             case 2:
                 table[id] = nil
                 reference[id] = nil

@@ -47,6 +47,20 @@ package struct EventIDTable: Sendable {
         }
     }
 
+    /// The number kept for `id` (0 when none), and `id` counted on by one: a counter in one probe.
+    package mutating func postIncrement(_ id: UUID) -> Int {
+        let (i, found) = find(id)
+        if found, let n = slots[i].value {
+            slots[i].value = n &+ 1
+            return n
+        }
+        slots[i].value = 1
+        (slots[i].hi, slots[i].lo) = Self.words(id)
+        count += 1
+        if count * 2 > slots.count { grow() }
+        return 0
+    }
+
     /// Where `id` is, or the empty slot that ends its probe run (where it would go).
     private func find(_ id: UUID) -> (index: Int, found: Bool) {
         let (hi, lo) = Self.words(id)

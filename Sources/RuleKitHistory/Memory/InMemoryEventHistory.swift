@@ -6,9 +6,19 @@ public import RuleKitCore
 /// An in-memory history (the default; the rules extension brings a SQLite one), indexed by identity and
 /// hash: a question is two bisections however long the history grows.
 public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
+    /// An identity as the series are keyed: two 64-bit keyed hashes of its text (`who(_:)`). A question
+    /// looked the series up by the text, and comparing the stored text (a cold heap block per identity)
+    /// was a third of the question's cost; these 128 bits sit in the table's own slot. Two identities
+    /// share a key with a chance of about n²/2¹²⁹ among n identities, and an input cannot aim at one
+    /// without the store's random seeds.
+    struct Who: Hashable, Sendable {
+        var hi: UInt64
+        var lo: UInt64
+    }
+
     /// One identity's records of one hash.
     private struct Series: Hashable {
-        var identity: String
+        var who: Who
         var hash: UInt32
     }
 
@@ -16,7 +26,7 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
         /// The times of each identity's records of each hash: one lookup per record or question.
         var series: [Series: SortedTimes] = [:]
         /// The hashes each identity has records of (a read of every hash lists them).
-        var hashesOf: [String: [UInt32]] = [:]
+        var hashesOf: [Who: [UInt32]] = [:]
         /// The keys of the records kept, in two generations: `keys` until it holds `rememberedKeys`, then
         /// `older` while `keys` fills again. A key is known while it is in either.
         var keys = KeySet()
@@ -76,30 +86,44 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
             return true
         }
 
-        mutating func insert(identity: String, hash: UInt32, ms: Double) {
+        mutating func insert(identity: String, who: Who, hash: UInt32, ms: Double) {
             guard !buried(identity, hash, ms) else { return }
-            let key = Series(identity: identity, hash: hash)
+            let key = Series(who: who, hash: hash)
             if let i = series.index(forKey: key) {
                 series.values[i].insert(ms)
             } else {
                 series[key] = SortedTimes(sorted: [ms])
-                hashesOf[identity, default: []].append(hash)
+                hashesOf[who, default: []].append(hash)
             }
             count += 1
         }
 
-        mutating func remove(identity: String, hash: UInt32, ms: Double) {
-            let key = Series(identity: identity, hash: hash)
+        mutating func remove(who: Who, hash: UInt32, ms: Double) {
+            let key = Series(who: who, hash: hash)
             guard let i = series.index(forKey: key), series.values[i].remove(ms) else { return }
             count -= 1
             guard series.values[i].count == 0 else { return }
             series.remove(at: i)
-            hashesOf[identity]?.removeAll { $0 == hash }
-            if hashesOf[identity]?.isEmpty == true { hashesOf[identity] = nil }
+            hashesOf[who]?.removeAll { $0 == hash }
+            if hashesOf[who]?.isEmpty == true { hashesOf[who] = nil }
         }
     }
 
     private let state = Locked(State())
+    /// The seeds of `who(_:)`, this store's own.
+    private let seeds = (UInt64.random(in: .min ... .max), UInt64.random(in: .min ... .max))
+
+    /// The key of `identity`'s series: made before the lock is taken, so that the hashing is not done
+    /// while every hub waits.
+    func who(_ identity: String) -> Who {
+        var a = Hasher()
+        a.combine(seeds.0)
+        a.combine(identity)
+        var b = Hasher()
+        b.combine(seeds.1)
+        b.combine(identity)
+        return Who(hi: UInt64(bitPattern: Int64(a.finalize())), lo: UInt64(bitPattern: Int64(b.finalize())))
+    }
     /// How many keys of the newest records are surely remembered: a record sent again after that many
     /// others may be kept twice. A client retries within seconds; a service that never stops would
     /// otherwise hold every key it ever saw.
@@ -137,15 +161,21 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
     public func record(hash: UInt32, timestamp: Date, cause: UUID) -> Bool {
         guard keyed else { return record(hash: hash, timestamp: timestamp) }
         let identity = HistoryIdentity.current ?? ""
+        let who = who(identity)
         let bound = rememberedKeys
         state.withLock { s in
-            let n = s.ordinals[cause] ?? 0
-            if s.ordinals.count >= Self.maxOrdinals { s.ordinals = EventIDTable() }
-            s.ordinals[cause] = n + 1
+            let n: Int
+            if s.ordinals.count >= Self.maxOrdinals {
+                n = s.ordinals[cause] ?? 0
+                s.ordinals = EventIDTable()
+                s.ordinals[cause] = n + 1
+            } else {
+                n = s.ordinals.postIncrement(cause)
+            }
             let key = RecordKey(cause: cause, ordinal: n)
             if s.remember(key, bound: bound) {
                 let ms = timestamp.timeIntervalSince1970 * 1000
-                s.insert(identity: identity, hash: hash, ms: ms)
+                s.insert(identity: identity, who: who, hash: hash, ms: ms)
                 if journaled {
                     s.journal.append(MadeRecord(identity: identity, hash: hash, ms: ms, cause: cause, ordinal: n))
                     s.unwritten.insert(key)
@@ -170,16 +200,17 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
     /// Records one event's hash at `timestamp`, under `HistoryIdentity.current`; always succeeds.
     public func record(hash: UInt32, timestamp: Date) -> Bool {
         let identity = HistoryIdentity.current ?? ""
-        state.withLock { s in s.insert(identity: identity, hash: hash, ms: timestamp.timeIntervalSince1970 * 1000) }
+        let who = who(identity)
+        state.withLock { s in s.insert(identity: identity, who: who, hash: hash, ms: timestamp.timeIntervalSince1970 * 1000) }
         return true
     }
 
     /// Counts the records of `hash` within the window, among those of `HistoryIdentity.current`.
     public func query(hash: UInt32, from: Date?, to: Date?, after: Date?) -> EventHistoryResult {
-        let identity = HistoryIdentity.current ?? ""
+        let who = who(HistoryIdentity.current ?? "")
         let (low, high) = SortedTimes.bounds(from: from, to: to, after: after)
         return state.withLock { s in
-            s.series[Series(identity: identity, hash: hash)]?.count(low: low, high: high) ?? EventHistoryResult(count: 0)
+            s.series[Series(who: who, hash: hash)]?.count(low: low, high: high) ?? EventHistoryResult(count: 0)
         }
     }
 
@@ -191,12 +222,13 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
     /// Each identity's count, oldest and newest per hash among `hashes` (every hash when nil), with the
     /// newest `limit` times of the `timed` hashes.
     public func prefetch(identities: [String], hashes: Set<UInt32>?, timed: Set<UInt32>, limit: Int) async throws -> [HistorySlice] {
-        state.withLock { s in
+        let whos = identities.map(who)
+        return state.withLock { s in
             var out: [HistorySlice] = []
-            for identity in identities {
-                guard let kept = s.hashesOf[identity] else { continue }
+            for (identity, who) in zip(identities, whos) {
+                guard let kept = s.hashesOf[who] else { continue }
                 for hash in kept where hashes?.contains(hash) ?? true {
-                    guard let times = s.series[Series(identity: identity, hash: hash)], let first = times.times.first,
+                    guard let times = s.series[Series(who: who, hash: hash)], let first = times.times.first,
                         let last = times.times.last
                     else { continue }
                     out.append(
@@ -219,10 +251,11 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
     @discardableResult
     package func keep(_ records: [HistoryRecord]) -> Int {
         let bound = rememberedKeys
+        let whos = records.map { who($0.identity) }
         return state.withLock { s in
             var kept = 0
-            for r in records where r.key.isEmpty || s.remember(r.key, bound: bound) {
-                s.insert(identity: r.identity, hash: r.hash, ms: r.ms)
+            for (r, who) in zip(records, whos) where r.key.isEmpty || s.remember(r.key, bound: bound) {
+                s.insert(identity: r.identity, who: who, hash: r.hash, ms: r.ms)
                 kept += 1
             }
             return kept
@@ -262,8 +295,9 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
     /// `toWrite`'s records are in the file now: the new ones are kept here, the others are written.
     package func written(_ plan: [(record: HistoryRecord, key: RecordKey?, new: Bool)]) {
         let bound = rememberedKeys
+        let whos = plan.map { who($0.record.identity) }
         state.withLock { s in
-            for p in plan {
+            for (p, who) in zip(plan, whos) {
                 if let k = p.key {
                     if p.new {
                         guard s.remember(k, bound: bound) else { continue }
@@ -272,7 +306,7 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
                         continue
                     }
                 }
-                s.insert(identity: p.record.identity, hash: p.record.hash, ms: p.record.ms)
+                s.insert(identity: p.record.identity, who: who, hash: p.record.hash, ms: p.record.ms)
             }
         }
     }
@@ -309,12 +343,13 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
 
     private func bury(_ tombstone: HistoryErasure, digest: String, clear identity: String) -> Int {
         let erasure = HistoryErasure(identity: identity, hashes: tombstone.hashes, from: tombstone.from, to: tombstone.to, at: tombstone.at)
+        let who = who(identity)
         return state.withLock { s in
             var gone = 0
-            for hash in s.hashesOf[erasure.identity] ?? [] where erasure.hashes?.contains(hash) ?? true {
-                let times = s.series[Series(identity: erasure.identity, hash: hash)]?.times ?? []
+            for hash in s.hashesOf[who] ?? [] where erasure.hashes?.contains(hash) ?? true {
+                let times = s.series[Series(who: who, hash: hash)]?.times ?? []
                 for ms in times where erasure.covers(hash: hash, ms: ms) {
-                    s.remove(identity: erasure.identity, hash: hash, ms: ms)
+                    s.remove(who: who, hash: hash, ms: ms)
                     gone += 1
                 }
             }
@@ -331,8 +366,9 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
 
     /// Forgets one record of each (identity, hash, time) given (retention). Their keys stay remembered.
     package func remove(_ records: [(identity: String, hash: UInt32, ms: Double)]) {
+        let whos = records.map { who($0.identity) }
         state.withLock { s in
-            for r in records { s.remove(identity: r.identity, hash: r.hash, ms: r.ms) }
+            for (r, who) in zip(records, whos) { s.remove(who: who, hash: r.hash, ms: r.ms) }
         }
     }
 }
@@ -340,10 +376,11 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
 extension InMemoryEventHistory: HistoryExporting {
     /// The identity's records, from its series: hash and time (the memory store keeps no keys per record).
     public func export(identity: String) async throws -> [HistoryRecord] {
-        state.withLock { s in
+        let who = who(identity)
+        return state.withLock { s in
             var out: [HistoryRecord] = []
-            for hash in s.hashesOf[identity] ?? [] {
-                for ms in s.series[Series(identity: identity, hash: hash)]?.times ?? [] {
+            for hash in s.hashesOf[who] ?? [] {
+                for ms in s.series[Series(who: who, hash: hash)]?.times ?? [] {
                     out.append(HistoryRecord(identity: identity, hash: hash, ms: ms, key: ""))
                 }
             }

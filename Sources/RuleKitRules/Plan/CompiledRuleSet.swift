@@ -133,7 +133,7 @@ extension PlannedCondition {
 }
 
 /// A consequence with its detail's strings parsed into templates.
-public struct PlannedConsequence: Sendable, Hashable {
+public final class PlannedConsequence: Sendable, Hashable {
     /// What the engine does with a consequence (`other`: hands it to the host).
     public enum Kind: Sendable, Hashable {
         case add, mod, dispatch, schema, other
