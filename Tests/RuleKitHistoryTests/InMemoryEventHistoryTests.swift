@@ -33,6 +33,11 @@ import Testing
                     store.query(hash: hash, from: Date(timeIntervalSince1970: 20), to: Date(timeIntervalSince1970: 60), after: nil)
                 }
                 #expect(window.count == times.filter { $0 >= 20_000 && $0 <= 60_000 }.count, "\(identity) \(hash) window")
+                let upTo = HistoryIdentity.$current.withValue(identity) {
+                    store.query(hash: hash, from: nil, to: Date(timeIntervalSince1970: 50), after: nil)
+                }
+                #expect(upTo.count == times.filter { $0 <= 50_000 }.count, "\(identity) \(hash) up to")
+                #expect(upTo.oldest == times.min().map { Date(timeIntervalSince1970: $0 / 1000) } || upTo.count == 0)
             }
             let exported = try await store.export(identity: identity)
             #expect(exported.count == reference[identity]?.values.reduce(0) { $0 + $1.count } ?? 0, "\(identity)")
