@@ -11,7 +11,7 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
     /// was a third of the question's cost; these 128 bits sit in the table's own slot. Two identities
     /// share a key with a chance of about n²/2¹²⁹ among n identities, and an input cannot aim at one
     /// without the store's random seeds.
-    struct Who: Hashable, Sendable {
+    package struct Who: Hashable, Sendable {
         var hi: UInt64
         var lo: UInt64
     }
@@ -293,9 +293,13 @@ public final class InMemoryEventHistory: EventHistoryStore, HistoryBackend {
     }
 
     /// `toWrite`'s records are in the file now: the new ones are kept here, the others are written.
-    package func written(_ plan: [(record: HistoryRecord, key: RecordKey?, new: Bool)]) {
+    ///
+    /// - Parameters:
+    ///   - plan: what `toWrite` gave, now written.
+    ///   - whos: the records' identities' keys (`who(_:)`), when the caller made them already.
+    package func written(_ plan: [(record: HistoryRecord, key: RecordKey?, new: Bool)], whos: [Who]? = nil) {
         let bound = rememberedKeys
-        let whos = plan.map { who($0.record.identity) }
+        let whos = whos ?? plan.map { who($0.record.identity) }
         state.withLock { s in
             for (p, who) in zip(plan, whos) {
                 if let k = p.key {

@@ -89,7 +89,7 @@ public final class SQLiteEventHistory: EventHistoryStore, IndexedHistoryBackend 
             }
             // A corrupt file can open; reading it is what fails.
             let index = InMemoryEventHistory(rememberedKeys: max(retention ?? 0, 500_000), keyed: true, journaled: true)
-            let rows = RowsByIdentity()
+            let rows = RowsByIdentity(keyedAs: index)
             try pool.read { db in
                 try loadTombstones(db, into: index)
                 try load(db, into: index, rows: rows)
@@ -293,8 +293,10 @@ public final class SQLiteEventHistory: EventHistoryStore, IndexedHistoryBackend 
             guard !plan.isEmpty else { return 0 }
             var seqs: [(identity: String, seq: Int64)] = []
             try checkpointer.commit(db) { db in seqs = try Self.append(plan.map(\.record), db) }
-            index.written(plan)
-            rows.add(seqs)
+            // Each identity's key made once, for the index and the rows.
+            let whos = plan.map { index.who($0.record.identity) }
+            index.written(plan, whos: whos)
+            rows.add(zip(whos, seqs).map { ($0, $1.seq) })
             return plan.count
         }
         wrote(written)
