@@ -18,7 +18,7 @@ public struct Postback: Sendable, Equatable {
     public var kind: Kind
     /// The URL, tokens expanded by the engine.
     public var url: String {
-        didSet { receiver = Self.receiver(of: url) }
+        didSet { receiver = Self.receiver(of: URLComponents(string: url), url) }
     }
     /// The body (POST); nil or empty: GET.
     public var body: String?
@@ -36,8 +36,9 @@ public struct Postback: Sendable, Equatable {
     /// URL (read a few times a hit: its line, its headers, its answer).
     public private(set) var receiver: String
 
-    static func receiver(of url: String) -> String {
-        guard let u = URLComponents(string: url), let host = u.host else { return url }
+    /// The receiver of `url`, parsed as `u` (its text when it has no host).
+    static func receiver(of u: URLComponents?, _ url: String) -> String {
+        guard let u, let host = u.host else { return url }
         return "\(host.lowercased()):\(u.port ?? (u.scheme?.lowercased() == "https" ? 443 : 80))"
     }
 
@@ -55,10 +56,20 @@ public struct Postback: Sendable, Equatable {
         key: String, kind: Kind, url: String, body: String?, contentType: String = "application/json", timeout: Double = 2,
         identity: String = ""
     ) {
+        self.init(
+            key: key, kind: kind, url: url, parsed: URLComponents(string: url), body: body, contentType: contentType, timeout: timeout,
+            identity: identity)
+    }
+
+    /// A hit whose URL was parsed already (`parsed`): a hit made from a consequence parses it once, for its
+    /// receiver and its refusal (Foundation's parse was the dearest step of making a hit).
+    init(
+        key: String, kind: Kind, url: String, parsed: URLComponents?, body: String?, contentType: String, timeout: Double, identity: String
+    ) {
         self.key = key
         self.kind = kind
         self.url = url
-        self.receiver = Self.receiver(of: url)
+        self.receiver = Self.receiver(of: parsed, url)
         self.body = body
         self.contentType = contentType
         self.timeout = timeout
@@ -105,11 +116,12 @@ public struct Postback: Sendable, Equatable {
         let cause = (event.parentID ?? event.id).uuidString
         let digest = SHA256.hash(data: Array("\(cause)|\(id)|\(ordinal)".utf8))
         let key = Hex.lowercase(digest.prefix(16))
+        let parsed = URLComponents(string: url)
         let hit = Postback(
-            key: key, kind: kind, url: url, body: body(detail["templatebody"]),
+            key: key, kind: kind, url: url, parsed: parsed, body: body(detail["templatebody"]),
             contentType: detail["contenttype"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } ?? "application/json", timeout: timeout,
             identity: identity)
-        if let refusal = hit.refusal(consequence: id) { return .failure(refusal) }
+        if let refusal = hit.refusal(parsed, consequence: id) { return .failure(refusal) }
         return .success(hit)
     }
 
@@ -119,7 +131,12 @@ public struct Postback: Sendable, Equatable {
     /// - Parameter id: the consequence's id, for the message.
     /// - Returns: the refusal, or nil.
     public func refusal(consequence id: String) -> Refusal? {
-        guard let parts = URLComponents(string: url), let scheme = parts.scheme?.lowercased(), scheme == "https" || scheme == "http",
+        refusal(URLComponents(string: url), consequence: id)
+    }
+
+    /// `refusal(consequence:)` of the URL parsed as `parts`.
+    func refusal(_ parts: URLComponents?, consequence id: String) -> Refusal? {
+        guard let parts, let scheme = parts.scheme?.lowercased(), scheme == "https" || scheme == "http",
             parts.host?.isEmpty == false
         else {
             return Refusal(description: "a \(kind.rawValue) consequence (\(id)) whose templateurl is not an http(s) URL")
