@@ -68,7 +68,9 @@ package enum RecordKey: Hashable, Sendable {
     case text(String)
 
     package init(_ key: String) {
-        self = Self.parse(key.utf8).map { .cause($0.0, $0.1, $0.2) } ?? .text(key)
+        // The contiguous bytes, not the UTF-8 view's iterator: a SQLite write parses every key it is given.
+        var text = key
+        self = text.withUTF8 { Self.parse($0) }.map { .cause($0.0, $0.1, $0.2) } ?? .text(key)
     }
 
     /// The key `HistoryRecord.key(cause:ordinal:)` spells, without spelling it: equal to `RecordKey` of
@@ -85,7 +87,7 @@ package enum RecordKey: Hashable, Sendable {
         self = .cause(word((u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7)), word((u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15)), ordinal)
     }
 
-    private static func parse(_ u: String.UTF8View) -> (UInt64, UInt64, Int)? {
+    private static func parse(_ u: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64, Int)? {
         // 36 characters of cause, a slash, 1 to 18 digits.
         guard u.count >= 38, u.count <= 55 else { return nil }
         var words: (UInt64, UInt64) = (0, 0)
