@@ -71,6 +71,10 @@ public final class EnrichmentService: Sendable {
     private let status: Locked<RulesStatus>
     private let watched: Locked<[String: FileStamp]>
     private let reloads = Locked(ReloadTickets())
+    /// Held from a reload's final ticket check through its install (or its refusal's stamps): two reloads
+    /// that both pass the check install in ticket order, and the watched stamps are always those of the
+    /// newest decision.
+    private let installing = Locked(())
     /// The rules URLs among the sources, with the version of each in force.
     let remote: RemoteSources
 
@@ -322,12 +326,19 @@ public final class EnrichmentService: Sendable {
             return false
         }
         let now = Date()
-        watched.withLock { $0 = files.stamps }
         let reported = files.reported(strict: options.strict)
         guard files.admits(strict: options.strict, allowErrors: options.allowErrors) else {
             let errors = reported.filter { $0.severity == .error }
-            // A refusal is the newest word too: a reload that started before it and ends after is not installed.
-            reloads.withLock { r in r.installed = max(r.installed, ticket) }
+            // A refusal is the newest word too: a reload that started before it and ends after is not
+            // installed. Its stamps are watched (the same broken files are not read again) unless a later
+            // reload decided first.
+            installing.withLock { _ in
+                let newest = reloads.withLock { r in
+                    defer { r.installed = max(r.installed, ticket) }
+                    return r.installed < ticket
+                }
+                if newest { watched.withLock { $0 = files.stamps } }
+            }
             metrics.reloadFailures.increment()
             remote.refuse(candidate)
             logger.error(
@@ -340,19 +351,27 @@ public final class EnrichmentService: Sendable {
             }
             return false
         }
-        // Installed in ticket order: checked again under the lock that records it.
-        guard
-            reloads.withLock({ r in
-                guard r.installed < ticket else { return false }
-                r.installed = ticket
-                return true
-            })
-        else { return false }
-        remote.commit(candidate)
+        // Installed in ticket order: checked again, and installed, under the lock that orders installs.
         var count = files.ruleCount
-        for h in hosts {
-            let outcome = h.rules.install(files)
-            count = outcome?.ruleCount ?? count
+        let installed = installing.withLock { _ in
+            guard
+                reloads.withLock({ r in
+                    guard r.installed < ticket else { return false }
+                    r.installed = ticket
+                    return true
+                })
+            else { return false }
+            watched.withLock { $0 = files.stamps }
+            remote.commit(candidate)
+            for h in hosts {
+                let outcome = h.rules.install(files)
+                count = outcome?.ruleCount ?? count
+            }
+            return true
+        }
+        guard installed else {
+            logger.info("rules reload (\(reason)) overtaken by a later one; not installed")
+            return false
         }
         metrics.reloads.increment()
         logger.info("rules reloaded (\(reason))", metadata: ["rules": "\(count)"])
