@@ -87,7 +87,7 @@ package enum RecordKey: Hashable, Sendable {
         self = .cause(word((u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7)), word((u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15)), ordinal)
     }
 
-    private static func parse(_ u: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64, Int)? {
+    private static func parse(_ u: some Collection<UInt8>) -> (UInt64, UInt64, Int)? {
         // 36 characters of cause, a slash, 1 to 18 digits.
         guard u.count >= 38, u.count <= 55 else { return nil }
         var words: (UInt64, UInt64) = (0, 0)
