@@ -109,13 +109,16 @@ struct PostbackRequest: Sendable {
         h.add(name: "User-Agent", value: "rulekit")
         for (name, value) in extra { h.add(name: name, value: value) }
         h.add(name: "Idempotency-Key", value: hit.key)
+        // The method is the hit's own (`Postback.method`: the reference's rule, written there once); a POST
+        // carries the body, a GET none.
+        let post = hit.method == "POST"
         var body: ByteBuffer?
-        if let b = hit.body, !b.isEmpty {
+        if post, let b = hit.body {
             h.add(name: "Content-Type", value: hit.contentType)
             h.add(name: "Content-Length", value: String(b.utf8.count))
             body = ByteBuffer(string: b)
         }
-        let head = HTTPRequestHead(version: .http1_1, method: body == nil ? .GET : .POST, uri: uri, headers: h)
+        let head = HTTPRequestHead(version: .http1_1, method: post ? .POST : .GET, uri: uri, headers: h)
         let ms = Int64(max(0.1, min(hit.timeout.isFinite ? hit.timeout : 2, 600)) * 1000)
         return .success(
             PostbackRequest(
