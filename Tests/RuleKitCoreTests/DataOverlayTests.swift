@@ -66,6 +66,7 @@ import Testing
                 let written = tape.withUnsafeView { $0.writeMerged(0, nil, overwrite: overwrite, to: &cleaned) }
                 let same = written && cleaned == Self.compact(tape.object())
                 #expect(tape.withUnsafeView { $0.isClean(0) } == same, comment)
+                #expect(tape.withUnsafeView { $0.cleanByWalk(0) } == same, comment)
                 if same { clean += 1 }
             }
         }
@@ -75,6 +76,50 @@ import Testing
 
     /// Text as written with spaces, escapes and number spellings the writer would not use: what the merge
     /// leaves is copied from the text as written, only what it changes is encoded.
+    /// The reader's clean flag (invariant 9) against the walk, on every object node of a tape: set only
+    /// where the walk says clean, and set on every object with no null and no '[' key under it. Keys long enough
+    /// to be scanned a word at a time, a '[' on either side of a word's edge, nulls at depth and in arrays.
+    @Test func theReadersCleanFlagIsTheWalks() throws {
+        let texts = [
+            #"{"a":1,"b":{"c":"x","d":{"e":[null,{"n":null}]}},"l":[1,2],"o":{}}"#,
+            #"{"a":1,"b":{"c":"x","d":{"e":null}}}"#,
+            #"{"a":null}"#,
+            #"{"longer.key.words":{"and.another.one.x":true},"items[*]":{"k":1}}"#,
+            #"{"abcdefg[":{"k":1},"x":{"abcdefgh[*]ij":2},"y":{"[":3},"z":{"abcdefghijklmno[":{}}}"#,
+            #"{"xdm":{"identityMap":{"ECID":[{"id":"1","primary":true}]},"web":{"webPageDetails":{"name":"home"}}}}"#,
+            #"{}"#,
+        ]
+        var flagged = 0
+        for text in texts {
+            let tape = try #require(JSONReader.tape(ArraySlice(text.utf8)), "\(text)")
+            tape.withUnsafeView { view in
+                for i in 0..<view.nodes.count where view.nodes[i].kind == .object {
+                    let walk = view.cleanByWalk(i)
+                    let flag = view.nodes[i].flags & JSONTape.Node.cleanFlag != 0
+                    #expect(!flag || walk, "node \(i) of \(text): flagged clean, and the walk finds a null or [*]")
+                    #expect(view.isClean(i) == walk, "node \(i) of \(text)")
+                    if flag { flagged += 1 }
+                }
+            }
+        }
+        // The flag is the fast path: the clean objects of the texts without '[' carry it.
+        let plain = try #require(JSONReader.tape(ArraySlice(texts[5].utf8)))
+        plain.withUnsafeView { view in
+            for i in 0..<view.nodes.count where view.nodes[i].kind == .object {
+                #expect(view.nodes[i].flags & JSONTape.Node.cleanFlag != 0, "node \(i) of the xdm text is not flagged clean")
+            }
+        }
+        // Objects with a '[' key, or a null under them, are not flagged; a null inside an array counts too
+        // (the reader counts every null), though the walk, which does not look into arrays, finds it clean.
+        let first = try #require(JSONReader.tape(ArraySlice(texts[0].utf8)))
+        first.withUnsafeView { #expect($0.nodes[0].flags & JSONTape.Node.cleanFlag == 0 && $0.isClean(0)) }
+        let bracket = try #require(JSONReader.tape(ArraySlice(texts[4].utf8)))
+        bracket.withUnsafeView { #expect($0.nodes[0].flags & JSONTape.Node.cleanFlag == 0) }
+        let null = try #require(JSONReader.tape(ArraySlice(texts[1].utf8)))
+        null.withUnsafeView { #expect($0.nodes[0].flags & JSONTape.Node.cleanFlag == 0 && !$0.isClean(0)) }
+        #expect(flagged > 10)
+    }
+
     @Test func aMergeCopiesWhatItLeavesAsWritten() throws {
         let text = #"{ "a" : 1.50, "b": {"c":"\u00e9" , "n": null, "d": {"e": [ 1 ]}}, "l": [1, 2 ], "o": {"p": 1e2}, "s":"x" }"#
         let tape = try #require(JSONReader.tape(ArraySlice(text.utf8)))

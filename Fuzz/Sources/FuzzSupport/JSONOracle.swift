@@ -179,6 +179,13 @@ public enum JSONOracle {
                 Oracle.fail(name, "mayChangeMember says member \(key) stays, and the merge changes it", input: input)
             }
         }
+        // The reader's clean flag (invariant 9) only where the walk finds the object clean.
+        let flagged = tape.withUnsafeView { view in
+            (0..<view.nodes.count).allSatisfy { i in
+                view.nodes[i].kind != .object || view.nodes[i].flags & JSONTape.Node.cleanFlag == 0 || view.cleanByWalk(i)
+            }
+        }
+        if !flagged { Oracle.fail(name, "an object the reader flags clean holds a null or a [*] key", input: input) }
         for p in [patch, tape.object()] {
             for overwrite in [false, true] {
                 let merged = EventDataMerge.merge(to: tape.object(), from: p, overwrite: overwrite)

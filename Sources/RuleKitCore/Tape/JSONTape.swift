@@ -26,6 +26,10 @@
 //    (a key's opening quote, a value's first byte), as `JSONReader` counts them, written with the node.
 // 8. A tape made by `TapeAssembler` (from YAML) keeps its keys and strings in `text`, which is then not
 //    JSON (`isJSONText` false); invariants 2–5 and 7 hold for it as for the reader's tapes.
+// 9. An object node with `cleanFlag` has no null and no key holding a '[' anywhere in its subtree, arrays
+//    included: the merge's cleaning leaves it as it is. The reader and `TapeAssembler` set it, counting
+//    nulls and such keys as they go; an object without it may still be clean (a null in an array is not
+//    cleaned). The plain reference is `UnsafeTapeView.cleanByWalk`.
 // The plain reference is `JSONReader`: `JSONTapeTests` and the `json` fuzz target check that `object()`
 // equals what it reads from the same text, and the engine's oracle tests compare walks of both.
 
@@ -146,7 +150,8 @@ public final class JSONTape: @unchecked Sendable {
         /// The kind of value the node stands for (the `Value` kinds: one byte, no second enum to map).
         package typealias Kind = Value.Kind
         package var kind: Kind
-        /// Objects: bit 0, some key holds a '.'. Strings: bit 0, in the arena; bit 1, not ASCII.
+        /// Objects: bit 0, some key holds a '.'; bit 1, known clean (invariant 9). Strings: bit 0, in the
+        /// arena; bit 1, not ASCII.
         package var flags: UInt8
         /// Members of an object, elements of an array; a key's tag (invariant 5).
         package var count: UInt32
@@ -155,6 +160,7 @@ public final class JSONTape: @unchecked Sendable {
         package var payload: UInt64
 
         package static var dottedFlag: UInt8 { 1 }
+        package static var cleanFlag: UInt8 { 2 }
         package static var arenaFlag: UInt8 { 1 }
         package static var nonASCIIFlag: UInt8 { 2 }
 

@@ -65,7 +65,8 @@ extension JSONParser {
             // An event has a handful of members: more, and the general reader's duplicate check is better.
             guard members.count < 8, pos < buf.count, buf[pos] == UInt8(ascii: "\"") else { return nil }
             let start = pos + 1
-            guard let end = keyEnd(from: start, &dotted), end - start <= limits.maxScalarBytes else { return nil }
+            var brackets = 0
+            guard let end = keyEnd(from: start, &dotted, &brackets), end - start <= limits.maxScalarBytes else { return nil }
             let key = UnsafeBufferPointer(rebasing: buf[start..<end])
             let bit: UInt64 = 1 << (Self.keyHash(key, readable: buf.count - start) >> 58)
             if seen & bit != 0 {
@@ -122,6 +123,9 @@ extension JSONParser {
         var arena: [UInt8] = []
         /// The member indexes of large objects (see `JSONTape`'s invariant 4).
         var index: [UInt64] = []
+        /// Nulls read and keys holding a '[' so far: an object whose subtree adds none is clean
+        /// (`JSONTape`'s invariant 9). Two loads per object, where checking each member cost more.
+        var marks = 0
         /// Whether `positions` is kept: then every node appended has its position appended just before it.
         let keepsPositions: Bool
         /// Where each node's text starts (see `JSONTape`'s invariant 7).
@@ -285,6 +289,7 @@ extension JSONParser {
         case UInt8(ascii: "n"):
             guard (try? literal("null")) != nil else { return false }
             b.nodes.append(JSONTape.Node(.null))
+            b.marks &+= 1
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             switch try? parseNumber() {
             case .int(let i)?: b.nodes.append(JSONTape.Node(.int, payload: UInt64(bitPattern: i)))
@@ -324,7 +329,11 @@ extension JSONParser {
 
     private mutating func tapeObject(depth: Int, _ b: inout TapeBuilder) -> Bool {
         guard let (at, empty) = openContainer(.object, depth: depth, closing: UInt8(ascii: "}"), &b) else { return false }
-        if empty { return true }
+        if empty {
+            b.nodes[at].flags = JSONTape.Node.cleanFlag
+            return true
+        }
+        let marks = b.marks
         var count: UInt32 = 0
         var dotted = false
         // One bit per key hash seen: a key whose bit is clear is new, and most objects are never scanned.
@@ -333,7 +342,7 @@ extension JSONParser {
             skipWhitespace()
             guard pos < buf.count, buf[pos] == UInt8(ascii: "\"") else { return false }
             let start = pos + 1
-            guard let i = keyEnd(from: start, &dotted), i - start <= limits.maxScalarBytes else { return false }
+            guard let i = keyEnd(from: start, &dotted, &b.marks), i - start <= limits.maxScalarBytes else { return false }
             pos = i + 1
             let key = UnsafeBufferPointer(rebasing: buf[start..<i])
             let hash = Self.keyHash(key, readable: buf.count - start)
@@ -366,7 +375,8 @@ extension JSONParser {
                 guard let start = indexMembers(of: at, count: count, &b) else { return false }
                 payload |= UInt64(start + 1) << 32
             }
-            b.nodes[at] = JSONTape.Node(.object, flags: dotted ? JSONTape.Node.dottedFlag : 0, count: count, payload: payload)
+            let clean = b.marks == marks ? JSONTape.Node.cleanFlag : 0
+            b.nodes[at] = JSONTape.Node(.object, flags: (dotted ? JSONTape.Node.dottedFlag : 0) | clean, count: count, payload: payload)
             return true
         }
     }
@@ -407,9 +417,11 @@ extension JSONParser {
 
     /// Where the plain ASCII key starting at `start` ends (its closing quote), eight bytes at a time; nil
     /// when it is not plain (an escape, a control character, a byte that is not ASCII) or not closed.
-    /// Sets `dotted` when the key holds a '.'.
+    /// Sets `dotted` when the key holds a '.', and counts it in `brackets` when it holds a '[' (a key that
+    /// may hold the merge's `[*]`: rare, so a '[' ends the word-at-a-time scan like a stop byte, and the
+    /// byte loop counts it).
     @inline(__always)
-    private func keyEnd(from start: Int, _ dotted: inout Bool) -> Int? {
+    private func keyEnd(from start: Int, _ dotted: inout Bool, _ brackets: inout Int) -> Int? {
         guard let base = buf.baseAddress else { return nil }
         let raw = UnsafeRawPointer(base)
         let ones: UInt64 = 0x0101_0101_0101_0101
@@ -417,7 +429,8 @@ extension JSONParser {
         while i + 8 <= buf.count {
             let w = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
             // The lowest set bit is exact in both (a borrow only carries above a true match).
-            let stops = Self.stopBytes(w) | (w & 0x8080_8080_8080_8080)
+            let bracket = w ^ (ones &* 0x5B)
+            let stops = Self.stopBytes(w) | (w & 0x8080_8080_8080_8080) | ((bracket &- ones) & ~bracket & 0x8080_8080_8080_8080)
             let dot = w ^ (ones &* 0x2E)
             let dots = (dot &- ones) & ~dot & 0x8080_8080_8080_8080
             guard stops != 0 else {
@@ -436,6 +449,7 @@ extension JSONParser {
             // Escapes, control characters and non-ASCII keys: the `Value` reader's business.
             if c == UInt8(ascii: "\\") || c < 0x20 || c >= 0x80 { return nil }
             if c == 0x2E { dotted = true }
+            if c == 0x5B { brackets &+= 1 }
             i += 1
         }
         return nil

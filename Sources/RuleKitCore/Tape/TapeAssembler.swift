@@ -28,12 +28,16 @@ package struct TapeAssembler: ~Copyable {
     private var open: [Frame] = []
     /// Whether a complete root has been assembled.
     private var closedRoot = false
+    /// Nulls and keys holding a '[' so far, as the reader counts them (`JSONTape`'s invariant 9).
+    private var marks = 0
 
     private struct Frame {
         var at: Int
         var isObject: Bool
         var count: UInt32 = 0
         var dotted = false
+        /// `marks` when it opened: an object whose subtree added none is clean.
+        var marks = 0
         /// Whether an object's next node is a key.
         var expectsKey = true
         /// One bit per key hash seen (as the JSON tape reader's filter).
@@ -59,7 +63,7 @@ package struct TapeAssembler: ~Copyable {
     /// Opens an object (`isObject`) or an array as the next value.
     package mutating func begin(object isObject: Bool, at position: Position) -> Bool {
         guard beginsValue() else { return false }
-        open.append(Frame(at: nodes.count, isObject: isObject))
+        open.append(Frame(at: nodes.count, isObject: isObject, marks: marks))
         return append(JSONTape.Node(isObject ? .object : .array), position)
     }
 
@@ -71,9 +75,9 @@ package struct TapeAssembler: ~Copyable {
             guard let start = indexMembers(of: frame.at, count: frame.count) else { return false }
             payload |= UInt64(start + 1) << 32
         }
-        nodes[frame.at] = JSONTape.Node(
-            frame.isObject ? .object : .array, flags: frame.dotted ? JSONTape.Node.dottedFlag : 0, count: frame.count,
-            payload: payload)
+        var flags = frame.dotted ? JSONTape.Node.dottedFlag : 0
+        if frame.isObject && frame.marks == marks { flags |= JSONTape.Node.cleanFlag }
+        nodes[frame.at] = JSONTape.Node(frame.isObject ? .object : .array, flags: flags, count: frame.count, payload: payload)
         endsValue()
         return true
     }
@@ -95,6 +99,7 @@ package struct TapeAssembler: ~Copyable {
         }
         open[top].seen |= bit
         if bytes.contains(0x2E) { open[top].dotted = true }
+        if bytes.contains(0x5B) { marks += 1 }
         open[top].expectsKey = false
         guard let range = store(bytes) else { return false }
         return append(JSONTape.Node(.string, count: tag, payload: range), position)
@@ -104,7 +109,9 @@ package struct TapeAssembler: ~Copyable {
     package mutating func scalar(_ value: Value, at position: Position) -> Bool {
         let node: JSONTape.Node
         switch value {
-        case .null: node = JSONTape.Node(.null)
+        case .null:
+            node = JSONTape.Node(.null)
+            marks += 1
         case .bool(let b): node = JSONTape.Node(.bool, payload: b ? 1 : 0)
         case .int(let i): node = JSONTape.Node(.int, payload: UInt64(bitPattern: i))
         case .double(let d): node = JSONTape.Node(.double, payload: d.bitPattern)
@@ -155,6 +162,8 @@ package struct TapeAssembler: ~Copyable {
                 n.payload = payload
                 frames.append((end, n.kind == .object ? true : nil))
             }
+            // The copy's nulls and '[' keys count as the originals did.
+            if n.kind == .null || (isKey && keyBytes(i).contains(0x5B)) { marks += 1 }
             guard append(n, i == range.lowerBound ? position : isKey ? innerKey : inner) else { return false }
         }
         endsValue()
