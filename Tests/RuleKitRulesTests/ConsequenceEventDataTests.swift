@@ -24,6 +24,7 @@ import Testing
                   - {type: schema, detail: {id: x, schema: s, data: {content: {seen: "{%name%}", n: "at {%n%}"}}}}
                   - {type: ping, detail: {fixed: [1, "two"]}}
                   - {type: add, detail: {eventdata: {copy: "{%name%}{%%}{%n%}"}}}
+                  - {type: deep, detail: {a: ["{%n%}", {b: "{%name%}"}, 3], c: {d: "{%n%}-{%name%}", e: [["{%name%}"]]}}}
             """)
         let planned = try #require(set.rules.first).consequences
         var r = Resolver(event: Event(name: "e", type: "edge", source: "s"), runtime: StaticRulesRuntime())

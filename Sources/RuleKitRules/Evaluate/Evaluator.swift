@@ -78,7 +78,7 @@ public enum Evaluator {
     /// - Returns: the rendered consequence.
     public static func render(_ c: PlannedConsequence, _ r: inout Resolver) -> Consequence {
         var tokens: [String] = []
-        tokenTexts(c.detail, &r, into: &tokens)
+        for t in c.templates { tokenTexts(t, &r, into: &tokens) }
         if let kept = r.renderings.kept(c.serial, tokens: tokens) { return kept }
         var next = 0
         let rendered = consequence(c, detail: fill(c.detail, tokens, &next))

@@ -153,6 +153,11 @@ public final class PlannedConsequence: Sendable, Hashable {
     /// under it (`Renderings`). The fields are constants, so one serial always means one detail. Not part
     /// of equality: two plans of the same consequence are equal.
     let serial: Int
+    /// The detail's templates, in the order `Evaluator.tokenTexts` visits them: a consequence renders on
+    /// every event its rule matches, and reading its tokens from this list spares a walk of the detail's
+    /// tree (and a retain and release of each of its nodes) each time. Derived from `detail`: not part of
+    /// equality.
+    let templates: [Template]
 
     private static let serials = Atomic<Int>(0)
 
@@ -163,6 +168,19 @@ public final class PlannedConsequence: Sendable, Hashable {
         self.detail = detail
         self.source = source
         serial = Self.serials.wrappingAdd(1, ordering: .relaxed).newValue
+        var templates: [Template] = []
+        Self.collect(detail, into: &templates)
+        self.templates = templates
+    }
+
+    /// `t`'s templates in `Evaluator.tokenTexts`'s order (depth bounded as the detail's reader bounds it).
+    private static func collect(_ t: TemplateValue, into out: inout [Template]) {
+        switch t {
+        case .literal: return
+        case .template(let tpl): out.append(tpl)
+        case .array(let a): for x in a { collect(x, into: &out) }
+        case .object(let members): for (_, v) in members { collect(v, into: &out) }
+        }
     }
 
     /// Equality of everything but the serial.
