@@ -74,8 +74,6 @@ import Testing
         #expect(fast > 200 && changed > 100 && clean > 20 && clean < 580)
     }
 
-    /// Text as written with spaces, escapes and number spellings the writer would not use: what the merge
-    /// leaves is copied from the text as written, only what it changes is encoded.
     /// The reader's clean flag (invariant 9) against the walk, on every object node of a tape: set only
     /// where the walk says clean, and set on every object with no null and no '[' key under it. Keys long enough
     /// to be scanned a word at a time, a '[' on either side of a word's edge, nulls at depth and in arrays.
@@ -120,6 +118,8 @@ import Testing
         #expect(flagged > 10)
     }
 
+    /// Text as written with spaces, escapes and number spellings the writer would not use: what the merge
+    /// leaves is copied from the text as written, only what it changes is encoded.
     @Test func aMergeCopiesWhatItLeavesAsWritten() throws {
         let text = #"{ "a" : 1.50, "b": {"c":"\u00e9" , "n": null, "d": {"e": [ 1 ]}}, "l": [1, 2 ], "o": {"p": 1e2}, "s":"x" }"#
         let tape = try #require(JSONReader.tape(ArraySlice(text.utf8)))
