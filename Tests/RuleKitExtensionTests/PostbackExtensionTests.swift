@@ -115,7 +115,12 @@ import Testing
 
         // No configuration yet: passed over, as the reference does.
         buy(1001)
-        // The rules have run on it (its consequences are numbered) before the configuration is published.
+        // The postback extension has heard its consequences before the configuration is published: a first
+        // state published without an event is version 0, which every event reads (launch-rules-reference §9),
+        // so a consequence heard after the publish would be sent. The first settle is delivered once the rules
+        // have run on the buy (its consequences are numbered then, after the settle); the second is numbered
+        // after them, and an extension hears events in their order.
+        #expect(RulesExtensionTests.settle(hub))
         #expect(RulesExtensionTests.settle(hub))
         config.publish(["global.privacy": "optedin"])
         buy(1500)
