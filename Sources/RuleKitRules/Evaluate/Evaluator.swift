@@ -116,12 +116,7 @@ public enum Evaluator {
 
     /// The text of each token of `t`'s templates, in order (an unclosed template renders "" and reads none).
     static func tokenTexts(_ t: TemplateValue, _ r: inout Resolver, into out: inout [String]) {
-        switch t {
-        case .literal: return
-        case .template(let tpl): tokenTexts(tpl, &r, into: &out)
-        case .array(let a): for x in a { tokenTexts(x, &r, into: &out) }
-        case .object(let members): for (_, v) in members { tokenTexts(v, &r, into: &out) }
-        }
+        t.forEachTemplate { tokenTexts($0, &r, into: &out) }
     }
 
     static func tokenTexts(_ t: Template, _ r: inout Resolver, into out: inout [String]) {
@@ -137,7 +132,8 @@ public enum Evaluator {
         }
     }
 
-    /// `t` with its tokens' texts taken from `tokens`, from `next` on.
+    /// `t` with its tokens' texts taken from `tokens`, from `next` on (in `TemplateValue.forEachTemplate`'s
+    /// order, which this walk keeps: depth first, members in order).
     static func fill(_ t: TemplateValue, _ tokens: [String], _ next: inout Int) -> Value {
         switch t {
         case .literal(let v): return v

@@ -153,7 +153,7 @@ public final class PlannedConsequence: Sendable, Hashable {
     /// under it (`Renderings`). The fields are constants, so one serial always means one detail. Not part
     /// of equality: two plans of the same consequence are equal.
     let serial: Int
-    /// The detail's templates, in the order `Evaluator.tokenTexts` visits them: a consequence renders on
+    /// The detail's templates, in `TemplateValue.forEachTemplate`'s order: a consequence renders on
     /// every event its rule matches, and reading its tokens from this list spares a walk of the detail's
     /// tree (and a retain and release of each of its nodes) each time. Derived from `detail`: not part of
     /// equality.
@@ -169,18 +169,8 @@ public final class PlannedConsequence: Sendable, Hashable {
         self.source = source
         serial = Self.serials.wrappingAdd(1, ordering: .relaxed).newValue
         var templates: [Template] = []
-        Self.collect(detail, into: &templates)
+        detail.forEachTemplate { templates.append($0) }
         self.templates = templates
-    }
-
-    /// `t`'s templates in `Evaluator.tokenTexts`'s order (depth bounded as the detail's reader bounds it).
-    private static func collect(_ t: TemplateValue, into out: inout [Template]) {
-        switch t {
-        case .literal: return
-        case .template(let tpl): out.append(tpl)
-        case .array(let a): for x in a { collect(x, into: &out) }
-        case .object(let members): for (_, v) in members { collect(v, into: &out) }
-        }
     }
 
     /// Equality of everything but the serial.
@@ -213,6 +203,19 @@ public enum TemplateValue: Sendable, Hashable {
         case (.array(let x), .array(let y)): x == y
         case (.object(let x), .object(let y)): x.count == y.count && zip(x, y).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
         default: false
+        }
+    }
+
+    /// Calls `body` with each template, depth first and members in order: the one order in which tokens are
+    /// read (`Evaluator.tokenTexts`, `PlannedConsequence.templates`) and filled (`Evaluator.fill`, which
+    /// builds the value as it walks and so visits in this order too). Depth is bounded as the detail's
+    /// reader bounds it.
+    func forEachTemplate(_ body: (Template) -> Void) {
+        switch self {
+        case .literal: return
+        case .template(let t): body(t)
+        case .array(let a): for x in a { x.forEachTemplate(body) }
+        case .object(let members): for (_, v) in members { v.forEachTemplate(body) }
         }
     }
 
