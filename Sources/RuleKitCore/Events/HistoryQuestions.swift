@@ -129,14 +129,27 @@ public enum EventHistoryHash {
     public static func hash(_ data: ValueObject?, mask: [String]? = nil) -> UInt32 {
         guard let data else { return 0 }
         var flat: [(String, Value)] = []
+        flat.reserveCapacity(data.count)
         flatten(.object(data), prefix: nil, into: &flat)
         if let mask { flat = flat.filter { mask.contains($0.0) } }
-        flat.sort { $0.0 < $1.0 }
+        if flat.count > 1 { flat.sort { $0.0 < $1.0 } }
+        // Each pair's `key:value` fed to the hash piece by piece, from the strings' contiguous bytes: the
+        // same bytes as the text spelled whole, without spelling it (a hub hashes every event it records).
         var h: UInt32 = 2_166_136_261
         for (k, v) in flat {
-            for b in "\(k):\(describe(v))".utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }
+            fnv1a(k, &h)
+            h = (h ^ UInt32(UInt8(ascii: ":"))) &* 16_777_619
+            fnv1a(describe(v), &h)
         }
         return flat.isEmpty ? 0 : h
+    }
+
+    /// FNV-1a's step over `text`'s UTF-8 bytes.
+    private static func fnv1a(_ text: String, _ h: inout UInt32) {
+        var text = text
+        text.withUTF8 { bytes in
+            for b in bytes { h = (h ^ UInt32(b)) &* 16_777_619 }
+        }
     }
 
     static func describe(_ v: Value) -> String {
