@@ -60,6 +60,8 @@ let package = Package(
                 "RuleKitCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // libsqlite3 itself, for the one append bound by hand (`SQLite/SQLiteLogAppend.swift`).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -215,7 +217,10 @@ let package = Package(
             name: "RuleKitHubTests", dependencies: ["RuleKitHub", "RuleKitHistory", "RuleKitCore", "RuleKitTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "RuleKitHistoryTests", dependencies: ["RuleKitHistory", "RuleKitRules", "RuleKitCore", "RuleKitTestSupport"],
+            name: "RuleKitHistoryTests",
+            dependencies: [
+                "RuleKitHistory", "RuleKitRules", "RuleKitCore", "RuleKitTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "RuleKitPostbacksTests", dependencies: ["RuleKitPostbacks", "RuleKitCore", "RuleKitTestSupport"], swiftSettings: strict),
