@@ -130,7 +130,7 @@ final class PostgresEventHistory: HistoryBackend, Service {
         func decodeRow(_ row: PostgresRow) throws -> HistorySlice {
             // Cell by cell, each `decode` specialized here for its type: the tuple form
             // (`row.decode((String, Int64, …).self)`) went through parameter packs whose generic metadata was
-            // looked up per column of every row (callgrind: about 40% of a block's read on the server).
+            // looked up per column of every row (callgrind: 1.8k of serve's 108k instructions per event).
             var cells = row.makeIterator()
             func next<T: PostgresDecodable>(_: T.Type) throws -> T {
                 guard let cell = cells.next() else {
