@@ -20,8 +20,8 @@ public import RuleKitCore
 /// safe to share across threads, typed errors and migrations, where hand-written libsqlite3 calls would
 /// add a second C folder to the package. One statement is bound by hand (`SQLiteLogAppend.swift`, against
 /// GRDB's append as its reference): the log's insert, run per record, where GRDB's argument conversion
-/// was two thirds of the store's cost on the server. WAL with `synchronous=NORMAL`: a committed insert survives the
-/// process being killed at any point. A file that cannot be opened or is corrupt is reported by `open`;
+/// was 30% of the store's cost on the server. WAL with `synchronous=NORMAL`: a committed insert survives
+/// the process being killed at any point. A file that cannot be opened or is corrupt is reported by `open`;
 /// `FailingEventHistory` then answers the reference's error value (count -1) so the engine goes on.
 ///
 /// It is also a `HistoryBackend` (`rulekit run --data-dir`, `rulekit serve --history sqlite:FILE`): a
